@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { UsageError } from '../config.js';
+// Each subcommand lives in its own module under ./commands and registers itself here.
+// @register-commands (keep one import + one call per command)
+
+const program = new Command('veronikai')
+  .description('VeronikAI: an open index of public AI agents (A2A agents and remote MCP servers)')
+  .version('0.1.0')
+  .showHelpAfterError()
+  .exitOverride();
+
+// @register-calls
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // help and version exit 0; usage errors exit 2 (commander already printed the message)
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else if (err instanceof UsageError) {
+    process.stderr.write(`veronikai: ${err.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`veronikai: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Every Kafka topic of the platform, in one place. Observation topics are what
+ * a replay reads, so they are kept indefinitely (retention.ms = -1).
+ */
+export interface TopicSpec {
+  readonly name: string;
+  readonly partitions: number;
+  /** What the message key is; documents the partitioning contract. */
+  readonly key: string;
+  readonly config: Readonly<Record<string, string>>;
+}
+
+const KEEP_FOREVER = { 'retention.ms': '-1', 'retention.bytes': '-1' } as const;
+
+export const TOPICS = {
+  sourceFetches: { name: 'source-fetches', partitions: 3, key: 'source', config: KEEP_FOREVER },
+  listings: { name: 'listings', partitions: 6, key: 'source + item id', config: KEEP_FOREVER },
+  probeRequests: {
+    name: 'probe-requests',
+    partitions: 6,
+    key: 'site (registrable domain)',
+    // Requests are instructions, not observations: a week is plenty to drain them.
+    config: { 'retention.ms': String(7 * 24 * 3600 * 1000) },
+  },
+  probes: { name: 'probes', partitions: 6, key: 'agent key', config: KEEP_FOREVER },
+  canary: { name: 'canary', partitions: 1, key: 'target', config: KEEP_FOREVER },
+  runs: { name: 'runs', partitions: 1, key: 'run id', config: KEEP_FOREVER },
+  deadLetters: {
+    name: 'dead-letters',
+    partitions: 1,
+    key: 'origin topic',
+    config: KEEP_FOREVER,
+  },
+} as const satisfies Record<string, TopicSpec>;
+
+export type TopicKey = keyof typeof TOPICS;
+export const ALL_TOPICS: readonly TopicSpec[] = Object.values(TOPICS);
