@@ -35,3 +35,15 @@ export const TOPICS = {
 
 export type TopicKey = keyof typeof TOPICS;
 export const ALL_TOPICS: readonly TopicSpec[] = Object.values(TOPICS);
+
+/**
+ * Resolved topic names for one deployment. A namespace prefix lets several
+ * deployments (or test suites) share one broker without sharing topics.
+ */
+export type TopicNames = { readonly [K in TopicKey]: string };
+
+export function topicNames(prefix = ''): TopicNames {
+  const out = {} as Record<TopicKey, string>;
+  for (const [k, spec] of Object.entries(TOPICS) as [TopicKey, TopicSpec][]) out[k] = prefix + spec.name;
+  return out;
+}
