@@ -1,0 +1,132 @@
+/**
+ * TypeScript shapes of the Avro events in schemas/avro (one interface per .avsc).
+ * Times are epoch milliseconds (Avro timestamp-millis).
+ */
+export interface SourceFetchEvent {
+  id: string;
+  observedAt: number;
+  runId: string;
+  source: string;
+  url: string;
+  page: number;
+  cursor: string | null;
+  mode: 'incremental' | 'full' | string;
+  status: number | null;
+  ok: boolean;
+  notModified: boolean;
+  etag: string | null;
+  itemCount: number;
+  invalidItemCount: number;
+  nextCursor: string | null;
+  bytes: number;
+  gate: string;
+  durationMs: number;
+  errorClass: string | null;
+  error: string | null;
+}
+
+export interface ListingEvent {
+  id: string;
+  observedAt: number;
+  runId: string;
+  fetchId: string;
+  source: string;
+  itemId: string;
+  protocol: 'a2a' | 'mcp';
+  name: string;
+  description: string;
+  version: string | null;
+  endpointUrl: string | null;
+  endpointTransport: string | null;
+  cardUrl: string | null;
+  serverJson: string | null;
+  status: 'active' | 'deprecated' | 'deleted' | 'invalid' | string;
+  invalidReason: string | null;
+  updatedAt: string | null;
+  raw: string;
+  rawTruncated: boolean;
+}
+
+export interface ProbeRequestEvent {
+  id: string;
+  observedAt: number;
+  runId: string;
+  agentKey: string;
+  agentId: string;
+  protocol: 'a2a' | 'mcp';
+  site: string;
+  targetUrl: string;
+  transport: string | null;
+  reason: 'sample' | 'overdue' | 'new' | 'changed' | 'due' | 'dispute';
+  inSample: boolean;
+}
+
+export interface ProbeExchange {
+  role: string;
+  url: string;
+  status: number | null;
+  headers: Record<string, string>;
+  body: Buffer;
+  bodyTruncated: boolean;
+  bodyBytes: number;
+  bodySha256: string;
+  remoteAddress: string | null;
+  startedAt: number;
+  durationMs: number;
+  errorClass: string | null;
+  errorMessage: string | null;
+}
+
+export interface ProbeEvent {
+  id: string;
+  observedAt: number;
+  runId: string;
+  requestId: string | null;
+  agentKey: string;
+  protocol: 'a2a' | 'mcp';
+  targetUrl: string;
+  transport: string | null;
+  inSample: boolean;
+  exchanges: ProbeExchange[];
+  robots: 'allowed' | 'disallowed' | 'unreachable' | 'not_checked';
+  canary: 'ok' | 'failed' | 'unknown';
+  errorClass: string | null;
+  retries: number;
+}
+
+export interface CanaryEvent {
+  id: string;
+  observedAt: number;
+  runId: string | null;
+  target: string;
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  errorClass: string | null;
+}
+
+export interface RunEvent {
+  id: string;
+  observedAt: number;
+  runId: string;
+  kind: 'crawl' | 'daily' | 'replay' | string;
+  phase: 'start' | 'finish';
+  budget: number | null;
+  sampleSize: number | null;
+  seed: string | null;
+  counts: Record<string, number>;
+  complete: boolean;
+  note: string | null;
+}
+
+/** Event type name (the Avro record name) → its TypeScript shape. */
+export interface EventMap {
+  SourceFetch: SourceFetchEvent;
+  Listing: ListingEvent;
+  ProbeRequest: ProbeRequestEvent;
+  Probe: ProbeEvent;
+  Canary: CanaryEvent;
+  Run: RunEvent;
+}
+export type EventName = keyof EventMap;
+export type AnyEvent = { [K in EventName]: { name: K; value: EventMap[K] } }[EventName];
