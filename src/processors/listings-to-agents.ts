@@ -21,9 +21,12 @@ export interface ListingRow {
   description: string;
   version_label: string;
   endpoint_url: string;
+  endpoint_transport: string;
   card_url: string;
   server_json: string;
+  status: string;
   raw: string;
+  raw_truncated: number;
   tombstoned: number;
   first_seen: string;
   last_seen: string;
@@ -94,9 +97,12 @@ export class ListingsToAgents {
         description: ev.description,
         version_label: ev.version ?? '',
         endpoint_url: ev.endpointUrl ?? '',
+        endpoint_transport: ev.endpointTransport ?? '',
         card_url: ev.cardUrl ?? '',
         server_json: ev.serverJson ?? '',
+        status: ev.status,
         raw: ev.raw,
+        raw_truncated: ev.rawTruncated ? 1 : 0,
         tombstoned: ev.status === 'deleted' ? 1 : 0,
         first_seen: toDt(firstSeen),
         last_seen: toDt(ev.observedAt),

@@ -7,9 +7,16 @@ import type { AddressInfo } from 'node:net';
  * forces include_deleted, version=latest), with fault injection for tests.
  */
 
+interface OfficialMeta {
+  status: string;
+  publishedAt: string;
+  updatedAt: string;
+  isLatest: boolean;
+}
+
 export interface RegistryEntry {
   server: Record<string, unknown>;
-  _meta: { 'io.modelcontextprotocol.registry/official': { status: string; publishedAt: string; updatedAt: string; isLatest: boolean } };
+  _meta: { 'io.modelcontextprotocol.registry/official': OfficialMeta };
 }
 
 export type Fault = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -19,8 +26,10 @@ export interface FixtureRegistry {
   entries: RegistryEntry[];
   /** Request paths and queries, in order. */
   requests: string[];
-  /** Faults answered instead of the next list requests, in order. */
-  faults: Fault[];
+  /** Faults answered instead of the Nth list request (1-based, counted over the fixture's life). */
+  faultAt: Map<number, Fault>;
+  /** List requests answered so far. */
+  listRequests: number;
   close(): Promise<void>;
 }
 
@@ -70,7 +79,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 export async function startFixtureRegistry(entries: RegistryEntry[] = []): Promise<FixtureRegistry> {
-  const state: Omit<FixtureRegistry, 'url' | 'close'> = { entries, requests: [], faults: [] };
+  const state: Omit<FixtureRegistry, 'url' | 'close'> = { entries, requests: [], faultAt: new Map(), listRequests: 0 };
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -81,7 +90,8 @@ export async function startFixtureRegistry(entries: RegistryEntry[] = []): Promi
       if (url.pathname !== '/v0.1/servers' && url.pathname !== '/v0/servers') {
         return send(res, 404, { title: 'Not Found', status: 404, detail: 'no such route' });
       }
-      const fault = state.faults.shift();
+      state.listRequests += 1;
+      const fault = state.faultAt.get(state.listRequests);
       if (fault) return void (await fault(req, res));
 
       const q = url.searchParams;
@@ -98,9 +108,9 @@ export async function startFixtureRegistry(entries: RegistryEntry[] = []): Promi
       }
       const includeDeleted = since !== null || q.get('include_deleted') === 'true';
       let rows = [...state.entries]
-        .filter((e) => includeDeleted || e._meta[OFFICIAL].status !== 'deleted')
-        .filter((e) => q.get('version') !== 'latest' || e._meta[OFFICIAL].isLatest)
-        .filter((e) => since === null || Date.parse(e._meta[OFFICIAL].updatedAt) > Date.parse(since))
+        .filter((e) => includeDeleted || meta(e).status !== 'deleted')
+        .filter((e) => q.get('version') !== 'latest' || meta(e).isLatest)
+        .filter((e) => since === null || Date.parse(meta(e).updatedAt) > Date.parse(since))
         .sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
       const cursor = q.get('cursor');
       if (cursor) {
@@ -132,8 +142,13 @@ export async function startFixtureRegistry(entries: RegistryEntry[] = []): Promi
   });
 }
 
+/** Malformed entries (tests put some in on purpose) read as active and latest. */
+function meta(e: RegistryEntry): OfficialMeta {
+  return e._meta?.[OFFICIAL] ?? { status: 'active', publishedAt: '', updatedAt: '2025-01-01T00:00:00Z', isLatest: true };
+}
+
 function sortKey(e: RegistryEntry): string {
-  return `${String(e.server.name)}:${String(e.server.version)}`;
+  return `${String(e.server?.name)}:${String(e.server?.version)}`;
 }
 
 /** Ready-made faults. */

@@ -1,0 +1,49 @@
+import type { Kafka } from 'kafkajs';
+import { DecodeError, eventCodec } from '../events/codec.js';
+import type { ListingEvent } from '../events/types.js';
+import { ConsumerRunner, dlq, ok, type ConsumerRunnerHooks, type StepResult } from '../kafka/consumer-runner.js';
+import type { Logger } from '../log.js';
+import type { TopicNames } from '../topics.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { ListingsToAgents } from './listings-to-agents.js';
+
+/** Consumer group of the dedupe processor; bump the suffix to rebuild agents from the earliest offset. */
+export const DEDUPE_GROUP = 'veronikai.dedupe.v1';
+
+export function decodeListing(value: Buffer | null): StepResult<ListingEvent> {
+  try {
+    return ok(eventCodec().decodeAs('Listing', value));
+  } catch (err) {
+    if (err instanceof DecodeError) return dlq(`${err.kind}: ${err.message}`, err);
+    throw err;
+  }
+}
+
+export interface DedupeProcessorOptions {
+  kafka: Kafka;
+  warehouse: Warehouse;
+  topics: TopicNames;
+  logger: Logger;
+  groupId?: string;
+  hooks?: ConsumerRunnerHooks;
+}
+
+/** Listings topic → `listings` and `agents` tables. Offsets are committed only after both writes. */
+export function createDedupeProcessor(opts: DedupeProcessorOptions): ConsumerRunner<ListingEvent> {
+  const writer = new ListingsToAgents(opts.warehouse);
+  const log = opts.logger.child({ processor: 'dedupe' });
+  return new ConsumerRunner<ListingEvent>({
+    kafka: opts.kafka,
+    groupId: opts.groupId ?? DEDUPE_GROUP,
+    topics: [opts.topics.listings],
+    deadLetterTopic: opts.topics.deadLetters,
+    fromBeginning: true,
+    logger: opts.logger,
+    hooks: opts.hooks,
+    handler: (message) => decodeListing(message.value),
+    sink: async (items) => {
+      const keys = await writer.write(items.map((i) => i.value));
+      log.debug({ listings: items.length, agents: keys.length }, 'listings merged into agents');
+    },
+  });
+}

@@ -1,0 +1,33 @@
+import { eventCodec, type EventCodec } from '../events/codec.js';
+import type { ListingEvent, ProbeEvent, RunEvent, SourceFetchEvent } from '../events/types.js';
+import type { EventProducer } from '../kafka/producer.js';
+import type { TopicNames } from '../topics.js';
+import type { ObservationSink } from './sink.js';
+
+/** Observations as Avro events on their topics, keyed as topics.ts documents. */
+export class KafkaObservationSink implements ObservationSink {
+  constructor(
+    private readonly producer: EventProducer,
+    private readonly topics: TopicNames,
+    private readonly codec: EventCodec = eventCodec(),
+  ) {}
+
+  async sourceFetch(event: SourceFetchEvent): Promise<void> {
+    await this.producer.send(this.topics.sourceFetches, [{ key: event.source, value: this.codec.encode('SourceFetch', event) }]);
+  }
+
+  async listings(events: ListingEvent[]): Promise<void> {
+    await this.producer.send(
+      this.topics.listings,
+      events.map((e) => ({ key: `${e.source}:${e.itemId}`, value: this.codec.encode('Listing', e) })),
+    );
+  }
+
+  async run(event: RunEvent): Promise<void> {
+    await this.producer.send(this.topics.runs, [{ key: event.runId, value: this.codec.encode('Run', event) }]);
+  }
+
+  async probe(event: ProbeEvent): Promise<void> {
+    await this.producer.send(this.topics.probes, [{ key: event.agentKey, value: this.codec.encode('Probe', event) }]);
+  }
+}

@@ -1,0 +1,55 @@
+import { fetchBounded } from '../http/client.js';
+import type { LookupFn } from '../http/types.js';
+import type { PageFetcher } from './types.js';
+
+export interface PageFetcherOptions {
+  contact: string;
+  /**
+   * Hosts of the configured source base URLs. They were chosen by the operator, so they
+   * may be private (a registry mirror on 127.0.0.1); anything a redirect leads to is
+   * still checked like every other target.
+   */
+  trustedHosts?: Iterable<string>;
+  lookup?: LookupFn;
+  /** Retries of transient network errors (default: the client's). */
+  maxRetries?: number;
+}
+
+/** Listing pages through the same bounded, GET-only client the probes use. */
+export function createPageFetcher(opts: PageFetcherOptions): PageFetcher {
+  const trusted = new Set([...(opts.trustedHosts ?? [])].map((h) => h.toLowerCase().replace(/^\[|\]$/g, '')));
+  return async (url, req) => {
+    const { final } = await fetchBounded(url, {
+      contact: opts.contact,
+      accept: req.headers?.accept ?? 'application/json',
+      headers: req.headers,
+      maxBytes: req.maxBytes,
+      timeoutMs: req.timeoutMs,
+      allowAddress: (_address, hostname) => trusted.has(hostname.toLowerCase().replace(/^\[|\]$/g, '')),
+      ...(opts.lookup ? { lookup: opts.lookup } : {}),
+      ...(opts.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries }),
+    });
+    return {
+      status: final.status,
+      headers: final.headers,
+      body: final.body,
+      truncated: final.bodyTruncated,
+      durationMs: final.durationMs,
+      errorClass: final.errorClass,
+      errorMessage: final.errorMessage,
+    };
+  };
+}
+
+/** The host names of configured base URLs, for `trustedHosts`. */
+export function hostsOf(urls: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const u of urls) {
+    try {
+      out.push(new URL(u).hostname);
+    } catch {
+      // invalid URLs were already refused by the configuration
+    }
+  }
+  return out;
+}

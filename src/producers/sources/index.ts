@@ -1,0 +1,20 @@
+import { createMcpRegistrySource, MCP_REGISTRY } from './mcp-registry.js';
+import type { ListingSource } from './types.js';
+
+/** Every listing source by its CLI name. */
+export const SOURCE_FACTORIES: Readonly<Record<string, () => ListingSource>> = {
+  [MCP_REGISTRY]: createMcpRegistrySource,
+};
+
+export const SOURCE_NAMES = Object.keys(SOURCE_FACTORIES);
+
+export function createSources(names: readonly string[] = SOURCE_NAMES): ListingSource[] {
+  return names.map((n) => {
+    const make = SOURCE_FACTORIES[n];
+    if (!make) throw new Error(`unknown source "${n}" (known: ${SOURCE_NAMES.join(', ')})`);
+    return make();
+  });
+}
+
+export { runSource, type SourceSummary } from './runner.js';
+export type { ListingSource } from './types.js';
