@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import type { Kafka } from 'kafkajs';
+import type { Config } from '../config.js';
+import { createKafka } from '../kafka/client.js';
+import { ensureTopics } from '../kafka/topics-admin.js';
+import type { Logger } from '../log.js';
+import { startBroker, type BrokerHandle } from '../stack/kafka-broker.js';
+import { topicNames, type TopicNames } from '../topics.js';
+
+export interface KafkaRuntime {
+  kafka: Kafka;
+  brokers: string;
+  topics: TopicNames;
+  /** The broker this process started, when it started one. */
+  broker: BrokerHandle | null;
+}
+
+/**
+ * Connects to the configured brokers, or starts the local single-node broker
+ * in the data directory when none is configured (the embedded default), and
+ * makes sure every topic exists with its spec.
+ */
+export async function openKafka(
+  config: Config,
+  log: Logger,
+  opts: { clientId: string; topicPrefix?: string; brokerPort?: number },
+): Promise<KafkaRuntime> {
+  let broker: BrokerHandle | null = null;
+  let brokers = config.kafkaBrokers.join(',');
+  if (!brokers) {
+    log.info({ dataDir: join(config.dataDir, 'kafka') }, 'starting the local Kafka broker');
+    broker = await startBroker({
+      dataDir: config.dataDir,
+      cacheDir: config.cacheDir,
+      port: opts.brokerPort ?? 0,
+      controllerPort: 0,
+      logger: log,
+    });
+    brokers = broker.brokers;
+  }
+  const kafka = createKafka({ brokers, clientId: opts.clientId, logger: log });
+  const topics = topicNames(opts.topicPrefix ?? '');
+  await ensureTopics(kafka, opts.topicPrefix ?? '', { logger: log });
+  return { kafka, brokers, topics, broker };
+}
+
+/**
+ * Resolves once the consumer group has committed every message now on the topics
+ * (committed offset = high watermark on every partition), or rejects after the timeout.
+ */
+export async function waitUntilConsumed(kafka: Kafka, groupId: string, topics: readonly string[], timeoutMs = 60_000): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const targets = new Map<string, string>();
+    for (const topic of topics) {
+      for (const p of await admin.fetchTopicOffsets(topic)) targets.set(`${topic}/${p.partition}`, p.high);
+    }
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
+      const behind = committed.flatMap((t) =>
+        t.partitions.filter((p) => {
+          const high = BigInt(targets.get(`${t.topic}/${p.partition}`) ?? '0');
+          const at = p.offset === '-1' ? 0n : BigInt(p.offset);
+          return at < high;
+        }),
+      );
+      if (behind.length === 0) return;
+      if (Date.now() > deadline) throw new Error(`consumer group ${groupId} still behind on ${behind.length} partition(s) after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
