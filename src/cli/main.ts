@@ -3,6 +3,14 @@ import { Command, CommanderError } from 'commander';
 import { UsageError } from '../config.js';
 // Each subcommand lives in its own module under ./commands and registers itself here.
 // @register-commands (keep one import + one call per command)
+import { registerApiCommand } from './commands/api.js';
+import { registerCrawlCommand } from './commands/crawl.js';
+import { registerMigrateCommand } from './commands/migrate.js';
+import { registerProcessCommand } from './commands/process.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerSqlCommand } from './commands/sql.js';
+import { registerStackCommand } from './commands/stack.js';
+import { registerCheckCommand } from './commands/check.js';
 
 const program = new Command('veronikai')
   .description('VeronikAI: an open index of public AI agents (A2A agents and remote MCP servers)')
@@ -11,6 +19,14 @@ const program = new Command('veronikai')
   .exitOverride();
 
 // @register-calls
+registerRunCommand(program);
+registerCrawlCommand(program);
+registerProcessCommand(program);
+registerApiCommand(program);
+registerMigrateCommand(program);
+registerSqlCommand(program);
+registerStackCommand(program);
+registerCheckCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -26,6 +26,8 @@ export interface DedupeProcessorOptions {
   logger: Logger;
   groupId?: string;
   hooks?: ConsumerRunnerHooks;
+  /** How long the group waits for a silent member before reassigning its partitions. */
+  sessionTimeoutMs?: number;
 }
 
 /** Listings topic → `listings` and `agents` tables. Offsets are committed only after both writes. */
@@ -40,6 +42,7 @@ export function createDedupeProcessor(opts: DedupeProcessorOptions): ConsumerRun
     fromBeginning: true,
     logger: opts.logger,
     hooks: opts.hooks,
+    sessionTimeoutMs: opts.sessionTimeoutMs,
     handler: (message) => decodeListing(message.value),
     sink: async (items) => {
       const keys = await writer.write(items.map((i) => i.value));
