@@ -28,7 +28,7 @@ function decodeCursor(cursor: string): string | null {
 }
 
 export function buildApi({ warehouse, logger }: ApiOptions) {
-  const app = Fastify({ loggerInstance: logger ?? silentLogger, disableRequestLogging: !logger });
+  const app = Fastify({ loggerInstance: logger ?? silentLogger });
 
   app.get('/healthz', async (_req, reply) => {
     try {

@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
-import { DecodeError, eventCodec } from '../events/codec.js';
+import { decodeStep } from './decode-step.js';
 import type { ListingEvent } from '../events/types.js';
-import { ConsumerRunner, dlq, ok, type ConsumerRunnerHooks, type StepResult } from '../kafka/consumer-runner.js';
+import { ConsumerRunner, type ConsumerRunnerHooks } from '../kafka/consumer-runner.js';
 import type { Logger } from '../log.js';
 import type { TopicNames } from '../topics.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -10,14 +10,7 @@ import { ListingsToAgents } from './listings-to-agents.js';
 /** Consumer group of the dedupe processor; bump the suffix to rebuild agents from the earliest offset. */
 export const DEDUPE_GROUP = 'veronikai.dedupe.v1';
 
-export function decodeListing(value: Buffer | null): StepResult<ListingEvent> {
-  try {
-    return ok(eventCodec().decodeAs('Listing', value));
-  } catch (err) {
-    if (err instanceof DecodeError) return dlq(`${err.kind}: ${err.message}`, err);
-    throw err;
-  }
-}
+export const decodeListing = decodeStep('Listing');
 
 export interface DedupeProcessorOptions {
   kafka: Kafka;

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { buildApi } from '../api/server.js';
 import { createEventProducer, type EventProducer } from '../kafka/producer.js';
 import type { Logger } from '../log.js';
-import { createDedupeProcessor } from '../processors/dedupe.js';
+import { createProcessors } from '../processors/index.js';
 import { KafkaObservationSink } from '../producers/kafka-sink.js';
 import { migrate } from '../warehouse/migrate.js';
 import { openWarehouse } from '../warehouse/open.js';
@@ -53,10 +53,11 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
 
     const processors: ConsumerRunner<unknown>[] = [];
     if (opts.processors !== false) {
-      const dedupe = createDedupeProcessor({ kafka: kafka.kafka, warehouse, topics: kafka.topics, logger: log });
-      await dedupe.start();
-      processors.push(dedupe as ConsumerRunner<unknown>);
-      closers.push(() => dedupe.stop());
+      for (const runner of createProcessors({ kafka: kafka.kafka, warehouse, topics: kafka.topics, logger: log })) {
+        await runner.start();
+        processors.push(runner);
+        closers.push(() => runner.stop());
+      }
     }
 
     let apiUrl: string | null = null;

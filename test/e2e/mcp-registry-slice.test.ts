@@ -9,6 +9,7 @@ import type { ListingEvent } from '../../src/events/types.js';
 import { agentId } from '../../src/identity/agent-key.js';
 import { createEventProducer, type EventProducer } from '../../src/kafka/producer.js';
 import { createDedupeProcessor } from '../../src/processors/dedupe.js';
+import { createSourceFetchLog } from '../../src/processors/source-fetch-log.js';
 import { KafkaObservationSink } from '../../src/producers/kafka-sink.js';
 import { createPageFetcher } from '../../src/producers/sources/http-page-fetcher.js';
 import { createMcpRegistrySource } from '../../src/producers/sources/mcp-registry.js';
@@ -221,4 +222,65 @@ describe('MCP Registry slice: fixture pages → Kafka → ClickHouse → API', (
     expect(agents).toHaveLength(REMOTES);
     expect(agents.every((a) => a.active === 1)).toBe(true);
   });
+
+  it('logs every page request, failures with their reason, into source_fetches', async () => {
+    const wh = new EmbeddedWarehouse(dataDir);
+    try {
+      const g = uniqueGroupId('fetch-log');
+      const runner = createSourceFetchLog({ kafka: ctx.kafka, warehouse: wh, topics: ctx.topics, logger: log, groupId: g });
+      await runner.start();
+      await waitUntilConsumed(ctx.kafka, g, [ctx.topics.sourceFetches], 60_000);
+      await runner.stop();
+      const rows = await wh.query<{ ok: number; error_class: string; status: number | null; n: number }>(
+        'SELECT ok, error_class, status, toUInt32(count()) AS n FROM source_fetches FINAL GROUP BY ok, error_class, status ORDER BY ok',
+      );
+      expect(rows).toEqual([
+        { ok: 0, error_class: 'http_5xx', status: 502, n: 1 },
+        { ok: 1, error_class: '', status: 200, n: 5 },
+      ]);
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it('sends an undecodable listing message to the dead-letter topic with its reason and goes on', async () => {
+    await producer.send(ctx.topics.listings, [
+      { key: 'mcp-registry:junk', value: Buffer.from('{"not":"avro"}') },
+      { key: 'mcp-registry:late', value: eventCodec().encode('Listing', lateListing()) },
+    ]);
+    const wh = new EmbeddedWarehouse(dataDir);
+    try {
+      const runner = createDedupeProcessor({ kafka: ctx.kafka, warehouse: wh, topics: ctx.topics, logger: log, groupId: group });
+      await runner.start();
+      await waitUntilConsumed(ctx.kafka, group, [ctx.topics.listings], 60_000);
+      await runner.stop();
+      expect(runner.stats.dlq).toBe(1);
+      const [late] = await wh.query<{ sources: string[] }>("SELECT sources FROM agents FINAL WHERE agent_key = 'https://late.example.org/mcp'");
+      expect(late?.sources).toEqual(['mcp-registry']);
+    } finally {
+      await wh.close();
+    }
+    const dead: Array<{ reason: string; origin: string }> = [];
+    const consumer = ctx.kafka.consumer({ groupId: uniqueGroupId('dlq-reader') });
+    await consumer.connect();
+    await consumer.subscribe({ topic: ctx.topics.deadLetters, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        dead.push({ reason: String(message.headers?.['dlq-reason']), origin: String(message.headers?.['dlq-origin-topic']) });
+      },
+    });
+    const deadline = Date.now() + 20_000;
+    while (dead.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await consumer.disconnect();
+    expect(dead).toEqual([{ reason: expect.stringMatching(/^not_single_object/), origin: ctx.topics.listings }]);
+  });
 });
+
+function lateListing(): ListingEvent {
+  return {
+    id: 'late-1', observedAt: Date.now(), runId: 'manual', fetchId: 'none', source: 'mcp-registry',
+    itemId: 'io.github.late/server', protocol: 'mcp', name: 'Late', description: 'Arrives after a malformed message',
+    version: '1.0.0', endpointUrl: 'https://late.example.org/mcp', endpointTransport: 'streamable-http', cardUrl: null,
+    serverJson: null, status: 'active', invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false,
+  };
+}

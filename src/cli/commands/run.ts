@@ -48,7 +48,7 @@ export function registerRunCommand(program: Command): void {
       running = crawl(Boolean(opts.full)).catch((err: unknown) => log.error({ err }, 'crawl failed'));
       if (opts.once) {
         await running;
-        for (const p of platform.processors) await waitUntilConsumed(platform.kafka.kafka, p.groupId, [platform.kafka.topics.listings]);
+        for (const p of platform.processors) await waitUntilConsumed(platform.kafka.kafka, p.groupId, p.topics);
         await platform.close();
         return;
       }

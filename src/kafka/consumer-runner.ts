@@ -1,0 +1,394 @@
+/**
+ * A consumer-group runner in the manner of PostHog's Node ingestion consumer.
+ *
+ * For each batch (one partition's fetched messages, batches handled one at a time):
+ *   1. the handler turns each message into a step result: ok (a value for the sink),
+ *      dlq (a reason: the message goes to the dead-letters topic) or drop (a reason: logged);
+ *      a handler exception is a dlq result, never a crash;
+ *   2. the sink writes the batch's ok values (retried with backoff);
+ *   3. dlq messages are produced to the dead-letters topic, the reason in their headers;
+ *   4. only then is the batch's offset committed.
+ * Offsets are never committed automatically, so a crash anywhere before step 4 means the
+ * batch is read again by whoever owns the partition next: at-least-once, and sinks are
+ * idempotent so a replayed batch changes nothing a query can see.
+ *
+ * A sink that still fails after its retries, a dead-letter write that fails, or a hook that
+ * throws stops the runner without committing (`done` rejects): the process supervisor
+ * restarts it, and the restarted consumer resumes from the last commit.
+ */
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
+import { TOPICS } from '../topics.js';
+import { silentLogger, type Logger } from '../log.js';
+import { EventProducer, type OutgoingMessage } from './producer.js';
+
+export type StepResult<T> =
+  | { kind: 'ok'; value: T }
+  | { kind: 'dlq'; reason: string; error?: unknown }
+  | { kind: 'drop'; reason: string };
+
+export const ok = <T>(value: T): StepResult<T> => ({ kind: 'ok', value });
+export const dlq = (reason: string, error?: unknown): StepResult<never> => ({ kind: 'dlq', reason, error });
+export const drop = (reason: string): StepResult<never> => ({ kind: 'drop', reason });
+
+export interface ConsumedMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: IHeaders;
+  /** Milliseconds since the epoch, as kafkajs gives it. */
+  timestamp: string;
+}
+
+export interface SinkItem<T> {
+  value: T;
+  /** Where the value came from: lets an idempotent sink key its rows by topic/partition/offset. */
+  source: ConsumedMessage;
+}
+
+export interface BatchInfo {
+  groupId: string;
+  topic: string;
+  partition: number;
+  firstOffset: string;
+  lastOffset: string;
+  size: number;
+}
+
+export interface BatchOutcome extends BatchInfo {
+  ok: number;
+  dlq: number;
+  dropped: number;
+  /** The offset committed after this batch (lastOffset + 1). */
+  commitOffset: string;
+}
+
+export interface Sink<T> {
+  /** Writes one batch's ok values; must be idempotent (a batch can be written again after a crash). */
+  write(items: readonly SinkItem<T>[], batch: BatchInfo): Promise<void>;
+}
+
+export type Handler<T> = (message: ConsumedMessage) => StepResult<T> | Promise<StepResult<T>>;
+
+export interface ConsumerRunnerHooks {
+  /** After the sink and the dead-letter writes, before the commit. Throwing here stops the runner uncommitted. */
+  afterSinkBeforeCommit?: (outcome: BatchOutcome) => void | Promise<void>;
+  /** After the commit. */
+  afterCommit?: (outcome: BatchOutcome) => void | Promise<void>;
+}
+
+/** Header names of a dead-letter message (all values are strings, except the original key). */
+export const DLQ_HEADERS = {
+  reason: 'dlq-reason',
+  error: 'dlq-error',
+  originTopic: 'dlq-origin-topic',
+  originPartition: 'dlq-origin-partition',
+  originOffset: 'dlq-origin-offset',
+  originKey: 'dlq-origin-key',
+  originTimestamp: 'dlq-origin-timestamp',
+  groupId: 'dlq-group-id',
+  at: 'dlq-at',
+} as const;
+
+export interface ConsumerRunnerOptions<T> {
+  kafka: Kafka;
+  groupId: string;
+  topics: readonly string[];
+  handler: Handler<T>;
+  sink: Sink<T> | Sink<T>['write'];
+  /** Full name of the dead-letters topic (default: the unprefixed TOPICS.deadLetters). */
+  deadLetterTopic?: string;
+  /** Producer for dead letters; by default the runner makes (and closes) its own. */
+  producer?: EventProducer;
+  /** Where a new group starts: the earliest offset (default true, since Kafka is the source of truth) or the latest. */
+  fromBeginning?: boolean;
+  logger?: Logger;
+  hooks?: ConsumerRunnerHooks;
+  /** Retries of a failing sink write before the runner stops (default 3), with doubling backoff from sinkRetryBackoffMs (default 500). */
+  sinkRetries?: number;
+  sinkRetryBackoffMs?: number;
+  /** Partitions whose batches are handled at the same time (default 1: strictly one batch at a time). */
+  partitionsConsumedConcurrently?: number;
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  rebalanceTimeoutMs?: number;
+  /** Longest a fetch waits for new data (default 1000 ms). */
+  maxWaitTimeInMs?: number;
+  maxBytesPerPartition?: number;
+}
+
+export interface ConsumerRunnerStats {
+  batches: number;
+  ok: number;
+  dlq: number;
+  dropped: number;
+  commits: number;
+}
+
+/** The runner stopped on purpose without committing: the batch will be read again. */
+export class ConsumerStoppedError extends Error {
+  override name = 'ConsumerStoppedError';
+}
+
+const MAX_REASON = 1000;
+const REBALANCE_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'NOT_COORDINATOR_FOR_GROUP', 'FENCED_INSTANCE_ID']);
+
+export class ConsumerRunner<T> {
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly stats: ConsumerRunnerStats = { batches: 0, ok: 0, dlq: 0, dropped: 0, commits: 0 };
+  /** Resolves when the runner stopped gracefully; rejects with the reason when it stopped on a failure. */
+  readonly done: Promise<void>;
+
+  private readonly opts: ConsumerRunnerOptions<T>;
+  private readonly logger: Logger;
+  private readonly consumer: Consumer;
+  private readonly sink: Sink<T>;
+  private readonly deadLetterTopic: string;
+  private producer: EventProducer | null;
+  private readonly ownsProducer: boolean;
+  private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
+  private fatal: Error | null = null;
+  private stopping: Promise<void> | null = null;
+  private resolveDone!: () => void;
+  private rejectDone!: (err: Error) => void;
+
+  constructor(opts: ConsumerRunnerOptions<T>) {
+    if (opts.topics.length === 0) throw new Error('ConsumerRunner needs at least one topic');
+    this.opts = opts;
+    this.groupId = opts.groupId;
+    this.topics = opts.topics;
+    this.logger = (opts.logger ?? silentLogger).child({ component: 'consumer', groupId: opts.groupId });
+    this.sink = typeof opts.sink === 'function' ? { write: opts.sink } : opts.sink;
+    this.deadLetterTopic = opts.deadLetterTopic ?? TOPICS.deadLetters.name;
+    this.ownsProducer = !opts.producer;
+    this.producer = opts.producer ?? null;
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolveDone = resolve;
+      this.rejectDone = reject;
+    });
+    this.done.catch(() => undefined); // a caller that never awaits `done` must not crash the process
+
+    this.consumer = opts.kafka.consumer({
+      groupId: opts.groupId,
+      sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: opts.heartbeatIntervalMs ?? 3_000,
+      rebalanceTimeout: opts.rebalanceTimeoutMs ?? 60_000,
+      maxWaitTimeInMs: opts.maxWaitTimeInMs ?? 1_000,
+      ...(opts.maxBytesPerPartition ? { maxBytesPerPartition: opts.maxBytesPerPartition } : {}),
+      allowAutoTopicCreation: false,
+    });
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart) void this.fail(payload.error);
+    });
+  }
+
+  /** Joins the group and starts consuming; resolves once the first assignment is done. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`ConsumerRunner already ${this.state}`);
+    this.state = 'starting';
+    try {
+      if (this.ownsProducer) this.producer = new EventProducer(this.opts.kafka, { logger: this.opts.logger });
+      await this.producer!.connect();
+      await this.consumer.connect();
+      await this.consumer.subscribe({ topics: [...this.opts.topics], fromBeginning: this.opts.fromBeginning ?? true });
+      await this.consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 1,
+        eachBatch: (payload) => this.eachBatch(payload),
+      });
+      this.state = 'running';
+      this.logger.info({ topics: this.opts.topics }, 'consumer started');
+    } catch (err) {
+      await this.fail(err as Error);
+      throw err;
+    }
+  }
+
+  /** Graceful stop: the batch in hand finishes (and commits), then the consumer leaves the group. */
+  stop(): Promise<void> {
+    return this.shutdown(null);
+  }
+
+  private fail(err: Error): Promise<void> {
+    this.fatal ??= err;
+    return this.shutdown(err);
+  }
+
+  private shutdown(err: Error | null): Promise<void> {
+    this.stopping ??= (async () => {
+      this.state = 'stopping';
+      try {
+        await this.consumer.stop();
+      } catch (e) {
+        this.logger.warn({ err: e }, 'error while stopping the consumer');
+      }
+      try {
+        await this.consumer.disconnect();
+      } catch (e) {
+        this.logger.warn({ err: e }, 'error while disconnecting the consumer');
+      }
+      if (this.ownsProducer && this.producer) {
+        await this.producer.close().catch((e: unknown) => this.logger.warn({ err: e }, 'error while closing the producer'));
+      }
+      this.state = 'stopped';
+      if (err) {
+        this.logger.error({ err }, 'consumer stopped on a failure; uncommitted batches will be read again');
+        this.rejectDone(err);
+      } else {
+        this.logger.info(this.stats, 'consumer stopped');
+        this.resolveDone();
+      }
+    })();
+    return this.stopping;
+  }
+
+  private async eachBatch(p: EachBatchPayload): Promise<void> {
+    const { batch } = p;
+    if (this.fatal || !p.isRunning() || p.isStale()) return;
+    const info: BatchInfo = {
+      groupId: this.groupId,
+      topic: batch.topic,
+      partition: batch.partition,
+      firstOffset: batch.firstOffset() ?? batch.lastOffset(),
+      lastOffset: batch.lastOffset(),
+      size: batch.messages.length,
+    };
+    try {
+      await this.processBatch(p, info);
+    } catch (err) {
+      if (REBALANCE_ERRORS.has((err as { type?: string }).type ?? '')) {
+        // The partition may belong to another member now; it reads the batch again from the last commit.
+        this.logger.warn({ ...info, err }, 'group rebalanced during a batch; it will be read again');
+        throw err; // kafkajs re-joins the group
+      }
+      // Anything else: stop here, uncommitted. Pausing keeps kafkajs from fetching this partition again meanwhile.
+      p.pause();
+      void this.fail(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private async processBatch(p: EachBatchPayload, info: BatchInfo): Promise<void> {
+    const okItems: SinkItem<T>[] = [];
+    const dead: { msg: ConsumedMessage; reason: string; error?: unknown }[] = [];
+    let dropped = 0;
+
+    for (const m of p.batch.messages) {
+      const msg = toConsumed(info.topic, info.partition, m);
+      const r = await this.runHandler(msg);
+      if (r.kind === 'ok') okItems.push({ value: r.value, source: msg });
+      else if (r.kind === 'dlq') dead.push({ msg, reason: r.reason, error: r.error });
+      else {
+        dropped++;
+        this.logger.info({ topic: msg.topic, partition: msg.partition, offset: msg.offset, reason: r.reason }, 'dropped message');
+      }
+      await p.heartbeat();
+    }
+
+    if (okItems.length > 0) await this.writeSink(p, okItems, info);
+    if (dead.length > 0) await this.writeDeadLetters(dead);
+
+    const outcome: BatchOutcome = {
+      ...info,
+      ok: okItems.length,
+      dlq: dead.length,
+      dropped,
+      commitOffset: (BigInt(info.lastOffset) + 1n).toString(),
+    };
+    await this.opts.hooks?.afterSinkBeforeCommit?.(outcome);
+
+    await p.commitOffsetsIfNecessary({
+      topics: [{ topic: info.topic, partitions: [{ partition: info.partition, offset: outcome.commitOffset }] }],
+    });
+    p.resolveOffset(info.lastOffset);
+    this.stats.batches++;
+    this.stats.ok += outcome.ok;
+    this.stats.dlq += outcome.dlq;
+    this.stats.dropped += dropped;
+    this.stats.commits++;
+    this.logger.debug(outcome, 'batch committed');
+    await this.opts.hooks?.afterCommit?.(outcome);
+  }
+
+  private async runHandler(msg: ConsumedMessage): Promise<StepResult<T>> {
+    try {
+      const r = await this.opts.handler(msg);
+      if (!r || (r.kind !== 'ok' && r.kind !== 'dlq' && r.kind !== 'drop')) {
+        return { kind: 'dlq', reason: 'handler returned no step result' };
+      }
+      return r;
+    } catch (err) {
+      this.logger.warn({ topic: msg.topic, partition: msg.partition, offset: msg.offset, err }, 'handler threw; message goes to dead letters');
+      return { kind: 'dlq', reason: `handler threw: ${(err as Error)?.message ?? String(err)}`, error: err };
+    }
+  }
+
+  private async writeSink(p: EachBatchPayload, items: SinkItem<T>[], info: BatchInfo): Promise<void> {
+    const retries = this.opts.sinkRetries ?? 3;
+    let backoff = this.opts.sinkRetryBackoffMs ?? 500;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.sink.write(items, info);
+        return;
+      } catch (err) {
+        if (attempt >= retries || !p.isRunning()) {
+          throw new ConsumerStoppedError(`sink failed for ${info.topic}[${info.partition}] ${info.firstOffset}..${info.lastOffset} after ${attempt + 1} attempt(s): ${(err as Error)?.message ?? String(err)}`, { cause: err });
+        }
+        this.logger.warn({ ...info, attempt: attempt + 1, err }, `sink write failed; retrying in ${backoff} ms`);
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, 30_000);
+        await p.heartbeat();
+      }
+    }
+  }
+
+  private async writeDeadLetters(dead: { msg: ConsumedMessage; reason: string; error?: unknown }[]): Promise<void> {
+    const at = new Date().toISOString();
+    const out: OutgoingMessage[] = dead.map(({ msg, reason, error }) => {
+      const headers: Record<string, Buffer | string | (Buffer | string)[]> = {};
+      for (const [k, v] of Object.entries(msg.headers)) if (v !== undefined) headers[k] = v;
+      headers[DLQ_HEADERS.reason] = reason.slice(0, MAX_REASON);
+      if (error !== undefined) headers[DLQ_HEADERS.error] = errorText(error);
+      headers[DLQ_HEADERS.originTopic] = msg.topic;
+      headers[DLQ_HEADERS.originPartition] = String(msg.partition);
+      headers[DLQ_HEADERS.originOffset] = msg.offset;
+      headers[DLQ_HEADERS.originTimestamp] = msg.timestamp;
+      if (msg.key) headers[DLQ_HEADERS.originKey] = msg.key;
+      headers[DLQ_HEADERS.groupId] = this.groupId;
+      headers[DLQ_HEADERS.at] = at;
+      return { key: msg.topic, value: msg.value ?? Buffer.alloc(0), headers };
+    });
+    await this.producer!.send(this.deadLetterTopic, out);
+    this.logger.warn({ topic: this.deadLetterTopic, count: out.length, reasons: [...new Set(dead.map((d) => d.reason))].slice(0, 5) }, 'sent messages to dead letters');
+  }
+}
+
+/** Creates and starts a runner. */
+export async function runConsumer<T>(opts: ConsumerRunnerOptions<T>): Promise<ConsumerRunner<T>> {
+  const runner = new ConsumerRunner(opts);
+  await runner.start();
+  return runner;
+}
+
+function toConsumed(topic: string, partition: number, m: KafkaMessage): ConsumedMessage {
+  return {
+    topic,
+    partition,
+    offset: m.offset,
+    key: m.key ?? null,
+    value: m.value ?? null,
+    headers: m.headers ?? {},
+    timestamp: m.timestamp,
+  };
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.slice(0, MAX_REASON);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
