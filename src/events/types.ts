@@ -75,6 +75,7 @@ export interface ProbeExchange {
   durationMs: number;
   errorClass: string | null;
   errorMessage: string | null;
+  retries: number;
 }
 
 export interface ProbeEvent {

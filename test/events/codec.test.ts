@@ -70,6 +70,7 @@ describe('EventCodec', () => {
           durationMs: 12,
           errorClass: null,
           errorMessage: null,
+          retries: 0,
         },
       ],
       robots: 'allowed',

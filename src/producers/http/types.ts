@@ -1,0 +1,102 @@
+/**
+ * What the bounded HTTP client records. An Exchange is an observation, never a verdict:
+ * processors judge it later (DESIGN principle 1).
+ */
+
+/** Why an exchange did not complete normally. `null` on the Exchange means it did. */
+export type ErrorClass =
+  | 'dns'
+  | 'refused'
+  | 'reset'
+  | 'timeout'
+  | 'tls'
+  | 'blocked_address'
+  | 'redirect_loop'
+  | 'too_many_redirects'
+  | 'body_too_large'
+  | 'headers_too_large'
+  | 'invalid_url'
+  | 'protocol'
+  | 'host_skipped'
+  | 'other';
+
+export const ERROR_CLASSES: readonly ErrorClass[] = [
+  'dns',
+  'refused',
+  'reset',
+  'timeout',
+  'tls',
+  'blocked_address',
+  'redirect_loop',
+  'too_many_redirects',
+  'body_too_large',
+  'headers_too_large',
+  'invalid_url',
+  'protocol',
+  'host_skipped',
+  'other',
+];
+
+/** Error classes that count as a network failure of the host (HostFailureTracker). */
+export const NETWORK_ERROR_CLASSES: readonly ErrorClass[] = ['dns', 'refused', 'reset', 'timeout'];
+
+/**
+ * One HTTP request/response (one hop: a redirect chain is an array of these).
+ * Synthetic exchanges (refused before sending: blocked address, redirect loop, too many
+ * redirects, invalid URL, skipped host) have `status: null` and `durationMs` of the check only.
+ */
+export interface Exchange {
+  url: string;
+  /** There is no final URL field: the last Exchange of a chain is the final one. */
+  finalUrl?: never;
+  method: 'GET';
+  /** Headers we sent (lowercase names). */
+  requestHeaders: Record<string, string>;
+  status: number | null;
+  /** Response headers, lowercase names; repeated headers joined with ", "; total size capped. */
+  headers: Record<string, string>;
+  /** Bounded, decoded body (content-encoding removed). */
+  body: Buffer;
+  /** True when the body was not read to its end (cap reached, read window over, or not read). */
+  bodyTruncated: boolean;
+  /** Decoded bytes read (may exceed body.length by at most one chunk when truncated). */
+  bodyBytes: number;
+  /** SHA-256 (hex) of `body` as kept. */
+  bodySha256: string;
+  /** The address actually connected to, or null when no connection was made. */
+  remoteAddress: string | null;
+  /** ISO time the exchange started (before DNS). */
+  startedAt: string;
+  durationMs: number;
+  errorClass: ErrorClass | null;
+  errorMessage: string | null;
+  /** Transient-error retries made before this recorded attempt (0..MAX_RETRIES). */
+  retries: number;
+}
+
+export interface FetchResult {
+  exchanges: Exchange[];
+  /** The last element of `exchanges`. */
+  final: Exchange;
+}
+
+export interface LookupAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to all its addresses (injectable for tests). */
+export type LookupFn = (hostname: string) => Promise<LookupAddress[]>;
+
+/** Which destinations may be contacted. The default refuses everything non-public. */
+export interface AddressPolicy {
+  /** Tests and `--allow-loopback` only: permit 127.0.0.0/8 and ::1, nothing else. */
+  allowLoopback?: boolean;
+  /**
+   * Tests only: permit one specific (address, host name) pair the rules would refuse,
+   * e.g. a fake name mapped to 127.0.0.1 by an injected lookup.
+   */
+  allowAddress?: (address: string, hostname: string) => boolean;
+  /** Name resolution; defaults to dns.lookup with all addresses. */
+  lookup?: LookupFn;
+}
