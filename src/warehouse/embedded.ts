@@ -1,0 +1,155 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Session } from 'chdb';
+import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
+import {
+  assertTableName,
+  normalizeParams,
+  parseJsonEachRow,
+  toJsonEachRow,
+  trimStatement,
+  type QueryParams,
+  type Warehouse,
+} from './warehouse.js';
+
+export interface EmbeddedOptions {
+  /**
+   * Reject a call after this many milliseconds. chdb cannot interrupt a
+   * one-shot query: the promise rejects, the engine finishes the work in the
+   * background (and close() waits for it). Default: no deadline.
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * Settings given to the engine at connect, so results look the same as from a
+ * server (see Warehouse): 64-bit integers as JSON strings.
+ */
+const CONNECTION_ARGS = ['--output_format_json_quote_64bit_integers=1'];
+
+/** Settings of every insert: a misspelled field is an error; date-times are parsed best-effort. */
+const INSERT_SETTINGS = { input_format_skip_unknown_fields: 0, date_time_input_format: 'best_effort' } as const;
+
+/**
+ * The embedded warehouse: the ClickHouse engine in this process (npm `chdb`),
+ * with its data in a local directory.
+ *
+ * chdb facts this adapter is built around (chdb 3.4, engine 26.7):
+ * - the engine is a process-wide singleton bound to ONE data directory: opening
+ *   a second directory in the same process fails ('connection' error) until
+ *   every session on the first is closed; sessions on the same directory share it;
+ * - `queryBindAsync` / `insert` run on the libuv thread pool, so the event loop
+ *   is not blocked (the older `query` / `queryBind` are synchronous and are not
+ *   used here); parameterized calls are serialized process-wide by chdb;
+ * - a timed-out or aborted call keeps running inside the engine.
+ */
+export class EmbeddedWarehouse implements Warehouse {
+  readonly kind = 'embedded' as const;
+  readonly path: string;
+  private session: Session | null;
+  private readonly timeoutMs: number | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(path: string, options: EmbeddedOptions = {}) {
+    this.path = resolve(path);
+    this.timeoutMs = options.timeoutMs;
+    try {
+      mkdirSync(this.path, { recursive: true });
+      this.session = new Session(this.path, { connectionArgs: CONNECTION_ARGS });
+    } catch (err) {
+      throw toWarehouseError(err, `cannot open the embedded warehouse at ${this.path}`);
+    }
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
+    const text = await this.run(sql, params, 'JSONEachRow');
+    return parseJsonEachRow<T>(text);
+  }
+
+  async exec(sql: string, params?: QueryParams): Promise<void> {
+    await this.run(sql, params, 'Null');
+  }
+
+  async insert(table: string, rows: readonly object[]): Promise<void> {
+    assertTableName(table);
+    if (rows.length === 0) return;
+    const session = this.open();
+    const payload = Buffer.from(toJsonEachRow(rows), 'utf8');
+    await this.track(
+      session.insert({
+        table,
+        values: payload,
+        format: 'JSONEachRow',
+        settings: INSERT_SETTINGS,
+        ...(this.timeoutMs === undefined ? {} : { timeout: this.timeoutMs }),
+      }),
+      `insert into ${table}`,
+    );
+  }
+
+  async close(): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    this.session = null;
+    // chdb defers tearing a connection down behind running work; waiting here
+    // makes "close() resolved" mean "the data directory is free again".
+    await Promise.allSettled([...this.inFlight]);
+    session.close();
+  }
+
+  private open(): Session {
+    if (!this.session) throw new WarehouseError('closed', 'the embedded warehouse is closed');
+    return this.session;
+  }
+
+  private async run(sql: string, params: QueryParams | undefined, format: string): Promise<string> {
+    const session = this.open();
+    const statement = trimStatement(sql);
+    const opts = { format, ...(this.timeoutMs === undefined ? {} : { timeout: this.timeoutMs }) };
+    const bound = normalizeParams(params);
+    const pending =
+      bound && Object.keys(bound).length > 0
+        ? session.queryBindAsync(statement, bound, opts)
+        : session.queryAsync(statement, opts);
+    const result = await this.track(pending, statement);
+    return result.text();
+  }
+
+  private async track<R>(pending: Promise<R>, what: string): Promise<R> {
+    this.inFlight.add(pending);
+    try {
+      return await pending;
+    } catch (err) {
+      throw toWarehouseError(err, undefined, what);
+    } finally {
+      this.inFlight.delete(pending);
+    }
+  }
+}
+
+const CHDB_KINDS: Readonly<Record<string, WarehouseErrorKind>> = {
+  CHDB_SYNTAX: 'syntax',
+  CHDB_TIMEOUT: 'timeout',
+  CHDB_ABORT: 'timeout',
+  CHDB_CONNECTION: 'connection',
+  CHDB_CLOSED: 'closed',
+  CHDB_BIND: 'bad_params',
+};
+
+/** Maps a chdb error (typed, with `.code` 'CHDB_*' and `.clickhouseCode`) to a WarehouseError. */
+export function toWarehouseError(err: unknown, prefix?: string, statement?: string): WarehouseError {
+  if (err instanceof WarehouseError) return err;
+  const e = err as { message?: unknown; code?: unknown; clickhouseCode?: unknown } | null;
+  const message = String(e?.message ?? err);
+  const chCode = typeof e?.clickhouseCode === 'number' ? e.clickhouseCode : parseClickHouseCode(message);
+  const chdbCode = typeof e?.code === 'string' ? e.code : '';
+  // The ClickHouse code is the more specific signal; chdb's class decides only when there is none.
+  let kind: WarehouseErrorKind = chCode !== undefined ? kindForCode(chCode) : (CHDB_KINDS[chdbCode] ?? 'server');
+  if (kind === 'server' && CHDB_KINDS[chdbCode]) kind = CHDB_KINDS[chdbCode];
+  const head = prefix ? `${prefix}: ` : '';
+  const tail = statement && kind === 'syntax' ? `\n  in: ${clipMessage(statement, 300)}` : '';
+  return new WarehouseError(kind, `${head}${clipMessage(message)}${tail}`, {
+    ...(chCode === undefined ? {} : { code: chCode }),
+    cause: err,
+  });
+}

@@ -1,0 +1,182 @@
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
+import {
+  assertTableName,
+  normalizeParams,
+  normalizeValue,
+  trimStatement,
+  type QueryParams,
+  type Warehouse,
+} from './warehouse.js';
+
+export interface ServerOptions {
+  /** http(s) origin of the ClickHouse HTTP interface, e.g. http://127.0.0.1:8123 */
+  url: string;
+  database: string;
+  username?: string;
+  password?: string;
+  /** Per-request deadline in milliseconds (default 60 s). The client gives up; the server may still finish. */
+  requestTimeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * Settings sent with every request so results look the same as from the
+ * embedded engine (see Warehouse). All of them exist in every ClickHouse
+ * version from 18.x on.
+ */
+const QUERY_SETTINGS = { output_format_json_quote_64bit_integers: 1 } as const;
+const INSERT_SETTINGS = { input_format_skip_unknown_fields: 0, date_time_input_format: 'best_effort' } as const;
+
+/** Node network error codes that mean "the server could not be reached or went away". */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/**
+ * The warehouse on a ClickHouse server (or cluster endpoint), over HTTP with
+ * `@clickhouse/client`. Query parameters are sent as `param_<name>` and bound
+ * by the server (ClickHouse 19.x and later; 18.x rejects them as unknown settings).
+ */
+export class ServerWarehouse implements Warehouse {
+  readonly kind = 'server' as const;
+  readonly url: string;
+  readonly database: string;
+  private client: ClickHouseClient | null;
+  private readonly options: ServerOptions;
+
+  constructor(options: ServerOptions) {
+    this.options = options;
+    this.url = options.url;
+    this.database = options.database;
+    this.client = this.makeClient(options.database);
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
+    const client = this.open();
+    const statement = trimStatement(sql);
+    try {
+      const bound = normalizeParams(params);
+      const rs = await client.query({
+        query: statement,
+        format: 'JSONEachRow',
+        clickhouse_settings: QUERY_SETTINGS,
+        ...(bound ? { query_params: bound } : {}),
+      });
+      return await rs.json<T>();
+    } catch (err) {
+      throw toWarehouseError(err, statement);
+    }
+  }
+
+  async exec(sql: string, params?: QueryParams): Promise<void> {
+    const client = this.open();
+    const statement = trimStatement(sql);
+    try {
+      const bound = normalizeParams(params);
+      await client.command({
+        query: statement,
+        clickhouse_settings: QUERY_SETTINGS,
+        ...(bound ? { query_params: bound } : {}),
+      });
+    } catch (err) {
+      throw toWarehouseError(err, statement);
+    }
+  }
+
+  async insert(table: string, rows: readonly object[]): Promise<void> {
+    assertTableName(table);
+    if (rows.length === 0) return;
+    const client = this.open();
+    try {
+      await client.insert({
+        table,
+        values: rows.map((r) => normalizeValue(r) as Record<string, unknown>),
+        format: 'JSONEachRow',
+        clickhouse_settings: INSERT_SETTINGS,
+      });
+    } catch (err) {
+      throw toWarehouseError(err, `INSERT INTO ${table}`);
+    }
+  }
+
+  /** Creates the configured database when it is missing (used by `migrate`). */
+  async ensureDatabase(): Promise<void> {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(this.database)) {
+      throw new WarehouseError('syntax', `invalid database name ${JSON.stringify(this.database)}`);
+    }
+    const bootstrap = this.makeClient('default');
+    try {
+      await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${this.database}` });
+    } catch (err) {
+      throw toWarehouseError(err, `CREATE DATABASE ${this.database}`);
+    } finally {
+      await bootstrap.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    if (client) await client.close();
+  }
+
+  private open(): ClickHouseClient {
+    if (!this.client) throw new WarehouseError('closed', 'the server warehouse is closed');
+    return this.client;
+  }
+
+  private makeClient(database: string): ClickHouseClient {
+    const o = this.options;
+    return createClient({
+      url: o.url,
+      database,
+      ...(o.username === undefined ? {} : { username: o.username }),
+      ...(o.password === undefined ? {} : { password: o.password }),
+      request_timeout: o.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      application: 'veronikai',
+      // Failures reach the caller as WarehouseError; the driver's own console logging would only duplicate them.
+      log: { level: ClickHouseLogLevel.OFF },
+    });
+  }
+}
+
+/**
+ * Maps an error from @clickhouse/client to a WarehouseError. The driver
+ * parses current servers' errors into ClickHouseError (code as a string);
+ * older servers' texts ("Code: 62, e.displayText() = …") reach us as a plain
+ * Error, so the code is also parsed from the message.
+ */
+export function toWarehouseError(err: unknown, statement?: string): WarehouseError {
+  if (err instanceof WarehouseError) return err;
+  const e = err as { message?: unknown; code?: unknown; type?: unknown } | null;
+  const message = String(e?.message ?? err);
+  const sysCode = typeof e?.code === 'string' && !/^\d+$/.test(e.code) ? e.code : undefined;
+
+  let chCode: number | undefined;
+  if (typeof e?.code === 'string' && /^\d+$/.test(e.code)) chCode = Number(e.code);
+  else if (typeof e?.code === 'number') chCode = e.code;
+  else chCode = parseClickHouseCode(message);
+
+  let kind: WarehouseErrorKind;
+  if (chCode !== undefined) kind = kindForCode(chCode);
+  else if (message === 'Timeout error.' || /\btimed? ?out\b/i.test(message)) kind = 'timeout';
+  else if ((sysCode !== undefined && CONNECTION_CODES.has(sysCode)) || /socket hang up/i.test(message)) kind = 'connection';
+  else kind = 'server';
+
+  let text = clipMessage(message);
+  if (kind === 'timeout' && chCode === undefined) text = `request timed out (${text})`;
+  if (kind === 'connection' && sysCode) text = `cannot reach the ClickHouse server: ${text}`;
+  if (kind === 'syntax' && statement) text += `\n  in: ${clipMessage(statement, 300)}`;
+  return new WarehouseError(kind, text, { ...(chCode === undefined ? {} : { code: chCode }), cause: err });
+}
