@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores on these machines: more workers only thrash the broker and the engine.
     maxWorkers: 2,
+    // A Kafka broker for the tests (VERONIKAI_KAFKA_BROKERS, or a local one started in the background).
+    globalSetup: ['test/setup/kafka.ts'],
   },
 });

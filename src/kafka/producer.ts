@@ -1,0 +1,89 @@
+import kafkajs from 'kafkajs';
+import type { IHeaders, Kafka, Producer, RecordMetadata } from 'kafkajs';
+import { silentLogger, type Logger } from '../log.js';
+
+const { Partitioners } = kafkajs;
+
+export interface OutgoingMessage {
+  /** Partitioning key (see TopicSpec.key); null spreads messages over partitions. */
+  key: Buffer | string | null;
+  value: Buffer;
+  headers?: Record<string, Buffer | string | (Buffer | string)[]>;
+  /** Milliseconds since the epoch, as a string (kafkajs' convention); default: now. */
+  timestamp?: string;
+}
+
+export interface EventProducerOptions {
+  logger?: Logger;
+  /** Upper bound on unacknowledged requests per broker; the idempotent producer allows ≤ 5. */
+  maxInFlightRequests?: number;
+}
+
+/**
+ * The one way events are written. Idempotent (the broker drops retried duplicates, order
+ * is kept per partition), acks = all, and keys are partitioned with the Java client's
+ * murmur2, so every client of a topic agrees on key → partition.
+ */
+export class EventProducer {
+  private readonly producer: Producer;
+  private readonly logger: Logger;
+  private connected: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(kafka: Kafka, opts: EventProducerOptions = {}) {
+    const maxInFlightRequests = opts.maxInFlightRequests ?? 5;
+    if (maxInFlightRequests < 1 || maxInFlightRequests > 5) {
+      throw new RangeError('maxInFlightRequests must be between 1 and 5 for an idempotent producer');
+    }
+    this.logger = (opts.logger ?? silentLogger).child({ component: 'producer' });
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+  }
+
+  /** Connects once; send() calls it, so calling it first only surfaces errors earlier. */
+  connect(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('producer is closed'));
+    this.connected ??= this.producer.connect().catch((err: unknown) => {
+      this.connected = null;
+      throw err;
+    });
+    return this.connected;
+  }
+
+  /** Resolves once every message is acknowledged by all in-sync replicas. */
+  async send(topic: string, messages: readonly OutgoingMessage[]): Promise<RecordMetadata[]> {
+    if (messages.length === 0) return [];
+    await this.connect();
+    const result = await this.producer.send({
+      topic,
+      acks: -1,
+      messages: messages.map((m) => ({
+        key: m.key,
+        value: m.value,
+        headers: m.headers as IHeaders | undefined,
+        timestamp: m.timestamp,
+      })),
+    });
+    this.logger.debug({ topic, count: messages.length }, 'produced');
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.connected) {
+      await this.connected.catch(() => undefined);
+      await this.producer.disconnect();
+    }
+  }
+}
+
+export async function createEventProducer(kafka: Kafka, opts: EventProducerOptions = {}): Promise<EventProducer> {
+  const p = new EventProducer(kafka, opts);
+  await p.connect();
+  return p;
+}
