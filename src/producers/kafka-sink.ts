@@ -1,5 +1,5 @@
 import { eventCodec, type EventCodec } from '../events/codec.js';
-import type { ListingEvent, ProbeEvent, RunEvent, SourceFetchEvent } from '../events/types.js';
+import type { ListingEvent, ProbeEvent, ProbeRequestEvent, RunEvent, SourceFetchEvent } from '../events/types.js';
 import type { EventProducer } from '../kafka/producer.js';
 import type { TopicNames } from '../topics.js';
 import type { ObservationSink } from './sink.js';
@@ -25,6 +25,14 @@ export class KafkaObservationSink implements ObservationSink {
 
   async run(event: RunEvent): Promise<void> {
     await this.producer.send(this.topics.runs, [{ key: event.runId, value: this.codec.encode('Run', event) }]);
+  }
+
+  /** Probe requests are keyed by site, so the worker that owns a partition owns every host of a site. */
+  async probeRequests(events: ProbeRequestEvent[]): Promise<void> {
+    await this.producer.send(
+      this.topics.probeRequests,
+      events.map((e) => ({ key: e.site, value: this.codec.encode('ProbeRequest', e) })),
+    );
   }
 
   async probe(event: ProbeEvent): Promise<void> {
