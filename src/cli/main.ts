@@ -11,6 +11,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerSqlCommand } from './commands/sql.js';
 import { registerStackCommand } from './commands/stack.js';
 import { registerCheckCommand } from './commands/check.js';
+import { registerProbeCommand } from './commands/probe.js';
 
 const program = new Command('veronikai')
   .description('VeronikAI: an open index of public AI agents (A2A agents and remote MCP servers)')
@@ -27,6 +28,7 @@ registerMigrateCommand(program);
 registerSqlCommand(program);
 registerStackCommand(program);
 registerCheckCommand(program);
+registerProbeCommand(program);
 
 try {
   await program.parseAsync(process.argv);

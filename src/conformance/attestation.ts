@@ -1,0 +1,111 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { canonicalJson, sha256Hex } from './canonical-json.js';
+import { isObject } from './json-util.js';
+import type { Result } from './types.js';
+import type { Verdict } from './verdict.js';
+import { CANONICALIZATION } from './version.js';
+
+/**
+ * Signed verdicts. The signature is Ed25519 over
+ *   "veronikai-attestation/1\n" + canonicalJson(payload)
+ * where the payload holds exactly: subject, observedAt, inputsHash, checker, suite {id, version},
+ * result and reasons (canonical JSON: sorted keys, see canonical-json.ts). The prefix keeps a
+ * signature over a verdict from ever being valid for any other message the key might sign.
+ * Keys are passed in (src/signing/keys.ts loads them); nothing here touches the disk.
+ */
+export interface AttestationPayload {
+  subject: string;
+  observedAt: string;
+  inputsHash: string;
+  checker: string;
+  suite: { id: string; version: number };
+  result: Result;
+  reasons: string[];
+}
+
+export interface Attestation {
+  payload: AttestationPayload;
+  alg: 'Ed25519';
+  canonicalization: typeof CANONICALIZATION;
+  /** `ed25519:` + first 32 hex digits of the SHA-256 of the public key's SPKI DER. */
+  keyId: string;
+  /** base64url signature. */
+  signature: string;
+}
+
+const DOMAIN = 'veronikai-attestation/1\n';
+
+export function attestationPayload(v: Verdict): AttestationPayload {
+  return {
+    subject: v.subject,
+    observedAt: v.observedAt,
+    inputsHash: v.inputsHash,
+    checker: v.checker,
+    suite: { id: v.suite.id, version: v.suite.version },
+    result: v.result,
+    reasons: [...v.reasons],
+  };
+}
+
+export function signedBytes(payload: AttestationPayload): Buffer {
+  return Buffer.from(DOMAIN + canonicalJson(payload), 'utf8');
+}
+
+function toPrivate(key: KeyObject | string): KeyObject {
+  const k = typeof key === 'string' ? createPrivateKey(key) : key;
+  if (k.type !== 'private' || k.asymmetricKeyType !== 'ed25519') throw new TypeError('an Ed25519 private key is required');
+  return k;
+}
+
+function toPublic(key: KeyObject | string): KeyObject {
+  const k = typeof key === 'string' ? createPublicKey(key) : key.type === 'private' ? createPublicKey(key) : key;
+  if (k.asymmetricKeyType !== 'ed25519') throw new TypeError('an Ed25519 public key is required');
+  return k;
+}
+
+export function keyIdOf(key: KeyObject | string): string {
+  const der = toPublic(key).export({ type: 'spki', format: 'der' });
+  return 'ed25519:' + sha256Hex(der).slice(0, 32);
+}
+
+export function signVerdict(v: Verdict, privateKey: KeyObject | string): Attestation {
+  const key = toPrivate(privateKey);
+  const payload = attestationPayload(v);
+  const signature = sign(null, signedBytes(payload), key).toString('base64url');
+  return { payload, alg: 'Ed25519', canonicalization: CANONICALIZATION, keyId: keyIdOf(key), signature };
+}
+
+/** True when the attestation's signature is valid for `publicKey`. Never throws. */
+export function verifyAttestation(att: unknown, publicKey: KeyObject | string): boolean {
+  try {
+    if (!isObject(att) || att.alg !== 'Ed25519' || att.canonicalization !== CANONICALIZATION) return false;
+    if (typeof att.signature !== 'string' || !isObject(att.payload)) return false;
+    const key = toPublic(publicKey);
+    if (att.keyId !== keyIdOf(key)) return false;
+    const sig = Buffer.from(att.signature, 'base64url');
+    if (sig.length !== 64) return false;
+    // Verify the payload exactly as carried: a field added after signing breaks the signature.
+    return verify(null, signedBytes(att.payload as unknown as AttestationPayload), key, sig);
+  } catch {
+    return false;
+  }
+}
+
+/** True when `att` is a valid signature by `publicKey` over exactly this verdict. Never throws. */
+export function verifyVerdict(v: Verdict, att: unknown, publicKey: KeyObject | string): boolean {
+  try {
+    if (!verifyAttestation(att, publicKey)) return false;
+    return canonicalJson((att as Attestation).payload) === canonicalJson(attestationPayload(v));
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh Ed25519 key pair as PEM (PKCS#8 private, SPKI public). */
+export function generateSigningKeyPair(): { privateKeyPem: string; publicKeyPem: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+}

@@ -1,0 +1,248 @@
+import { FindingSink } from './findings.js';
+import { isNonEmptyString, isObject, jsonType, own, ptr, sanitize } from './json-util.js';
+import { classifyHost } from './private-host.js';
+
+/**
+ * Quality rules on server.json, suite veronikai-mcp-conformance v2 (seed 000, validate.mcp_quality).
+ *
+ * Fails: no description, under 20 characters, a placeholder, or only the name repeated; version
+ * missing or not semver; no remotes, a remote type other than streamable-http/sse, a remote URL
+ * that is not https, or that points at a placeholder or private host; an invalid repository URL.
+ * Warnings: no repository or website URL, version 0.0.0, description equal to the title, a
+ * templated remote URL that still needs user values.
+ *
+ * Decisions where the seed is silent: characters are Unicode code points of the trimmed text;
+ * an empty repository url ("") counts as "no repository listed" (the registry's own examples
+ * carry it), not as an invalid one; a remote URL that starts with a template variable
+ * ("{baseUrl}/mcp") cannot be judged for scheme or host, and one whose host holds a variable
+ * cannot be judged for host — both still draw the template warning.
+ */
+
+export const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+
+export const MIN_DESCRIPTION = 20;
+
+/** Lowercase, letters and digits only, single spaces. */
+export function normalizeText(s: string): string {
+  return s
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+const PLACEHOLDERS = new Set(
+  [
+    'hello world', 'hello', 'hi', 'an mcp server', 'a mcp server', 'mcp server', 'my mcp server', 'the mcp server',
+    'an mcp server for', 'a model context protocol server', 'an model context protocol server', 'model context protocol server',
+    'a model context protocol mcp server', 'an mcp server implementation', 'mcp server implementation', 'a simple mcp server',
+    'simple mcp server', 'a basic mcp server', 'basic mcp server', 'an example mcp server', 'example mcp server',
+    'a sample mcp server', 'sample mcp server', 'a test mcp server', 'test mcp server', 'a demo mcp server', 'demo mcp server',
+    'my server', 'my first mcp server', 'new mcp server', 'server', 'test', 'testing', 'test server', 'todo', 'tbd', 'tba', 'fixme',
+    'description', 'server description', 'mcp server description', 'your description here', 'your description',
+    'description here', 'description goes here', 'add description', 'add a description', 'enter description',
+    'enter a description', 'a description of your server', 'a description of your mcp server', 'a short description',
+    'short description', 'placeholder', 'lorem ipsum', 'example', 'example server', 'sample', 'sample server', 'foo', 'bar',
+    'foo bar', 'xxx', 'n a', 'na', 'none', 'null', 'undefined', 'no description', 'no description provided',
+  ].map(normalizeText),
+);
+
+const PLACEHOLDER_PATTERNS: RegExp[] = [
+  /^lorem ipsum\b/,
+  /^(todo|tbd|fixme|placeholder)\b/,
+  /\byour (server |mcp server |project |tool |package )?description\b/,
+  /\bdescription (goes )?here\b/,
+  /\b(add|enter|insert|write) (a |your )?(short )?description\b/,
+];
+
+const RAW_TEMPLATE_MARKERS = /<\s*your\b|\{\{[^}]*\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|%[A-Z_]+%|\[\s*your\b/i;
+
+export function isPlaceholderDescription(desc: string): boolean {
+  if (desc.length > 2000) return false;
+  if (RAW_TEMPLATE_MARKERS.test(desc)) return true;
+  const n = normalizeText(desc);
+  if (PLACEHOLDERS.has(n)) return true;
+  return PLACEHOLDER_PATTERNS.some((re) => re.test(n));
+}
+
+const GENERIC_WORDS = new Set(['mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for']);
+
+function stripGeneric(n: string): string {
+  return n
+    .split(' ')
+    .filter((w) => w && !GENERIC_WORDS.has(w))
+    .join(' ');
+}
+
+/** True when the description says nothing beyond the server name (reverse-DNS or its last segment). */
+export function repeatsName(desc: string, name: unknown): boolean {
+  if (typeof name !== 'string' || name.trim() === '' || desc.length > 2000 || name.length > 2000) return false;
+  const d = normalizeText(desc);
+  const candidates = new Set<string>([normalizeText(name)]);
+  const slash = name.lastIndexOf('/');
+  if (slash >= 0) candidates.add(normalizeText(name.slice(slash + 1)));
+  const dotted = name.slice(slash + 1).split('.').pop();
+  if (dotted) candidates.add(normalizeText(dotted));
+  const dStripped = stripGeneric(d);
+  for (const c of candidates) {
+    if (!c) continue;
+    if (d === c) return true;
+    const cs = stripGeneric(c);
+    if (cs && dStripped === cs) return true;
+  }
+  return false;
+}
+
+const TEMPLATE = /\{[^{}]*\}/;
+const UNSAFE_URL_CHARS = /[\s<>{}"`\\^|]/;
+
+/** A usable absolute http(s) URL with a host and no template or placeholder brackets. */
+export function isValidHttpUrl(v: unknown): boolean {
+  if (typeof v !== 'string' || v.length === 0 || v.length > 2048 || UNSAFE_URL_CHARS.test(v)) return false;
+  if (!/^https?:\/\//i.test(v)) return false;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    return false;
+  }
+  return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname.length > 0;
+}
+
+const HOST_WORDS: Record<string, string> = {
+  unspecified: 'an unspecified address',
+  loopback: 'a loopback address',
+  private: 'a private (RFC 1918 or local-use) address',
+  'link-local': 'a link-local address',
+  cgnat: 'a carrier-grade NAT address (100.64.0.0/10)',
+  'unique-local': 'an IPv6 unique local address',
+  'site-local': 'an IPv6 site-local address',
+  multicast: 'a multicast address',
+  reserved: 'a reserved address',
+  'local-name': 'a local-network host name',
+  placeholder: 'a placeholder host',
+};
+
+function checkRemote(remote: unknown, i: number, sink: FindingSink): void {
+  const base = ptr('remotes', i);
+  if (!isObject(remote)) {
+    sink.add('MCP-Q-009', 'document', base, `remote ${i} must be an object, found ${jsonType(remote)}`);
+    return;
+  }
+  const type = own(remote, 'type');
+  if (type !== 'streamable-http' && type !== 'sse') {
+    sink.add('MCP-Q-009', 'document', `${base}/type`, type === undefined ? `remote ${i} has no type (streamable-http or sse)` : `remote ${i} type ${typeof type === 'string' ? JSON.stringify(sanitize(type, 40)) : jsonType(type)} is not streamable-http or sse`);
+  }
+  const url = own(remote, 'url');
+  const at = `${base}/url`;
+  if (typeof url !== 'string' || url.trim() === '') {
+    sink.add('MCP-Q-010', 'document', at, url === undefined ? `remote ${i} has no url` : `remote ${i} url must be a non-empty string, found ${typeof url === 'string' ? 'an empty string' : jsonType(url)}`);
+    return;
+  }
+  const shown = JSON.stringify(sanitize(url, 100));
+  const templated = TEMPLATE.test(url);
+  if (templated) sink.add('MCP-Q-104', 'document', at, `remote ${i} url ${shown} is a template that needs user values`);
+  if (url.trimStart().startsWith('{')) return; // scheme and host come from a variable
+  if (!/^https:\/\//i.test(url)) {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
+    sink.add('MCP-Q-010', 'document', at, scheme ? `remote ${i} url ${shown} uses ${sanitize(scheme.toLowerCase(), 20)}:, not https:` : `remote ${i} url ${shown} is not an absolute https URL`);
+    return;
+  }
+  const authority = /^https:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
+  if (TEMPLATE.test(authority) || authority.includes('{')) return; // host holds a variable
+  let host: string;
+  try {
+    host = new URL(url.replace(/\{[^{}]*\}/g, 'x')).hostname;
+  } catch {
+    sink.add('MCP-Q-010', 'document', at, `remote ${i} url ${shown} is not a valid URL`);
+    return;
+  }
+  const cls = classifyHost(host);
+  if (cls) {
+    const via = cls.via ? ` (${cls.via})` : '';
+    sink.add('MCP-Q-011', 'document', at, `remote ${i} url points at ${HOST_WORDS[cls.class] ?? cls.class}${via}: ${JSON.stringify(sanitize(host, 80))}`);
+  }
+}
+
+/** Runs every quality rule on a parsed server.json value. */
+export function checkServerJsonValue(doc: unknown, sink: FindingSink): void {
+  sink.evaluate('MCP-Q-001');
+  if (!isObject(doc)) {
+    sink.add('MCP-Q-001', 'document', '', `server.json is ${jsonType(doc)}, not a JSON object`);
+    return;
+  }
+  sink.evaluate('MCP-Q-002', 'MCP-Q-003', 'MCP-Q-004', 'MCP-Q-005', 'MCP-Q-103');
+  const desc = own(doc, 'description');
+  if (!isNonEmptyString(desc)) {
+    sink.add('MCP-Q-002', 'document', '/description', desc === undefined ? 'description is missing' : typeof desc === 'string' ? 'description is blank' : `description must be a string, found ${jsonType(desc)}`);
+  } else {
+    const trimmed = desc.trim();
+    let len = 0;
+    for (const _ of trimmed) {
+      if (++len >= MIN_DESCRIPTION) break;
+    }
+    if (len < MIN_DESCRIPTION) sink.add('MCP-Q-003', 'document', '/description', `description has ${len} characters; at least ${MIN_DESCRIPTION} are needed`);
+    if (isPlaceholderDescription(trimmed)) sink.add('MCP-Q-004', 'document', '/description', `description ${JSON.stringify(sanitize(trimmed, 60))} is placeholder text`);
+    const name = own(doc, 'name');
+    if (repeatsName(trimmed, name)) sink.add('MCP-Q-005', 'document', '/description', `description only repeats the name ${JSON.stringify(sanitize(String(name), 80))}`);
+    const title = own(doc, 'title');
+    if (typeof title === 'string' && title.length <= 2000 && trimmed.length <= 2000 && normalizeText(title) === normalizeText(trimmed)) {
+      sink.add('MCP-Q-103', 'document', '/description', 'description is the same text as title');
+    }
+  }
+
+  sink.evaluate('MCP-Q-006', 'MCP-Q-007', 'MCP-Q-102');
+  const version = own(doc, 'version');
+  if (!isNonEmptyString(version)) {
+    sink.add('MCP-Q-006', 'document', '/version', version === undefined ? 'version is missing' : typeof version === 'string' ? 'version is blank' : `version must be a string, found ${jsonType(version)}`);
+  } else if (!SEMVER.test(version)) {
+    sink.add('MCP-Q-007', 'document', '/version', `version ${JSON.stringify(sanitize(version, 60))} is not semver x.y.z`);
+  } else if (version === '0.0.0') {
+    sink.add('MCP-Q-102', 'document', '/version', 'version is 0.0.0');
+  }
+
+  sink.evaluate('MCP-Q-008', 'MCP-Q-009', 'MCP-Q-010', 'MCP-Q-011', 'MCP-Q-104');
+  const remotes = own(doc, 'remotes');
+  if (!Array.isArray(remotes) || remotes.length === 0) {
+    sink.add('MCP-Q-008', 'document', '/remotes', remotes === undefined ? 'there are no remotes: nothing to reach (package-only server)' : Array.isArray(remotes) ? 'remotes is empty' : `remotes must be a list, found ${jsonType(remotes)}`);
+  } else {
+    for (let i = 0; i < remotes.length; i++) checkRemote(remotes[i], i, sink);
+  }
+
+  sink.evaluate('MCP-Q-012', 'MCP-Q-101');
+  const repo = own(doc, 'repository');
+  let repoListed = false;
+  if (repo !== undefined && repo !== null) {
+    if (!isObject(repo)) {
+      repoListed = true;
+      sink.add('MCP-Q-012', 'document', '/repository', `repository must be an object with a url, found ${jsonType(repo)}`);
+    } else {
+      const rurl = own(repo, 'url');
+      if (rurl !== undefined && rurl !== '') {
+        repoListed = true;
+        if (!isValidHttpUrl(rurl)) {
+          sink.add('MCP-Q-012', 'document', '/repository/url', typeof rurl === 'string' ? `repository url ${JSON.stringify(sanitize(rurl, 100))} is not a valid http(s) URL` : `repository url must be a string, found ${jsonType(rurl)}`);
+        }
+      }
+    }
+  }
+  const website = own(doc, 'websiteUrl');
+  const websiteListed = typeof website === 'string' && website.trim() !== '';
+  if (!repoListed && !websiteListed) sink.add('MCP-Q-101', 'document', '', 'no repository url and no websiteUrl are listed');
+}
+
+/** The remotes a server.json declares, as `{type, url}` strings (for the probe and MCP-T-103). */
+export function declaredRemotes(doc: unknown): Array<{ type: string; url: string }> {
+  if (!isObject(doc)) return [];
+  const remotes = own(doc, 'remotes');
+  if (!Array.isArray(remotes)) return [];
+  const out: Array<{ type: string; url: string }> = [];
+  for (const r of remotes) {
+    if (!isObject(r)) continue;
+    const type = own(r, 'type');
+    const url = own(r, 'url');
+    if (typeof type === 'string' && typeof url === 'string') out.push({ type, url });
+  }
+  return out;
+}

@@ -1,0 +1,295 @@
+import type { Attestation } from './attestation.js';
+import { getRule, RULES, type Rule } from './catalogue.js';
+import { locatePointers, type TextPosition } from './json-locate.js';
+import type { Finding, Result } from './types.js';
+import type { UptimeVerdict } from './uptime.js';
+import { displayLocation, type Verdict } from './verdict.js';
+import { CHECKER_VERSION, REPORT_VERSION, SUITES, type SuiteKey } from './version.js';
+
+/**
+ * What `veronikai check` prints: terminal text, a versioned JSON report, or SARIF 2.1.0.
+ * Pure: the CLI gathers the inputs and writes the output.
+ */
+
+export type TargetKind = 'a2a-card' | 'mcp-server-json' | 'mcp-endpoint';
+export type RuleOutcome = 'pass' | 'fail' | 'warn' | 'blocked' | 'not-run' | 'not-applicable' | 'excluded';
+
+export interface CheckRun {
+  /** The file path or URL as the user gave it. */
+  input: string;
+  kind: TargetKind;
+  /** `document`: a file, nothing called; `live`: judged from a GET-only fetch. */
+  scope: 'document' | 'live';
+  verdicts: Verdict[];
+  uptime?: UptimeVerdict | null;
+  selectedRule?: string | null;
+  /** Document text, used only to turn JSON pointers into line/column. */
+  text?: string;
+  attestations?: Attestation[];
+}
+
+export interface RuleLine {
+  id: string;
+  suite: string;
+  severity: Rule['severity'];
+  outcome: RuleOutcome;
+}
+
+export interface CheckReport {
+  reportVersion: typeof REPORT_VERSION;
+  tool: { name: 'veronikai check'; checker: string };
+  target: { input: string; kind: TargetKind; scope: 'document' | 'live' };
+  selectedRule: string | null;
+  result: Result;
+  exitCode: 0 | 1 | 2;
+  /** Why a pass is qualified (or a result limited); always present. */
+  qualification: string;
+  summary: { passed: number; failed: number; warned: number; blocked: number; notRun: number; notApplicable: number; excluded: number };
+  rules: RuleLine[];
+  verdicts: Verdict[];
+  uptime: UptimeVerdict | null;
+  attestations: Attestation[];
+}
+
+const SUITE_OF_ID = new Map<string, SuiteKey>(Object.entries(SUITES).map(([k, s]) => [s.id, k as SuiteKey]));
+
+function suiteKeyOf(v: Verdict): SuiteKey | undefined {
+  return SUITE_OF_ID.get(v.suite.id);
+}
+
+function outcomeOf(rule: Rule, v: Verdict | undefined, selected: string | null): RuleOutcome {
+  if (selected && rule.id !== selected) return 'excluded';
+  if (!v) return 'not-applicable';
+  const flagged = v.findings.some((f) => f.ruleId === rule.id);
+  if (flagged) return rule.severity === 'fail' ? 'fail' : 'warn';
+  if (v.rulesEvaluated.includes(rule.id)) {
+    // A rule with omitted findings only: count it failed when the verdict failed on no listed rule.
+    return 'pass';
+  }
+  const prereqFailed = v.findings.some((f) => getRule(f.ruleId)?.prerequisite === true);
+  if (prereqFailed) return 'blocked';
+  if (v.result === 'unknown') return 'not-run';
+  if (rule.needs === 'live' && v.scope === 'document') return 'not-run';
+  return 'not-applicable';
+}
+
+const RANK: Record<Result, number> = { fail: 3, unknown: 2, pass: 1, 'n/a': 0 };
+
+export function buildReport(run: CheckRun): CheckReport {
+  const selected = run.selectedRule ?? null;
+  const bySuite = new Map<SuiteKey, Verdict>();
+  for (const v of run.verdicts) {
+    const k = suiteKeyOf(v);
+    if (k) bySuite.set(k, v);
+  }
+  const rules: RuleLine[] = [];
+  for (const r of RULES) {
+    if (!bySuite.has(r.suite)) continue;
+    rules.push({ id: r.id, suite: SUITES[r.suite].id, severity: r.severity, outcome: outcomeOf(r, bySuite.get(r.suite), selected) });
+  }
+  const count = (o: RuleOutcome): number => rules.filter((r) => r.outcome === o).length;
+  const summary = {
+    passed: count('pass'),
+    failed: count('fail'),
+    warned: count('warn'),
+    blocked: count('blocked'),
+    notRun: count('not-run'),
+    notApplicable: count('not-applicable'),
+    excluded: count('excluded'),
+  };
+
+  let result: Result;
+  if (selected) {
+    const line = rules.find((r) => r.id === selected);
+    const v = line ? bySuite.get(getRule(selected)!.suite) : undefined;
+    if (!line) result = 'n/a';
+    else if (line.outcome === 'fail') result = 'fail';
+    else if (line.outcome === 'pass' || line.outcome === 'warn') result = 'pass';
+    else if (line.outcome === 'blocked' || (v && v.result === 'unknown')) result = 'unknown';
+    else result = 'n/a';
+  } else {
+    result = 'n/a';
+    for (const v of run.verdicts) if (RANK[v.result] > RANK[result]) result = v.result;
+  }
+  const exitCode: 0 | 1 | 2 = result === 'fail' ? 1 : result === 'unknown' ? 2 : 0;
+
+  const what = run.scope === 'document'
+    ? 'structure only: the document was read, nothing was called'
+    : 'one GET-only fetch: no agent method, MCP request or tool was called';
+  let qualification = `PASS is qualified: ${what}; a pass never says the agent works or is good at its job.`;
+  if (selected) {
+    qualification = `LIMITED: only ${selected} was selected; ${summary.excluded} other rules were excluded. ${qualification}`;
+  }
+  return {
+    reportVersion: REPORT_VERSION,
+    tool: { name: 'veronikai check', checker: CHECKER_VERSION },
+    target: { input: run.input, kind: run.kind, scope: run.scope },
+    selectedRule: selected,
+    result,
+    exitCode,
+    qualification,
+    summary,
+    rules,
+    verdicts: run.verdicts,
+    uptime: run.uptime ?? null,
+    attestations: run.attestations ?? [],
+  };
+}
+
+// ---------------------------------------------------------------- terminal
+
+const KIND_TITLE: Record<TargetKind, string> = {
+  'a2a-card': 'A2A agent card',
+  'mcp-server-json': 'MCP server.json',
+  'mcp-endpoint': 'MCP endpoint (transport rules only)',
+};
+
+function positions(run: CheckRun): Map<string, TextPosition> {
+  if (typeof run.text !== 'string') return new Map();
+  const ptrs = run.verdicts.flatMap((v) => v.findings.filter((f) => f.artifact === 'document').map((f) => f.location));
+  return locatePointers(run.text, ptrs);
+}
+
+function findingsShown(report: CheckReport): Finding[] {
+  const out: Finding[] = [];
+  for (const v of report.verdicts) for (const f of v.findings) if (!report.selectedRule || f.ruleId === report.selectedRule || getRule(f.ruleId)?.prerequisite) out.push(f);
+  return out;
+}
+
+export function renderTerminal(run: CheckRun, report: CheckReport = buildReport(run)): string {
+  const L: string[] = [];
+  const pos = positions(run);
+  L.push(`VeronikAI check - ${KIND_TITLE[run.kind]}`);
+  L.push(`Target: ${run.input}`);
+  L.push(`Checker: ${CHECKER_VERSION}; ${report.verdicts.map((v) => `${v.suite.id} v${v.suite.version}`).join(', ')}`);
+  for (const v of report.verdicts) {
+    const a = v.a2a;
+    if (!a) continue;
+    if (a.route === 'none') {
+      L.push('Attribution: no recognised A2A claim (no structural verdict)');
+      continue;
+    }
+    const how = a.route === 'declared' ? `declared by ${a.basis === 'json-ld-context' ? '@context' : 'protocolVersion'} ${JSON.stringify(a.claimed)}` : a.route === 'conflict' ? `conflict: supportedInterfaces with protocolVersion ${JSON.stringify(a.claimed)}` : `inferred from ${a.basis === 'url' ? 'url' : 'supportedInterfaces'}`;
+    L.push(`Attribution: A2A ${a.version} (${how}); schema ${a.schema}`);
+    const extra = [`tolerant_valid: ${a.tolerantValid ? 'yes' : 'no'}`];
+    if (a.alternative) extra.push(`under the alternative ${a.alternative.version}: ${a.alternative.valid ? 'valid' : `invalid (${a.alternative.violationCount} violation${a.alternative.violationCount === 1 ? '' : 's'})`}`);
+    L.push(`             ${extra.join('; ')}`);
+  }
+  if (report.uptime) L.push(`Uptime: ${report.uptime.state} (${report.uptime.reason})`);
+  L.push('');
+  const shown = findingsShown(report);
+  for (const f of shown) {
+    const label = f.severity === 'fail' ? 'FAIL' : 'WARN';
+    const mark = f.severity === 'fail' ? '✗' : '!';
+    let where = f.artifact === 'document' ? `${run.input}${displayLocation(f)}` : f.location;
+    const p = f.artifact === 'document' ? pos.get(f.location) : undefined;
+    if (p) where += p.exact ? ` (line ${p.line}, column ${p.column})` : ` (in the object at line ${p.line}, column ${p.column})`;
+    L.push(`${mark} ${label} ${f.ruleId} ${where}`);
+    L.push(`  ${f.message}`);
+    L.push(`  Spec: ${f.spec.section} ${f.spec.url}`);
+  }
+  for (const v of report.verdicts) {
+    if (v.omittedFindings > 0) L.push(`  … and ${v.omittedFindings} more findings in ${v.suite.id} (see --json)`);
+  }
+  if (shown.length > 0) L.push('');
+  for (const v of report.verdicts) {
+    const other = v.reasons.filter((r) => r.startsWith('unknown:') || r.startsWith('n/a:'));
+    const why = other.map((r) => r.replace(/^(unknown|n\/a): /, ''));
+    L.push(`${v.suite.id} v${v.suite.version}: ${v.result.toUpperCase()}${why.length ? ` - ${why.join('; ')}` : ''}`);
+  }
+  const s = report.summary;
+  const parts = [`${s.passed} passed`, `${s.failed} failed`];
+  if (s.warned) parts.push(`${s.warned} with warnings`);
+  if (s.blocked) parts.push(`${s.blocked} blocked by a failed prerequisite`);
+  if (s.notRun) parts.push(`${s.notRun} not run (${run.scope === 'document' ? 'need a live GET' : 'could not complete'})`);
+  if (s.notApplicable) parts.push(`${s.notApplicable} not applicable`);
+  if (s.excluded) parts.push(`${s.excluded} excluded`);
+  const counts = `rules: ${parts.join(', ')}`;
+  switch (report.result) {
+    case 'pass':
+      L.push(`✓ ${report.selectedRule ? 'LIMITED PASS' : 'QUALIFIED PASS'} - ${counts}.`);
+      L.push(report.qualification);
+      break;
+    case 'fail':
+      L.push(`✗ FAIL - ${counts}.`);
+      break;
+    case 'unknown':
+      L.push(`? UNABLE TO COMPLETE - ${counts}.`);
+      break;
+    case 'n/a':
+      L.push(`- NOT APPLICABLE - ${report.selectedRule ? `${report.selectedRule} does not apply to this ${KIND_TITLE[run.kind]}` : 'nothing of the protocol\'s paperwork to judge'}.`);
+      break;
+  }
+  for (const a of report.attestations) L.push(`Signed: ${a.payload.suite.id} v${a.payload.suite.version} ${a.payload.result} by ${a.keyId}`);
+  return L.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------- rule listing
+
+export function renderRuleList(): string {
+  const L: string[] = [`VeronikAI rule catalogue (${CHECKER_VERSION})`, ''];
+  let suite = '';
+  for (const r of RULES) {
+    const s = SUITES[r.suite];
+    if (s.id !== suite) {
+      suite = s.id;
+      L.push(`${s.id} v${s.version}`);
+    }
+    L.push(`  ${r.id.padEnd(15)} ${r.severity.padEnd(4)} ${r.needs === 'live' ? 'live' : 'doc '} ${r.title}`);
+    L.push(`  ${''.padEnd(15)} ${r.spec.section} ${r.spec.url}`);
+  }
+  return L.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------- SARIF 2.1.0
+
+export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run)): object {
+  const pos = positions(run);
+  const ruleIds = report.rules.map((r) => r.id);
+  const driverRules = ruleIds.map((id) => {
+    const r = getRule(id)!;
+    return {
+      id: r.id,
+      name: r.title.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')),
+      shortDescription: { text: r.title },
+      fullDescription: { text: r.description },
+      helpUri: r.spec.url,
+      help: { text: `${r.description} Spec: ${r.spec.section} ${r.spec.url}` },
+      defaultConfiguration: { level: r.severity === 'fail' ? 'error' : 'warning' },
+      properties: { suite: SUITES[r.suite].id, suiteVersion: SUITES[r.suite].version, basis: r.basis, needs: r.needs },
+    };
+  });
+  const uri = run.scope === 'document' ? run.input.replace(/\\/g, '/') : run.input;
+  const results = findingsShown(report).map((f) => {
+    const p = f.artifact === 'document' ? pos.get(f.location) : undefined;
+    const physicalLocation =
+      f.artifact === 'document'
+        ? { artifactLocation: { uri }, region: { startLine: p?.line ?? 1, startColumn: p?.column ?? 1 } }
+        : { artifactLocation: { uri: f.location } };
+    return {
+      ruleId: f.ruleId,
+      ruleIndex: ruleIds.indexOf(f.ruleId),
+      level: f.severity === 'fail' ? 'error' : 'warning',
+      message: { text: `${f.message} (spec: ${f.spec.section} ${f.spec.url})` },
+      locations: [
+        {
+          physicalLocation,
+          ...(f.artifact === 'document' ? { logicalLocations: [{ fullyQualifiedName: f.location === '' ? '/' : f.location, kind: 'element' }] } : {}),
+        },
+      ],
+      properties: { jsonPointer: f.artifact === 'document' ? f.location : null, specUrl: f.spec.url },
+    };
+  });
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'VeronikAI', version: CHECKER_VERSION, rules: driverRules } },
+        invocations: [{ executionSuccessful: report.exitCode !== 2, exitCode: report.exitCode }],
+        results,
+        properties: { result: report.result, qualification: report.qualification, suites: report.verdicts.map((v) => v.suite) },
+      },
+    ],
+  };
+}

@@ -1,0 +1,314 @@
+import { checkCardText, checkCardValue, readChain } from './a2a-card-suite.js';
+import type { Basis, Family, Route } from './a2a-attribution.js';
+import { structuralAnswer, type Violation } from './a2a-structure.js';
+import { hashInputs } from './canonical-json.js';
+import { FindingSink } from './findings.js';
+import { isObject, parseJson } from './json-util.js';
+import { checkServerJsonValue, declaredRemotes } from './mcp-quality.js';
+import { checkTransport } from './mcp-transport.js';
+import type { A2AObservation, Finding, McpObservation, Result } from './types.js';
+import { classifyA2AUptime, classifyMcpUptime, type UptimeVerdict } from './uptime.js';
+import { CHECKER_VERSION, SUITES, type SuiteKey } from './version.js';
+
+export interface JudgeContext {
+  /** What is judged: an agent key, a URL or a file name. */
+  subject: string;
+  /** When the inputs were observed (ISO 8601); the engine never reads a clock. */
+  observedAt: string;
+}
+
+export interface A2AStructureDetail {
+  route: Route;
+  basis: Basis;
+  family: Family | null;
+  /** Schema version checked against (0.2.5 / 0.3.0 / 1.0.1), null for route none. */
+  version: string | null;
+  claimed: string | null;
+  recognised: boolean | null;
+  /** Pinned schema file, as named in every answer. */
+  schema: string | null;
+  schemaSha256: string | null;
+  valid: boolean | null;
+  violationCount: number;
+  tolerantValid: boolean | null;
+  alternative: {
+    family: Family;
+    version: string;
+    schema: string;
+    valid: boolean;
+    violationCount: number;
+    violations: Violation[];
+  } | null;
+}
+
+export interface Verdict {
+  subject: string;
+  observedAt: string;
+  checker: string;
+  suite: { id: string; version: number };
+  result: Result;
+  /** Failures first (`RULE location: message`), then unknown / n/a reasons, then `warn:` lines. */
+  reasons: string[];
+  findings: Finding[];
+  omittedFindings: number;
+  /** Sorted IDs of the rules that were evaluated. */
+  rulesEvaluated: string[];
+  /** `document`: structure only, nothing called; `observation`: judged from live exchanges. */
+  scope: 'document' | 'observation';
+  inputsHash: string;
+  a2a?: A2AStructureDetail;
+}
+
+function failedBeyondList(sink: FindingSink): boolean {
+  return sink.omitted > 0 && sink.failedSeverities().has('fail');
+}
+
+export function displayLocation(f: Finding): string {
+  return f.artifact === 'document' ? `#${f.location}` : f.location;
+}
+
+function build(
+  suite: SuiteKey,
+  ctx: JudgeContext,
+  scope: Verdict['scope'],
+  inputsHash: string,
+  sink: FindingSink,
+  state: { unknown?: string; na?: string },
+  extra?: { a2a?: A2AStructureDetail },
+): Verdict {
+  const fails = sink.list.filter((f) => f.severity === 'fail');
+  const warns = sink.list.filter((f) => f.severity === 'warn');
+  // Omitted findings are counted only after MAX_FINDINGS listed ones, so a listed fail always exists
+  // when any fail does, except when all listed ones are warnings: count failed rules then.
+  const hasFail = fails.length > 0 || failedBeyondList(sink);
+  let result: Result;
+  if (hasFail) result = 'fail';
+  else if (state.unknown) result = 'unknown';
+  else if (state.na) result = 'n/a';
+  else result = 'pass';
+  const reasons: string[] = fails.map((f) => `${f.ruleId} ${displayLocation(f)}: ${f.message}`);
+  if (sink.omitted > 0) reasons.push(`… ${sink.omitted} more findings not listed`);
+  if (state.unknown) reasons.push(`unknown: ${state.unknown}`);
+  if (state.na) reasons.push(`n/a: ${state.na}`);
+  for (const w of warns) reasons.push(`warn: ${w.ruleId} ${displayLocation(w)}: ${w.message}`);
+  const v: Verdict = {
+    subject: ctx.subject,
+    observedAt: ctx.observedAt,
+    checker: CHECKER_VERSION,
+    suite: { id: SUITES[suite].id, version: SUITES[suite].version },
+    result,
+    reasons,
+    findings: sink.list,
+    omittedFindings: sink.omitted,
+    rulesEvaluated: [...sink.evaluated].sort(),
+    scope,
+    inputsHash,
+  };
+  if (extra?.a2a) v.a2a = extra.a2a;
+  return v;
+}
+
+function structureVerdict(doc: unknown, ctx: JudgeContext, scope: Verdict['scope'], inputsHash: string): Verdict {
+  const sink = new FindingSink();
+  const ans = structuralAnswer(doc);
+  const a = ans.attribution;
+  if (!ans.strict) {
+    const detail: A2AStructureDetail = {
+      route: a.route, basis: a.basis, family: null, version: null, claimed: null, recognised: null,
+      schema: null, schemaSha256: null, valid: null, violationCount: 0, tolerantValid: null, alternative: null,
+    };
+    const why = isObject(doc) ? 'no recognised A2A claim (no @context, supportedInterfaces, protocolVersion or url)' : 'the card is not a JSON object';
+    return build('a2aStructure', ctx, scope, inputsHash, sink, { na: why }, { a2a: detail });
+  }
+  sink.evaluate('A2A-STRUCT-001', 'A2A-STRUCT-002', 'A2A-STRUCT-003', 'A2A-STRUCT-004', 'A2A-STRUCT-005');
+  const s = ans.strict;
+  const spec = (v: Violation): Finding['spec'] =>
+    s.version === '1.0.1'
+      ? { section: `A2A 1.0.1 a2a.proto (${s.schema})`, url: 'https://github.com/a2aproject/A2A/blob/v1.0.1/specification/a2a.proto' }
+      : { section: `A2A ${s.version} JSON Schema (${s.schema})`, url: `https://a2a-protocol.org/v${s.version}/specification/#55-agentcard-object-structure` };
+  for (const v of s.violations) sink.add(v.ruleId, 'document', v.pointer, v.message, spec(v));
+  sink.omitted += s.violationCount - s.violations.length;
+  if (a.route === 'conflict') {
+    sink.add('A2A-STRUCT-004', 'document', '/protocolVersion', `supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only) are both present; checked as 1.0.1, the alternative reading (${a.alternative}) is reported beside it`);
+  }
+  if (a.recognised === false) {
+    sink.add('A2A-STRUCT-005', 'document', a.basis === 'json-ld-context' ? '/@context' : '/protocolVersion', `version ${JSON.stringify(a.claimed)} is not a known A2A family; checked against the nearest (${s.version})`);
+  }
+  const alt = ans.alternative;
+  const detail: A2AStructureDetail = {
+    route: a.route,
+    basis: a.basis,
+    family: a.family,
+    version: s.version,
+    claimed: a.claimed,
+    recognised: a.recognised,
+    schema: s.schema,
+    schemaSha256: s.schemaSha256,
+    valid: s.valid,
+    violationCount: s.violationCount,
+    tolerantValid: ans.tolerantValid,
+    alternative: alt && a.alternative
+      ? { family: a.alternative, version: alt.version, schema: alt.schema, valid: alt.valid, violationCount: alt.violationCount, violations: alt.violations }
+      : null,
+  };
+  return build('a2aStructure', ctx, scope, inputsHash, sink, {}, { a2a: detail });
+}
+
+export interface A2ADocumentVerdicts {
+  card: Verdict;
+  structure: Verdict;
+}
+
+/** Checks an A2A agent card given as text (preferred: parse failures are judged) or as a parsed value. */
+export function checkA2ACard(input: { text: string } | { value: unknown }, ctx: JudgeContext): A2ADocumentVerdicts {
+  return guardPair(() => {
+    const inputsHash = hashInputs('text' in input ? { kind: 'a2a-card-text', text: input.text } : { kind: 'a2a-card-value', value: input.value });
+    const sink = new FindingSink();
+    let value: unknown;
+    let parsed = true;
+    if ('text' in input) ({ value, parsed } = checkCardText(input.text, sink));
+    else {
+      value = input.value;
+      checkCardValue(value, sink);
+    }
+    const card = build('a2aCard', ctx, 'document', inputsHash, sink, {});
+    const structure = parsed
+      ? structureVerdict(value, ctx, 'document', inputsHash)
+      : build('a2aStructure', ctx, 'document', inputsHash, new FindingSink(), { na: 'the card does not parse as JSON' });
+    return { card, structure };
+  }, ctx);
+}
+
+/** Checks a server.json given as text or value: the quality rules only (structure only, nothing called). */
+export function checkServerJson(input: { text: string } | { value: unknown }, ctx: JudgeContext): Verdict {
+  return guardOne(() => {
+    const inputsHash = hashInputs('text' in input ? { kind: 'mcp-server-json-text', text: input.text } : { kind: 'mcp-server-json-value', value: input.value });
+    const sink = new FindingSink();
+    if ('text' in input) {
+      const r = parseJson(input.text);
+      if (!r.ok) {
+        sink.add('MCP-Q-001', 'document', '', 'server.json does not parse as JSON');
+        return build('mcp', ctx, 'document', inputsHash, sink, {});
+      }
+      checkServerJsonValue(r.value, sink);
+    } else checkServerJsonValue(input.value, sink);
+    return build('mcp', ctx, 'document', inputsHash, sink, {});
+  }, ctx);
+}
+
+export interface A2AObservationVerdicts extends A2ADocumentVerdicts {
+  uptime: UptimeVerdict;
+}
+
+/** Judges a probe of the A2A card chain: uptime, suite veronikai-a2a-get-card v1, and the structural check. */
+export function judgeA2AObservation(obs: A2AObservation, ctx: JudgeContext): A2AObservationVerdicts {
+  const uptime = safeUptime(() => classifyA2AUptime(obs));
+  const out = guardPair((): A2ADocumentVerdicts => {
+    const inputsHash = hashInputs({ kind: 'a2a-observation', observation: obs });
+    const sink = new FindingSink();
+    const chain = readChain(obs);
+    const none = (state: { unknown?: string; na?: string }): Verdict => build('a2aStructure', ctx, 'observation', inputsHash, new FindingSink(), state);
+    switch (chain.kind) {
+      case 'unknown':
+        return { card: build('a2aCard', ctx, 'observation', inputsHash, sink, { unknown: chain.reason }), structure: none({ unknown: chain.reason }) };
+      case 'truncated':
+        return {
+          card: build('a2aCard', ctx, 'observation', inputsHash, sink, { unknown: 'the card is larger than the read bound; not judged' }),
+          structure: none({ unknown: 'the card is larger than the read bound; not judged' }),
+        };
+      case 'not-public': {
+        sink.evaluate('A2A-CARD-001');
+        sink.add('A2A-CARD-001', 'card-chain', String(chain.exchange.url), `agent card not public (HTTP ${chain.exchange.status})`);
+        return { card: build('a2aCard', ctx, 'observation', inputsHash, sink, {}), structure: none({ na: 'agent card not public: no document to attribute' }) };
+      }
+      case 'no-card': {
+        sink.evaluate('A2A-CARD-001', 'A2A-CARD-002');
+        const last = obs.exchanges[obs.exchanges.length - 1];
+        sink.add('A2A-CARD-002', 'card-chain', last ? String(last.url) : '', chain.reason);
+        return { card: build('a2aCard', ctx, 'observation', inputsHash, sink, {}), structure: none({ na: 'no agent card: no document to attribute' }) };
+      }
+      case 'card': {
+        sink.evaluate('A2A-CARD-001', 'A2A-CARD-002');
+        const { value, parsed } = checkCardText(typeof chain.exchange.body === 'string' ? chain.exchange.body : '', sink);
+        const card = build('a2aCard', ctx, 'observation', inputsHash, sink, {});
+        const structure = parsed ? structureVerdict(value, ctx, 'observation', inputsHash) : none({ na: 'the card does not parse as JSON' });
+        return { card, structure };
+      }
+    }
+  }, ctx);
+  return { uptime, ...out };
+}
+
+export interface McpObservationVerdict {
+  uptime: UptimeVerdict;
+  verdict: Verdict;
+}
+
+/**
+ * Judges an MCP probe: uptime, and suite veronikai-mcp-conformance v2 (quality on server.json +
+ * transport on the GET). Conformance is n/a when the listing has no server.json.
+ */
+export function judgeMcpObservation(obs: McpObservation, ctx: JudgeContext): McpObservationVerdict {
+  const uptime = safeUptime(() => classifyMcpUptime(obs));
+  const verdict = guardOne(() => {
+    const inputsHash = hashInputs({ kind: 'mcp-observation', observation: obs });
+    const sink = new FindingSink();
+    const doc = obs.serverJson;
+    if (doc === null || doc === undefined) {
+      return build('mcp', ctx, 'observation', inputsHash, sink, { na: 'no server.json (not listed in the official MCP Registry); uptime only' });
+    }
+    checkServerJsonValue(doc, sink);
+    if (sink.has('MCP-Q-001')) return build('mcp', ctx, 'observation', inputsHash, sink, {});
+    const t = checkTransport(obs, declaredRemotes(doc), sink);
+    const scope = t.kind === 'not-run' ? 'document' : 'observation';
+    return build('mcp', ctx, scope, inputsHash, sink, t.kind === 'unknown' ? { unknown: t.reason } : {});
+  }, ctx);
+  return { uptime, verdict };
+}
+
+/**
+ * Transport rules alone, for an owner checking an endpoint URL without a server.json
+ * (`veronikai check --kind mcp <url>`). The index itself records n/a for such listings.
+ */
+export function judgeMcpEndpoint(obs: McpObservation, ctx: JudgeContext): McpObservationVerdict {
+  const uptime = safeUptime(() => classifyMcpUptime(obs));
+  const verdict = guardOne(() => {
+    const inputsHash = hashInputs({ kind: 'mcp-endpoint-observation', observation: obs });
+    const sink = new FindingSink();
+    const t = checkTransport(obs, [], sink);
+    if (t.kind === 'not-run') return build('mcp', ctx, 'observation', inputsHash, sink, { unknown: t.reason });
+    return build('mcp', ctx, 'observation', inputsHash, sink, t.kind === 'unknown' ? { unknown: t.reason } : {});
+  }, ctx);
+  return { uptime, verdict };
+}
+
+// ---- defence in depth: the engine answers, it never throws ----
+
+function safeUptime(f: () => UptimeVerdict): UptimeVerdict {
+  try {
+    return f();
+  } catch {
+    return { state: 'unknown', reason: 'internal error while classifying', ourSide: true, status: null };
+  }
+}
+
+function internalError(suite: SuiteKey, ctx: JudgeContext, err: unknown): Verdict {
+  const name = err instanceof Error ? err.name : 'error';
+  return build(suite, ctx, 'document', 'sha256:unavailable', new FindingSink(), { unknown: `internal error in the checker (${name}); please report it` });
+}
+
+function guardOne(f: () => Verdict, ctx: JudgeContext): Verdict {
+  try {
+    return f();
+  } catch (err) {
+    return internalError('mcp', ctx, err);
+  }
+}
+
+function guardPair(f: () => A2ADocumentVerdicts, ctx: JudgeContext): A2ADocumentVerdicts {
+  try {
+    return f();
+  } catch (err) {
+    return { card: internalError('a2aCard', ctx, err), structure: internalError('a2aStructure', ctx, err) };
+  }
+}

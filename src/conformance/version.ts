@@ -1,0 +1,43 @@
+/**
+ * The one place that names the checker version and every suite id and version.
+ * Every verdict carries all three (checker, suite id, suite version).
+ *
+ * Version scheme (seed 000: "If the code changes, the version string on a signed result
+ * should change too"):
+ *
+ *   CHECKER_VERSION = `VeronikAI/<product major.minor>+attestations.<n>`
+ *
+ * - `<n>` is bumped on ANY change that can change a verdict, a finding, a reason text, the
+ *   inputs hash or the signed payload — in short, whenever the golden verdicts under
+ *   test/fixtures/conformance/golden/ change. The golden test refuses to regenerate while
+ *   the version string is unchanged, so a behaviour change cannot land without a bump.
+ * - `<product major.minor>` follows the package's minor version; a change there resets `<n>` to 1.
+ * - A suite's own version is bumped only when the meaning of its rules changes (a rule is
+ *   added, removed or judges differently); message wording alone bumps only `<n>`.
+ * - Rule IDs are never reused: a withdrawn rule keeps its ID retired in the catalogue.
+ *
+ * Processors name their consumer group after CHECKER_VERSION, so a bump replays the
+ * observation history into new verdict rows beside the old ones.
+ */
+export const CHECKER_VERSION = 'VeronikAI/0.1+attestations.1';
+
+export interface SuiteRef {
+  readonly id: string;
+  readonly version: number;
+}
+
+export const SUITES = {
+  /** Seed 000: the A2A agent-card GET suite. */
+  a2aCard: { id: 'veronikai-a2a-get-card', version: 1 },
+  /** Seed 001: required-field structural check against the attributed A2A version. */
+  a2aStructure: { id: 'veronikai-a2a-structure', version: 1 },
+  /** Seed 000: MCP quality (server.json) + transport (one GET). */
+  mcp: { id: 'veronikai-mcp-conformance', version: 2 },
+} as const satisfies Record<string, SuiteRef>;
+
+export type SuiteKey = keyof typeof SUITES;
+
+/** Version of the JSON report written by `veronikai check --json`. */
+export const REPORT_VERSION = 1;
+/** Canonicalisation of signed payloads (sorted keys, RFC 8785-style numbers and strings). */
+export const CANONICALIZATION = 'veronikai-jcs-1';

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { checkA2ACard, judgeA2AObservation, type A2AObservation, type HttpExchange } from '../../src/conformance/index.js';
+
+const ctx = { subject: 't', observedAt: '2026-01-01T00:00:00.000Z' };
+const good = {
+  name: 'Recipe Agent',
+  description: 'Finds recipes.',
+  url: 'https://agent.acme-recipes.dev/a2a',
+  version: '1.0.0',
+  capabilities: {},
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 's', name: 'S', description: 'Does S.', tags: [] }],
+};
+const card = (over: Record<string, unknown>) => checkA2ACard({ value: { ...good, ...over } }, ctx).card;
+const ids = (v: { findings: Array<{ ruleId: string }> }) => v.findings.map((f) => f.ruleId);
+const ex = (status: number | null, extra: Partial<HttpExchange> = {}): HttpExchange => ({ url: 'https://agent.acme-recipes.dev/x', status, headers: {}, ...extra });
+const obs = (exchanges: HttpExchange[], extra: Partial<A2AObservation> = {}): A2AObservation => ({ exchanges, robots: 'allowed', canary: 'ok', ...extra });
+
+describe('suite veronikai-a2a-get-card v1 (seed 000)', () => {
+  it('passes a complete card; an empty tags list is still a tags list', () => {
+    const v = card({});
+    expect(v.result).toBe('pass');
+    expect(v.suite).toEqual({ id: 'veronikai-a2a-get-card', version: 1 });
+    expect(v.checker).toBe('VeronikAI/0.1+attestations.1');
+  });
+
+  it.each([
+    [{ name: '' }, 'A2A-CARD-005'],
+    [{ name: '   ' }, 'A2A-CARD-005'],
+    [{ description: null }, 'A2A-CARD-006'],
+    [{ version: '' }, 'A2A-CARD-007'],
+    [{ url: 'http://agent.acme-recipes.dev' }, 'A2A-CARD-008'],
+    [{ url: 'https://' }, 'A2A-CARD-008'],
+    [{ url: undefined, supportedInterfaces: [] }, 'A2A-CARD-008'],
+    [{ url: undefined, additionalInterfaces: [{ url: 'https://a' }, { transport: 'GRPC' }] }, 'A2A-CARD-008'],
+    [{ capabilities: null }, 'A2A-CARD-009'],
+    [{ defaultInputModes: 'text' }, 'A2A-CARD-010'],
+    [{ defaultOutputModes: [] }, 'A2A-CARD-011'],
+    [{ skills: {} }, 'A2A-CARD-012'],
+    [{ skills: ['s'] }, 'A2A-CARD-013'],
+    [{ skills: [{ id: 's', name: 'S', description: '', tags: [] }] }, 'A2A-CARD-013'],
+    [{ skills: [{ id: 's', name: 'S', description: 'd' }] }, 'A2A-CARD-014'],
+  ])('%j fails %s', (over, rule) => {
+    const v = card(over);
+    expect(v.result).toBe('fail');
+    expect(ids(v)).toEqual([rule]);
+  });
+
+  it('accepts v1.0-style interface lists whose items have URLs instead of an https url', () => {
+    expect(card({ url: undefined, supportedInterfaces: [{ url: 'https://a/x', protocolBinding: 'JSONRPC' }] }).result).toBe('pass');
+    expect(card({ url: 'http://insecure', additionalInterfaces: [{ url: 'https://a', transport: 'GRPC' }] }).result).toBe('pass');
+  });
+
+  it('a card that is not valid JSON fails, and a non-object fails', () => {
+    expect(ids(checkA2ACard({ text: '{"name":' }, ctx).card)).toEqual(['A2A-CARD-003']);
+    expect(ids(checkA2ACard({ text: '"card"' }, ctx).card)).toEqual(['A2A-CARD-004']);
+    expect(checkA2ACard({ text: '\ufeff' + JSON.stringify(good) }, ctx).card.result).toBe('pass');
+  });
+});
+
+describe('the card chain', () => {
+  const body = JSON.stringify(good);
+  it('judges the first 200 whose body is a JSON object', () => {
+    const r = judgeA2AObservation(obs([ex(200, { body: '<html>' }), ex(200, { body })]), ctx);
+    expect(r.card.result).toBe('pass');
+    expect(r.card.scope).toBe('observation');
+    expect(r.uptime.state).toBe('up');
+  });
+  it('HTTP 401/403 fails with "agent card not public" and is up', () => {
+    for (const status of [401, 403]) {
+      const r = judgeA2AObservation(obs([ex(404), ex(status)]), ctx);
+      expect(r.card.result).toBe('fail');
+      expect(r.card.reasons[0]).toContain('agent card not public');
+      expect(ids(r.card)).toEqual(['A2A-CARD-001']);
+      expect(r.uptime.state).toBe('up');
+    }
+  });
+  it('HTTP 402 is not judged: conformance unknown, uptime up', () => {
+    const r = judgeA2AObservation(obs([ex(402)]), ctx);
+    expect(r.card.result).toBe('unknown');
+    expect(r.card.reasons.join()).toContain('402');
+    expect(r.structure.result).toBe('unknown');
+    expect(r.uptime.state).toBe('up');
+  });
+  it('no card anywhere fails (down + fail)', () => {
+    const r = judgeA2AObservation(obs([ex(404), ex(404), ex(500)]), ctx);
+    expect(ids(r.card)).toEqual(['A2A-CARD-002']);
+    expect(r.uptime.state).toBe('down');
+  });
+  it('no answer, 429, robots and a failed canary are unknown, never a failure', () => {
+    expect(judgeA2AObservation(obs([ex(404), ex(null, { errorClass: 'timeout' })]), ctx).card.result).toBe('unknown');
+    expect(judgeA2AObservation(obs([ex(429)]), ctx).card.result).toBe('unknown');
+    expect(judgeA2AObservation(obs([], { robots: 'disallowed' }), ctx).card.reasons[0]).toContain('skipped (robots)');
+    const c = judgeA2AObservation(obs([ex(null, { errorClass: 'refused' })], { canary: 'failed' }), ctx);
+    expect(c.card.result).toBe('unknown');
+    expect(c.uptime).toMatchObject({ state: 'unknown', ourSide: true });
+  });
+  it('a body cut at the read bound is not judged', () => {
+    expect(judgeA2AObservation(obs([ex(200, { body: body.slice(0, 20), bodyTruncated: true })]), ctx).card.result).toBe('unknown');
+  });
+});

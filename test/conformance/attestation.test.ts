@@ -1,0 +1,116 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  attestationPayload,
+  canonicalJson,
+  checkA2ACard,
+  generateSigningKeyPair,
+  keyIdOf,
+  signVerdict,
+  verifyAttestation,
+  verifyVerdict,
+} from '../../src/conformance/index.js';
+import { loadSigningKey } from '../../src/signing/keys.js';
+
+const verdict = checkA2ACard({ text: '{"name": "x"}' }, { subject: 'https://agent.acme.dev', observedAt: '2026-01-01T00:00:00.000Z' }).card;
+
+describe('canonical JSON', () => {
+  it('sorts keys, drops whitespace and writes numbers in shortest form', () => {
+    expect(canonicalJson({ b: [1, 2.5, -0, 1e21], a: { d: null, c: 'é\n' }, u: undefined })).toBe('{"a":{"c":"é\\n","d":null},"b":[1,2.5,0,1e+21]}');
+    expect(canonicalJson({ '\u00e9': 1, z: 2, A: 3, '\ud83d\ude00': 4, '\ufb33': 5 })).toBe('{"A":3,"z":2,"\u00e9":1,"\ud83d\ude00":4,"\ufb33":5}');
+  });
+  it('is independent of key order and round-trips through JSON.parse', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const c = canonicalJson(v);
+        expect(canonicalJson(JSON.parse(c))).toBe(c);
+        expect(JSON.parse(c)).toEqual(JSON.parse(JSON.stringify(v)));
+      }),
+    );
+  });
+  it('handles nesting far deeper than the call stack allows', () => {
+    let deep: unknown = 0;
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(canonicalJson(deep).length).toBe(400_001);
+  });
+});
+
+describe('attestations (Ed25519 over the canonical payload)', () => {
+  const { privateKeyPem, publicKeyPem } = generateSigningKeyPair();
+
+  it('signs exactly subject, observed-at, inputs hash, checker, suite, result and reasons, and verifies', () => {
+    const att = signVerdict(verdict, privateKeyPem);
+    expect(Object.keys(att.payload).sort()).toEqual(['checker', 'inputsHash', 'observedAt', 'reasons', 'result', 'subject', 'suite']);
+    expect(att.payload).toEqual(attestationPayload(verdict));
+    expect(att.payload.checker).toBe('VeronikAI/0.1+attestations.1');
+    expect(att.payload.suite).toEqual({ id: 'veronikai-a2a-get-card', version: 1 });
+    expect(att.keyId).toBe(keyIdOf(publicKeyPem));
+    expect(verifyAttestation(att, publicKeyPem)).toBe(true);
+    expect(verifyVerdict(verdict, att, publicKeyPem)).toBe(true);
+  });
+
+  it('rejects any change to the payload, the signature, the key or the verdict', () => {
+    const att = signVerdict(verdict, privateKeyPem);
+    const tamper = (f: (a: typeof att) => void) => {
+      const copy = structuredClone(att);
+      f(copy);
+      return verifyAttestation(copy, publicKeyPem);
+    };
+    expect(tamper((a) => (a.payload.result = 'pass'))).toBe(false);
+    expect(tamper((a) => a.payload.reasons.pop())).toBe(false);
+    expect(tamper((a) => (a.payload.suite.version = 2))).toBe(false);
+    expect(tamper((a) => ((a.payload as unknown as Record<string, unknown>).extra = 1))).toBe(false);
+    expect(tamper((a) => {
+      const sig = Buffer.from(a.signature, 'base64url');
+      sig[10] = sig[10]! ^ 1;
+      a.signature = sig.toString('base64url');
+    })).toBe(false);
+    const other = generateSigningKeyPair();
+    expect(verifyAttestation(att, other.publicKeyPem)).toBe(false);
+    expect(verifyVerdict({ ...verdict, result: 'pass' }, att, publicKeyPem)).toBe(false);
+    for (const junk of [null, 1, 'x', {}, { ...att, alg: 'RS256' }, { ...att, signature: 5 }]) expect(verifyAttestation(junk, publicKeyPem)).toBe(false);
+  });
+
+  it('refuses keys that are not Ed25519', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    expect(() => signVerdict(verdict, rsa.privateKey)).toThrow(/Ed25519/);
+    expect(verifyAttestation(signVerdict(verdict, privateKeyPem), rsa.publicKey)).toBe(false);
+  });
+});
+
+describe('signing keys from configuration', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'veronikai-keys-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('generates the embedded default on first use (0600) and loads the same key after', () => {
+    const first = loadSigningKey({ dataDir: dir, env: {} });
+    expect(first.source).toBe('generated');
+    expect(statSync(first.path!).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, 'keys', 'attestation-ed25519.pub.pem'), 'utf8')).toContain('BEGIN PUBLIC KEY');
+    const again = loadSigningKey({ dataDir: dir, env: {} });
+    expect(again.source).toBe('data-dir');
+    expect(again.keyId).toBe(first.keyId);
+    const att = signVerdict(verdict, again.privateKey);
+    expect(verifyVerdict(verdict, att, first.publicKey)).toBe(true);
+  });
+
+  it('prefers VERONIKAI_SIGNING_KEY (PEM, also with \\n escapes), then VERONIKAI_SIGNING_KEY_FILE', () => {
+    const { privateKeyPem, publicKeyPem } = generateSigningKeyPair();
+    expect(loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY: privateKeyPem } })).toMatchObject({ source: 'env', keyId: keyIdOf(publicKeyPem) });
+    expect(loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY: privateKeyPem.replace(/\n/g, '\\n') } }).keyId).toBe(keyIdOf(publicKeyPem));
+    const f = join(dir, 'k.pem');
+    writeFileSync(f, privateKeyPem);
+    expect(loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY_FILE: f } })).toMatchObject({ source: 'env-file', keyId: keyIdOf(publicKeyPem) });
+  });
+
+  it('rejects a malformed or non-Ed25519 key with a usage error', () => {
+    expect(() => loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY: 'nope' } })).toThrow(/PEM private key/);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect(() => loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY: rsa } })).toThrow(/Ed25519/);
+    expect(() => loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY_FILE: join(dir, 'missing.pem') } })).toThrow(/cannot read/);
+  });
+});

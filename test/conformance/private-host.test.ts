@@ -1,0 +1,94 @@
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
+import { describe, expect, it } from 'vitest';
+import { classifyHost, isPrivateHost, parseIPv6 } from '../../src/conformance/index.js';
+
+const hostOf = (url: string) => new URL(url).hostname;
+
+describe('private hosts', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['localhost', 'loopback'], ['api.localhost', 'loopback'], ['LOCALHOST.', 'loopback'],
+    ['10.1.2.3', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.0.10', 'private'],
+    ['169.254.169.254', 'link-local'], ['100.64.0.1', 'cgnat'], ['100.127.255.254', 'cgnat'], ['0.0.0.0', 'unspecified'],
+    ['[::1]', 'loopback'], ['::', 'unspecified'], ['[fc00::1]', 'unique-local'], ['fdff:ffff::1', 'unique-local'],
+    ['fe80::1', 'link-local'], ['fe80::1%eth0', 'link-local'], ['febf::1', 'link-local'], ['fec0::1', 'site-local'],
+    ['[::ffff:127.0.0.1]', 'loopback'], ['::ffff:7f00:1', 'loopback'], ['::ffff:10.0.0.1', 'private'], ['::ffff:a9fe:a9fe', 'link-local'],
+    ['::ffff:100.64.0.1', 'cgnat'], ['::ffff:192.168.1.1', 'private'], ['::ffff:0:10.0.0.1', 'private'], ['::127.0.0.1', 'loopback'],
+    ['64:ff9b::10.0.0.1', 'private'], ['2002:0a00:0001::1', 'private'], ['ff02::1', 'multicast'], ['224.0.0.1', 'multicast'],
+    ['255.255.255.255', 'reserved'], ['mcp-server', 'local-name'], ['db.internal', 'local-name'], ['printer.local', 'local-name'],
+    ['example.com', 'placeholder'], ['mcp.example.org', 'placeholder'], ['my.test', 'placeholder'], ['x.invalid', 'placeholder'],
+    ['192.0.2.5', 'placeholder'], ['2001:db8::1', 'placeholder'],
+  ])('%s is %s', (host, cls) => {
+    expect(classifyHost(host)?.class).toBe(cls);
+  });
+
+  it.each(['8.8.8.8', '1.1.1.1', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '192.169.0.1', 'api.github.com', '2606:4700::1111', '::ffff:8.8.8.8', 'mcp.acme-weather.dev'])(
+    '%s is public',
+    (host) => {
+      expect(classifyHost(host)).toBeNull();
+      expect(isPrivateHost(host)).toBe(false);
+    },
+  );
+
+  it('sees through the forms the URL parser normalises (decimal, hex, octal IPv4; IPv4-mapped IPv6)', () => {
+    for (const u of ['https://2130706433/', 'https://0x7f.1/', 'https://0177.0.0.1/', 'https://[::ffff:127.0.0.1]/', 'https://[0:0:0:0:0:ffff:7f00:0001]/', 'https://10.1/']) {
+      expect(isPrivateHost(hostOf(u)), u).toBe(true);
+    }
+  });
+
+  const ipv4Private = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved']);
+  const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join('.'));
+  const v4Biased = fc.oneof(
+    v4,
+    fc.constantFrom('10', '127', '169.254', '172.16', '172.31', '100.64', '100.127', '192.168', '192.0.0', '198.18', '224', '240', '0').chain((p) =>
+      fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)).map((r) => [...p.split('.'), ...r].slice(0, 4).join('.')),
+    ),
+  );
+
+  it('agrees with ipaddr.js on every IPv4 address (differential property)', () => {
+    fc.assert(
+      fc.property(v4Biased, (a) => {
+        const theirs = ipv4Private.has(ipaddr.parse(a).range());
+        expect(classifyHost(a) !== null).toBe(theirs);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('an IPv4 address and its IPv4-mapped IPv6 forms classify alike', () => {
+    fc.assert(
+      fc.property(v4Biased, (a) => {
+        const mine = classifyHost(a)?.class ?? null;
+        const mapped = ipaddr.parse(a) as ipaddr.IPv4;
+        const v6 = mapped.toIPv4MappedAddress();
+        for (const form of [`::ffff:${a}`, v6.toString(), v6.toNormalizedString(), hostOf(`http://[::ffff:${a}]/`)]) {
+          expect(classifyHost(form)?.class ?? null, form).toBe(mine);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('parses IPv6 text exactly as ipaddr.js does', () => {
+    const v6 = fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).chain((g) =>
+      fc.constantFrom(0, 1, 2, 3).map((form) => {
+        const addr = new ipaddr.IPv6(g);
+        return [g, form === 0 ? addr.toString() : form === 1 ? addr.toNormalizedString() : form === 2 ? (addr as unknown as { toFixedLengthString(): string }).toFixedLengthString() : addr.toRFC5952String()] as const;
+      }),
+    );
+    fc.assert(
+      fc.property(v6, ([g, text]) => {
+        expect(parseIPv6(text)).toEqual(g);
+      }),
+      { numRuns: 3000 },
+    );
+    for (const bad of ['1::2::3', ':::', '1:2:3:4:5:6:7:8:9', 'g::1', '::1.2.3', '::256.1.1.1', '']) expect(parseIPv6(bad), bad).toBeNull();
+  });
+
+  it('never throws on arbitrary strings', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 80 }), (s) => {
+      classifyHost(s);
+      parseIPv6(s);
+    }));
+  });
+});
