@@ -3,6 +3,8 @@
 -- part of the key). judged_at records when the row was written (it is not part of the
 -- verdict, which is a pure function of the event and the checker version); the view
 -- v_checker_current__v1 uses it to find the newest checker. TTL 90 days, like checks.
+-- For A2A the row is the card suite (veronikai-a2a-get-card); the structural check of seed 001
+-- rides along in the a2a_* and structure_* columns, so there is one row per probe and version.
 CREATE TABLE IF NOT EXISTS verdicts
 (
     event_id        String,
@@ -21,6 +23,8 @@ CREATE TABLE IF NOT EXISTS verdicts
     alt_version     LowCardinality(String),
     alt_valid       Nullable(UInt8),
     schema_file     String,
+    structure_result  LowCardinality(String) DEFAULT '',
+    structure_reasons Array(String) DEFAULT [],
     signature       String,
     in_sample       UInt8,
     judged_at       DateTime64(3, 'UTC') DEFAULT now64(3, 'UTC'),

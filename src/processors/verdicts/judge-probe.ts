@@ -1,0 +1,106 @@
+import type { Verdict } from '../../conformance/index.js';
+import type { ProbeEvent } from '../../events/types.js';
+import { agentId } from '../../identity/agent-key.js';
+import type { Checker } from './checker.js';
+import { a2aObservation, mcpObservation, type ListingContext } from './observation.js';
+
+/**
+ * One probe event judged by one checker: its `checks` row (uptime), its `verdicts`
+ * row (the protocol's VeronikAI suite, with A2A's structural census alongside) and
+ * its `agent_latest` row. Pure: the same event, listing context and checker give
+ * the same rows (except the signature's own randomness-free Ed25519 bytes, which
+ * are deterministic too).
+ */
+
+export type Signer = (v: Verdict) => string;
+
+const dt = (ms: number) => new Date(ms);
+
+export interface JudgedProbe {
+  check: Record<string, unknown>;
+  verdict: Record<string, unknown>;
+  latest: Record<string, unknown>;
+}
+
+export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, sign: Signer): JudgedProbe {
+  const ctx = { subject: ev.agentKey, observedAt: new Date(ev.observedAt).toISOString() };
+  let uptime;
+  let primary: Verdict;
+  let structure: Verdict | null = null;
+  if (ev.protocol === 'a2a') {
+    const r = checker.judgeA2A(a2aObservation(ev), ctx);
+    uptime = r.uptime;
+    primary = r.card;
+    structure = r.structure;
+  } else {
+    const r = checker.judgeMcp(mcpObservation(ev, listing), ctx);
+    uptime = r.uptime;
+    primary = r.verdict;
+  }
+  const decisive = ev.exchanges.find((x) => x.status !== null && x.status === uptime.status) ?? ev.exchanges.at(-1);
+  const latencyMs = uptime.state === 'up' && decisive ? decisive.durationMs : null;
+  const a2a = structure?.a2a;
+  const source = listing?.source ?? '';
+  const common = {
+    event_id: ev.id,
+    agent_key: ev.agentKey,
+    protocol: ev.protocol,
+    observed_at: dt(ev.observedAt),
+    in_sample: ev.inSample ? 1 : 0,
+  };
+  const check = {
+    ...common,
+    agent_id: agentId(ev.agentKey),
+    run_id: ev.runId,
+    uptime: uptime.state,
+    reason: uptime.reason,
+    http_status: uptime.status,
+    latency_ms: latencyMs,
+    our_side: uptime.ourSide ? 1 : 0,
+    source,
+  };
+  const signature = sign(primary);
+  const warnings = primary.reasons.filter((r) => r.startsWith('warn:'));
+  const verdict = {
+    ...common,
+    checker_version: checker.version,
+    suite_id: primary.suite.id,
+    suite_version: String(primary.suite.version),
+    result: primary.result,
+    reasons: primary.reasons.filter((r) => !r.startsWith('warn:')),
+    warnings,
+    a2a_version: a2a?.version ?? '',
+    a2a_route: a2a?.route ?? '',
+    tolerant_valid: a2a?.tolerantValid == null ? null : a2a.tolerantValid ? 1 : 0,
+    alt_version: a2a?.alternative?.version ?? '',
+    alt_valid: a2a?.alternative ? (a2a.alternative.valid ? 1 : 0) : null,
+    schema_file: a2a?.schema ?? '',
+    structure_result: structure?.result ?? '',
+    structure_reasons: structure?.reasons ?? [],
+    signature,
+  };
+  const latest = {
+    checker_version: checker.version,
+    agent_key: ev.agentKey,
+    agent_id: check.agent_id,
+    protocol: ev.protocol,
+    source,
+    event_id: ev.id,
+    observed_at: common.observed_at,
+    uptime: check.uptime,
+    reason: check.reason,
+    http_status: check.http_status,
+    latency_ms: check.latency_ms,
+    in_sample: common.in_sample,
+    our_side: check.our_side,
+    suite_id: verdict.suite_id,
+    suite_version: verdict.suite_version,
+    result: verdict.result,
+    reasons: verdict.reasons,
+    warnings,
+    a2a_version: verdict.a2a_version,
+    a2a_route: verdict.a2a_route,
+    signature,
+  };
+  return { check, verdict, latest };
+}

@@ -1,0 +1,77 @@
+import type { Kafka } from 'kafkajs';
+import type { ProbeEvent } from '../../events/types.js';
+import { ConsumerRunner, type ConsumerRunnerHooks } from '../../kafka/consumer-runner.js';
+import type { Logger } from '../../log.js';
+import type { TopicNames } from '../../topics.js';
+import { refreshAgentDailyHistory, refreshDailyRollups } from '../../warehouse/rollups.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { decodeStep } from '../decode-step.js';
+import { CURRENT_CHECKER, type Checker } from './checker.js';
+import { judgeProbe, type Signer } from './judge-probe.js';
+import { ListingContextResolver } from './listing-context.js';
+
+/**
+ * The verdict processor's consumer group carries the checker version: a new
+ * version is a new group, which starts at the earliest offset of the probes topic
+ * and writes its verdict rows beside the old version's (a replay).
+ */
+export function verdictGroupId(checkerVersion: string): string {
+  return `veronikai.verdicts.${checkerVersion.replace(/[^A-Za-z0-9._+-]/g, '_')}`;
+}
+
+export interface VerdictProcessorOptions {
+  kafka: Kafka;
+  warehouse: Warehouse;
+  topics: TopicNames;
+  logger: Logger;
+  sign: Signer;
+  checker?: Checker;
+  groupId?: string;
+  hooks?: ConsumerRunnerHooks;
+}
+
+/**
+ * Writes one batch of probe events as checks, verdicts and agent_latest rows, then
+ * recomputes the rollups of the days (and agents) it touched. Every write is keyed
+ * by event id (and checker version), so writing a batch twice changes nothing a query sees.
+ */
+export class VerdictWriter {
+  private readonly context: ListingContextResolver;
+  constructor(
+    private readonly warehouse: Warehouse,
+    private readonly checker: Checker,
+    private readonly sign: Signer,
+  ) {
+    this.context = new ListingContextResolver(warehouse);
+  }
+
+  async write(events: readonly ProbeEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const contexts = await this.context.resolve(events);
+    const judged = events.map((ev, i) => judgeProbe(ev, contexts[i] ?? null, this.checker, this.sign));
+    await this.warehouse.insert('checks', judged.map((j) => j.check));
+    await this.warehouse.insert('verdicts', judged.map((j) => j.verdict));
+    await this.warehouse.insert('agent_latest', judged.map((j) => j.latest));
+    const days = [...new Set(events.map((e) => new Date(e.observedAt).toISOString().slice(0, 10)))];
+    const agentKeys = [...new Set(events.map((e) => e.agentKey))];
+    await refreshDailyRollups(this.warehouse, { days });
+    await refreshAgentDailyHistory(this.warehouse, { days, agentKeys });
+  }
+}
+
+/** probes topic → checks, verdicts, agent_latest and the rollups, under one checker version. */
+export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerRunner<ProbeEvent> {
+  const checker = opts.checker ?? CURRENT_CHECKER;
+  const writer = new VerdictWriter(opts.warehouse, checker, opts.sign);
+  return new ConsumerRunner<ProbeEvent>({
+    kafka: opts.kafka,
+    groupId: opts.groupId ?? verdictGroupId(checker.version),
+    topics: [opts.topics.probes],
+    deadLetterTopic: opts.topics.deadLetters,
+    fromBeginning: true,
+    logger: opts.logger,
+    hooks: opts.hooks,
+    handler: (m) => decodeStep('Probe')(m.value),
+    sink: (items) => writer.write(items.map((i) => i.value)),
+  });
+}

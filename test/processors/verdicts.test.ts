@@ -1,0 +1,174 @@
+import { createHash, createPublicKey } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, verifyAttestation, type Verdict } from '../../src/conformance/index.js';
+import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
+import { CURRENT_CHECKER, type Checker } from '../../src/processors/verdicts/checker.js';
+import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
+import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
+import { migrate } from '../../src/warehouse/migrate.js';
+
+/**
+ * The verdict processor's sink on the real engine: probe events in, checks,
+ * verdicts, agent_latest and rollups out; idempotent; and a checker bump that
+ * writes new verdicts beside the old ones.
+ */
+
+const T = Date.UTC(2026, 10, 29, 10);
+const keys = generateSigningKeyPair();
+const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
+
+function exchange(role: string, url: string, status: number | null, body: string, headers: Record<string, string> = {}, errorClass: string | null = null): ProbeExchange {
+  const b = Buffer.from(body);
+  return {
+    role, url, status, headers, body: b, bodyTruncated: false, bodyBytes: b.length,
+    bodySha256: createHash('sha256').update(b).digest('hex'), remoteAddress: status === null ? null : '203.0.113.7',
+    startedAt: T, durationMs: 42, errorClass, errorMessage: null, retries: 0,
+  };
+}
+
+function probe(id: string, agentKey: string, protocol: 'a2a' | 'mcp', exchanges: ProbeExchange[], extra: Partial<ProbeEvent> = {}): ProbeEvent {
+  return {
+    id, observedAt: T, runId: 'run-1', requestId: null, agentKey, protocol, targetUrl: agentKey,
+    transport: protocol === 'mcp' ? 'streamable-http' : null, inSample: true, exchanges,
+    robots: 'allowed', canary: 'ok', errorClass: null, retries: 0, ...extra,
+  };
+}
+
+const serverJson = (name: string, description: string, url: string) =>
+  JSON.stringify({
+    $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
+    name, description, version: '1.0.0', repository: { url: `https://github.com/${name}`, source: 'github' },
+    remotes: [{ type: 'streamable-http', url }],
+  });
+
+const card = readFileSync('test/fixtures/conformance/a2a/good-0.3.json', 'utf8');
+const AGENTS = {
+  mcpShort: 'https://mcp.short-agent.dev/mcp', // 30-char description: passes v1, fails the bumped rule
+  mcpLong: 'https://mcp.long-agent.dev/mcp',
+  mcpNoDoc: 'https://mcp.nodoc-agent.dev/mcp', // no server.json: n/a
+  a2a: 'https://agent.recipes-agent.dev',
+  a2aDown: 'https://down.recipes-agent.dev',
+};
+
+const events: ProbeEvent[] = [
+  probe('p1', AGENTS.mcpShort, 'mcp', [exchange('mcp-get', AGENTS.mcpShort, 405, '', { allow: 'POST' })]),
+  probe('p2', AGENTS.mcpLong, 'mcp', [exchange('mcp-get', AGENTS.mcpLong, 200, 'event: endpoint\ndata: /x\n\n', { 'content-type': 'text/event-stream' })]),
+  probe('p3', AGENTS.mcpNoDoc, 'mcp', [exchange('mcp-get', AGENTS.mcpNoDoc, 405, '')], { inSample: false }),
+  probe('p4', AGENTS.a2a, 'a2a', [exchange('card', `${AGENTS.a2a}/.well-known/agent-card.json`, 200, card, { 'content-type': 'application/json' })]),
+  probe('p5', AGENTS.a2aDown, 'a2a', [exchange('card', `${AGENTS.a2aDown}/.well-known/agent-card.json`, null, '', {}, 'refused')]),
+];
+
+/** The bumped checker of the test: v1 plus one changed rule (descriptions under 40 characters fail). */
+const BUMPED: Checker = {
+  version: `${CHECKER_VERSION}-test.2`,
+  judgeA2A: CURRENT_CHECKER.judgeA2A,
+  judgeMcp: (obs, ctx) => {
+    const r = CURRENT_CHECKER.judgeMcp(obs, ctx);
+    const doc = obs.serverJson as { description?: unknown } | null;
+    if (r.verdict.result === 'pass' && typeof doc?.description === 'string' && doc.description.length < 40) {
+      return { ...r, verdict: { ...r.verdict, checker: `${CHECKER_VERSION}-test.2`, result: 'fail', reasons: ['TEST-001 /description: shorter than 40 characters', ...r.verdict.reasons] } };
+    }
+    return r;
+  },
+};
+
+describe('verdict writer on the chdb engine', () => {
+  let dir: string;
+  let wh: EmbeddedWarehouse;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'veronikai-verdicts-'));
+    wh = new EmbeddedWarehouse(dir);
+    await migrate(wh);
+    const listed = (key: string, doc: string, at = T - 3600_000) => ({
+      agent_key: key, observed_at: new Date(at), event_id: `l-${key}-${at}`, source: 'mcp-registry', item_id: key,
+      status: 'active', endpoint_transport: 'streamable-http', server_json: doc,
+    });
+    await wh.insert('listing_history', [
+      listed(AGENTS.mcpShort, serverJson('io.github.short/s', 'Short but honest thirty chars.', AGENTS.mcpShort)),
+      listed(AGENTS.mcpLong, serverJson('io.github.long/l', 'A long and descriptive explanation of what this server offers.', AGENTS.mcpLong)),
+      // A server.json listed only AFTER the probe must not be used for it.
+      listed(AGENTS.mcpNoDoc, serverJson('io.github.nodoc/n', 'Listed in the registry only after the probe happened.', AGENTS.mcpNoDoc), T + 3600_000),
+      { ...listed(AGENTS.a2a, ''), source: 'a2a-registry' },
+    ]);
+  });
+  afterAll(async () => {
+    await wh?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const verdictsOf = (checker: string) =>
+    wh.query<{ agent_key: string; result: string; reasons: string[]; signature: string; a2a_version: string; a2a_route: string; structure_result: string }>(
+      'SELECT agent_key, result, reasons, signature, a2a_version, a2a_route, structure_result FROM verdicts FINAL WHERE checker_version = {c:String} ORDER BY agent_key',
+      { c: checker },
+    );
+
+  it('judges each probe into a check, a signed verdict and the agent\'s latest state', async () => {
+    await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(events);
+    const checks = await wh.query<{ agent_key: string; uptime: string; source: string; in_sample: number }>(
+      'SELECT agent_key, uptime, source, in_sample FROM checks FINAL ORDER BY agent_key',
+    );
+    expect(checks).toEqual([
+      { agent_key: AGENTS.a2a, uptime: 'up', source: 'a2a-registry', in_sample: 1 },
+      { agent_key: AGENTS.a2aDown, uptime: 'down', source: '', in_sample: 1 },
+      { agent_key: AGENTS.mcpLong, uptime: 'up', source: 'mcp-registry', in_sample: 1 },
+      { agent_key: AGENTS.mcpNoDoc, uptime: 'up', source: '', in_sample: 0 },
+      { agent_key: AGENTS.mcpShort, uptime: 'up', source: 'mcp-registry', in_sample: 1 },
+    ]);
+    const v1 = await verdictsOf(CHECKER_VERSION);
+    expect(v1.map((v) => [v.agent_key, v.result])).toEqual([
+      [AGENTS.a2a, 'pass'],
+      [AGENTS.a2aDown, 'unknown'],
+      [AGENTS.mcpLong, 'pass'],
+      [AGENTS.mcpNoDoc, 'n/a'],
+      [AGENTS.mcpShort, 'pass'],
+    ]);
+    const a2a = v1.find((v) => v.agent_key === AGENTS.a2a)!;
+    expect(a2a).toMatchObject({ a2a_version: '0.3.0', a2a_route: 'declared', structure_result: 'pass' });
+    // Every verdict is signed and the signature verifies with the public key.
+    for (const v of v1) expect(verifyAttestation(JSON.parse(v.signature), createPublicKey(keys.publicKeyPem))).toBe(true);
+
+    const latest = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM agent_latest FINAL');
+    expect(latest[0]!.n).toBe(5);
+    const rollup = await wh.query<Record<string, number>>(
+      "SELECT toUInt32(sum(checks)) AS checks, toUInt32(sum(up)) AS up, toUInt32(sum(down)) AS down, toUInt32(sum(pass)) AS pass, toUInt32(sum(fail)) AS fail, toUInt32(sum(na)) AS na, toUInt32(sum(sample_checks)) AS sample FROM daily_rollups FINAL WHERE checker_version = {c:String}",
+      { c: CHECKER_VERSION },
+    );
+    expect(rollup[0]).toEqual({ checks: 5, up: 4, down: 1, pass: 3, fail: 0, na: 1, sample: 4 });
+  });
+
+  it('writes nothing new when the same events are judged again by the same checker', async () => {
+    const before = await verdictsOf(CHECKER_VERSION);
+    await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(events);
+    expect(await verdictsOf(CHECKER_VERSION)).toEqual(before);
+    const rollup = await wh.query<{ checks: number }>('SELECT toUInt32(sum(checks)) AS checks FROM daily_rollups FINAL');
+    expect(rollup[0]!.checks).toBe(5);
+  });
+
+  it('replays the same events under a bumped checker beside the old verdicts, and names exactly the agents that changed', async () => {
+    await new VerdictWriter(wh, BUMPED, sign).write(events);
+    const old = await verdictsOf(CHECKER_VERSION);
+    const bumped = await verdictsOf(BUMPED.version);
+    expect(old).toHaveLength(5);
+    expect(bumped).toHaveLength(5);
+    const changed = await wh.query<{ agent_key: string; old: string; new: string }>(
+      `SELECT o.agent_key AS agent_key, o.result AS old, n.result AS new
+       FROM (SELECT * FROM verdicts FINAL WHERE checker_version = {old:String}) AS o
+       INNER JOIN (SELECT * FROM verdicts FINAL WHERE checker_version = {new:String}) AS n ON n.event_id = o.event_id
+       WHERE o.result != n.result ORDER BY agent_key`,
+      { old: CHECKER_VERSION, new: BUMPED.version },
+    );
+    expect(changed).toEqual([{ agent_key: AGENTS.mcpShort, old: 'pass', new: 'fail' }]);
+    // The rollups count each version separately; nothing was counted twice.
+    const perVersion = await wh.query<{ checker_version: string; checks: number; fail: number }>(
+      'SELECT checker_version, toUInt32(sum(checks)) AS checks, toUInt32(sum(fail)) AS fail FROM daily_rollups FINAL GROUP BY checker_version ORDER BY checker_version',
+    );
+    expect(perVersion).toEqual([
+      { checker_version: CHECKER_VERSION, checks: 5, fail: 0 },
+      { checker_version: BUMPED.version, checks: 5, fail: 1 },
+    ]);
+  });
+});
