@@ -1,0 +1,110 @@
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { wilson, type Proportion } from './wilson.js';
+
+/**
+ * Ecosystem statistics (Methods §5): the share of agents up and the share passing
+ * conformance come from one run's uniform random sample only, with 95% Wilson
+ * intervals (up / (up + down); pass / (pass + fail); unknown, skipped and n/a are
+ * reported beside, never folded in). A run without its finish event is reported as
+ * in progress, with the counts so far, and never as the whole index. Census totals
+ * of every agent's latest state are a separate figure.
+ */
+
+export interface RunStats {
+  runId: string;
+  status: 'complete' | 'in progress' | 'unknown run';
+  startedAt: string | null;
+  finishedAt: string | null;
+  seed: string | null;
+  planned: number | null;
+  checkerVersion: string;
+  sample: {
+    checks: number;
+    up: Proportion;
+    pass: Proportion;
+    unknown: number;
+    skipped: number;
+    notApplicable: number;
+    unknownVerdict: number;
+  };
+  note: string;
+}
+
+export async function runStats(warehouse: Warehouse, runId: string, checkerVersion: string): Promise<RunStats> {
+  const phases = await warehouse.query<{ phase: string; observed_at: string; seed: string; counts: Record<string, string> }>(
+    'SELECT phase, observed_at, seed, counts FROM runs FINAL WHERE run_id = {runId:String}',
+    { runId },
+  );
+  const start = phases.find((p) => p.phase === 'start');
+  const finish = phases.find((p) => p.phase === 'finish');
+  const [c] = await warehouse.query<Record<string, number>>(
+    `SELECT toUInt32(count()) AS checks,
+            toUInt32(countIf(c.uptime = 'up')) AS up, toUInt32(countIf(c.uptime = 'down')) AS down,
+            toUInt32(countIf(c.uptime = 'unknown')) AS unknown, toUInt32(countIf(c.uptime = 'skipped')) AS skipped,
+            toUInt32(countIf(v.result = 'pass')) AS pass, toUInt32(countIf(v.result = 'fail')) AS fail,
+            toUInt32(countIf(v.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(v.result = 'n/a')) AS na
+     FROM (SELECT event_id, uptime FROM checks FINAL WHERE run_id = {runId:String} AND in_sample = 1) AS c
+     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {cv:String}) AS v ON v.event_id = c.event_id`,
+    { runId, cv: checkerVersion },
+  );
+  const s = c ?? {};
+  const n = (k: string) => Number(s[k] ?? 0);
+  const planned = start?.counts?.sample !== undefined ? Number(start.counts.sample) : null;
+  const status = finish ? 'complete' : start ? 'in progress' : 'unknown run';
+  return {
+    runId,
+    status,
+    startedAt: start?.observed_at ?? null,
+    finishedAt: finish?.observed_at ?? null,
+    seed: start?.seed || null,
+    planned,
+    checkerVersion,
+    sample: {
+      checks: n('checks'),
+      up: wilson(n('up'), n('up') + n('down')),
+      pass: wilson(n('pass'), n('pass') + n('fail')),
+      unknown: n('unknown'),
+      skipped: n('skipped'),
+      notApplicable: n('na'),
+      unknownVerdict: n('unknown_verdict'),
+    },
+    note:
+      status === 'complete'
+        ? 'Shares come from this run\'s uniform random sample; intervals are 95% Wilson score intervals.'
+        : `This run is still in progress: ${n('checks')} of ${planned ?? '?'} sampled checks are in. These are partial figures, not the whole index.`,
+  };
+}
+
+export interface Census {
+  checkerVersion: string;
+  agents: { active: number; inactive: number };
+  latest: { up: number; down: number; unknown: number; skipped: number; pass: number; fail: number; unknownVerdict: number; notApplicable: number; neverChecked: number };
+}
+
+/** Totals of each active agent's latest state (a census, not a sample estimate). */
+export async function census(warehouse: Warehouse, checkerVersion: string): Promise<Census> {
+  const [a] = await warehouse.query<{ active: number; inactive: number }>(
+    'SELECT toUInt32(countIf(active = 1)) AS active, toUInt32(countIf(active = 0)) AS inactive FROM agents FINAL',
+  );
+  const [l] = await warehouse.query<Record<string, number>>(
+    `SELECT toUInt32(countIf(l.uptime = 'up')) AS up, toUInt32(countIf(l.uptime = 'down')) AS down,
+            toUInt32(countIf(l.uptime = 'unknown')) AS unknown, toUInt32(countIf(l.uptime = 'skipped')) AS skipped,
+            toUInt32(countIf(l.result = 'pass')) AS pass, toUInt32(countIf(l.result = 'fail')) AS fail,
+            toUInt32(countIf(l.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(l.result = 'n/a')) AS na,
+            toUInt32(countIf(l.agent_key = '')) AS never
+     FROM (SELECT agent_key FROM agents FINAL WHERE active = 1) AS a
+     LEFT JOIN (SELECT agent_key, uptime, result FROM agent_latest FINAL WHERE checker_version = {cv:String}) AS l
+       ON l.agent_key = a.agent_key
+     SETTINGS join_use_nulls = 0`,
+    { cv: checkerVersion },
+  );
+  const n = (k: string) => Number(l?.[k] ?? 0);
+  return {
+    checkerVersion,
+    agents: { active: Number(a?.active ?? 0), inactive: Number(a?.inactive ?? 0) },
+    latest: {
+      up: n('up'), down: n('down'), unknown: n('unknown'), skipped: n('skipped'),
+      pass: n('pass'), fail: n('fail'), unknownVerdict: n('unknown_verdict'), notApplicable: n('na'), neverChecked: n('never'),
+    },
+  };
+}
