@@ -110,6 +110,11 @@ export interface ConsumerRunnerOptions<T> {
   sinkRetryBackoffMs?: number;
   /** Partitions whose batches are handled at the same time (default 1: strictly one batch at a time). */
   partitionsConsumedConcurrently?: number;
+  /**
+   * Messages of one batch handled at the same time (default 1: one after the other). Results keep
+   * the batch's order; the sink and the commit still wait for the whole batch.
+   */
+  handlerConcurrency?: number;
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   rebalanceTimeoutMs?: number;
@@ -275,17 +280,28 @@ export class ConsumerRunner<T> {
     const dead: { msg: ConsumedMessage; reason: string; error?: unknown }[] = [];
     let dropped = 0;
 
-    for (const m of p.batch.messages) {
-      const msg = toConsumed(info.topic, info.partition, m);
-      const r = await this.runHandler(msg);
+    const messages = p.batch.messages.map((m) => toConsumed(info.topic, info.partition, m));
+    const results: StepResult<T>[] = new Array(messages.length);
+    const lanes = Math.max(1, Math.min(this.opts.handlerConcurrency ?? 1, messages.length));
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (next < messages.length) {
+          const i = next++;
+          results[i] = await this.runHandler(messages[i]!);
+          await p.heartbeat();
+        }
+      }),
+    );
+    messages.forEach((msg, i) => {
+      const r = results[i]!;
       if (r.kind === 'ok') okItems.push({ value: r.value, source: msg });
       else if (r.kind === 'dlq') dead.push({ msg, reason: r.reason, error: r.error });
       else {
         dropped++;
         this.logger.info({ topic: msg.topic, partition: msg.partition, offset: msg.offset, reason: r.reason }, 'dropped message');
       }
-      await p.heartbeat();
-    }
+    });
 
     if (okItems.length > 0) await this.writeSink(p, okItems, info);
     if (dead.length > 0) await this.writeDeadLetters(dead);

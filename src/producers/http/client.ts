@@ -78,7 +78,21 @@ export interface FetchOptions extends AddressPolicy {
   hostTracker?: HostFailureTracker;
   /** undici maxHeaderSize; default MAX_HEADER_BYTES. */
   maxHeaderSize?: number;
+  /**
+   * Politeness hook, called before every hop (the first request and each redirect target, after
+   * the URL checks and the skipped-host check). It may wait (concurrency, pacing) or refuse the
+   * hop, which is then recorded as a synthetic exchange with the refusal's errorClass. `done` is
+   * called once with the hop's final exchange (after its retries).
+   */
+  gate?: RequestGate;
 }
+
+/** What a RequestGate answers for one hop. */
+export type GateDecision =
+  | { ok: true; done: (exchange: Exchange) => void }
+  | { ok: false; errorClass: ErrorClass; message: string };
+
+export type RequestGate = (url: URL) => Promise<GateDecision>;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -645,17 +659,29 @@ async function exchangeWithRetries(url: URL, opts: FetchOptions, ro: ResolvedOpt
       `host ${url.hostname} skipped for this run after ${tracker.limit} consecutive network failures`,
     );
   }
+  let permit: ((exchange: Exchange) => void) | null = null;
+  if (opts.gate) {
+    const decision = await opts.gate(url);
+    if (!decision.ok) return syntheticExchange(url.href, opts, decision.errorClass, decision.message);
+    permit = decision.done;
+  }
   const maxRetries = Math.max(0, opts.maxRetries ?? MAX_RETRIES);
   const base = opts.retryBaseDelayMs ?? RETRY_BASE_DELAY_MS;
   const sleep = opts.sleep ?? defaultSleep;
-  for (let retries = 0; ; retries++) {
-    const { exchange, retryable } = await attempt(url, opts, ro);
-    exchange.retries = retries;
-    if (!retryable || retries >= maxRetries) {
-      tracker?.record(url.hostname, exchange);
-      return exchange;
+  let last: Exchange | null = null;
+  try {
+    for (let retries = 0; ; retries++) {
+      const { exchange, retryable } = await attempt(url, opts, ro);
+      exchange.retries = retries;
+      last = exchange;
+      if (!retryable || retries >= maxRetries) {
+        tracker?.record(url.hostname, exchange);
+        return exchange;
+      }
+      await sleep(base * 2 ** retries);
     }
-    await sleep(base * 2 ** retries);
+  } finally {
+    if (permit) permit(last ?? syntheticExchange(url.href, opts, 'other', 'no attempt finished'));
   }
 }
 

@@ -1,4 +1,4 @@
-export { fetchBounded, userAgent, type FetchOptions } from './client.js';
+export { fetchBounded, userAgent, type FetchOptions, type GateDecision, type RequestGate } from './client.js';
 export { HostFailureTracker } from './host-tracker.js';
 export * as limits from './limits.js';
 export {

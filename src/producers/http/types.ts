@@ -18,6 +18,10 @@ export type ErrorClass =
   | 'invalid_url'
   | 'protocol'
   | 'host_skipped'
+  /** Refused by a politeness gate: robots.txt disallows this URL for our user agent. */
+  | 'robots_disallowed'
+  /** Refused by a politeness gate: the host asked us to wait (Retry-After, pacing) longer than we wait. */
+  | 'rate_limited'
   | 'other';
 
 export const ERROR_CLASSES: readonly ErrorClass[] = [
@@ -34,6 +38,8 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
   'invalid_url',
   'protocol',
   'host_skipped',
+  'robots_disallowed',
+  'rate_limited',
   'other',
 ];
 

@@ -1,0 +1,63 @@
+/**
+ * Every politeness number of the probe engine, in one place (Methods §2, RFC 9309).
+ * Tests pass smaller values through the constructors' options; production uses these.
+ */
+const KIB = 1024;
+const MIB = 1024 * KIB;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export const POLITENESS = {
+  /** Requests in flight at once to one host name (any port). */
+  perHostConcurrency: 2,
+  /** Requests in flight at once to one site (registrable domain, public-suffix list via tldts). */
+  perSiteConcurrency: 6,
+  /** Checks (probes) of one site per run; the next ones are recorded as `budget_exhausted`. */
+  perSiteRunBudget: 4_000,
+  /** Runs whose budgets and host-failure counts are remembered (older runs are forgotten). */
+  runsRemembered: 8,
+
+  /** After a 429 or 503 without a usable Retry-After, the host's request spacing starts here… */
+  pacingInitialIntervalMs: 1_000,
+  /** …doubles on every further 429/503… */
+  pacingBackoffFactor: 2,
+  /** …up to this… */
+  pacingMaxIntervalMs: 60_000,
+  /** …and halves after every other answer, back to no spacing below pacingInitialIntervalMs. */
+  pacingRecoveryFactor: 0.5,
+  /**
+   * A request never waits longer than this for a host's Retry-After or pacing window: past it the
+   * hop is not sent and is recorded as `rate_limited` (the host asked for more time than a probe
+   * may wait; a later run comes back).
+   */
+  maxPacingWaitMs: 2 * MINUTE,
+
+  /** Product tokens whose robots.txt groups we honour, in order, before `*`. */
+  robotsUserAgents: ['veronikai', 'veronica-agents'] as readonly string[],
+  /** A fetched (2xx) or unavailable (4xx) robots.txt is reused for at most this long (RFC 9309 §2.4). */
+  robotsCacheTtlMs: 24 * HOUR,
+  /**
+   * An unreachable robots.txt that answered (5xx, 429) is reused this long; one that failed at the
+   * network level is not cached, so the host-failure tracker counts each try and skips the host.
+   */
+  robotsErrorTtlMs: 10 * MINUTE,
+  /** robots.txt is read up to this many bytes (RFC 9309 §2.5: at least 500 KiB); the rest is ignored. */
+  robotsMaxBytes: 500 * KIB,
+  /** Origins whose robots.txt is cached (least recently used evicted first)… */
+  robotsCacheMaxEntries: 1_000,
+  /** …and the total robots.txt text kept, in characters. */
+  robotsCacheMaxChars: 64 * MIB,
+} as const;
+
+export type PolitenessSettings = typeof POLITENESS;
+
+export const CANARY = {
+  /** Re-check interval during a run. */
+  intervalMs: 5 * MINUTE,
+  /** When a probe fails and the last canary check is older than this, check again before recording. */
+  failureRecheckMs: 30_000,
+  /** Limit on one canary exchange. */
+  timeoutMs: 10_000,
+  /** Bytes read from a canary target. */
+  maxBytes: 16 * KIB,
+} as const;

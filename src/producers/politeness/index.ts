@@ -1,0 +1,16 @@
+export { CANARY, POLITENESS, type PolitenessSettings } from './constants.js';
+export { Limiter, limitKeys, type Acquired, type HostPacing, type LimiterOptions, type RequestOutcome } from './limiter.js';
+export {
+  RobotsCache,
+  classifyRobotsFetch,
+  declaredGroups,
+  parseRobotsTxt,
+  robotsUrlFor,
+  selectGroup,
+  type RobotsCacheOptions,
+  type RobotsDecision,
+  type RobotsFetchContext,
+  type RobotsFetchKind,
+  type RobotsFetcher,
+  type RobotsVerdict,
+} from './robots.js';

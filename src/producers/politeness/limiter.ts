@@ -1,0 +1,263 @@
+/**
+ * Per-host and per-site concurrency, the per-site budget of a run, and adaptive pacing.
+ *
+ * - At most POLITENESS.perHostConcurrency requests in flight per host name, and
+ *   POLITENESS.perSiteConcurrency per site (registrable domain from the public-suffix list,
+ *   via identity/agent-key siteOf; the host itself for IP addresses).
+ * - At most POLITENESS.perSiteRunBudget checks per site per run (`takeCheck`).
+ * - After a 429 or 503 the host is paced: nothing is sent before its Retry-After (seconds or an
+ *   HTTP date), and request starts are spaced by an interval that starts at
+ *   pacingInitialIntervalMs, doubles with every further 429/503 up to pacingMaxIntervalMs, and
+ *   halves with every other answer. A request that would wait longer than maxPacingWaitMs for
+ *   the host is not sent: it is refused as `rate_limited`.
+ *
+ * Keying probe requests by site means one worker owns a site, so these limits need no
+ * coordination between workers. Waiters are served first come, first served per host.
+ */
+import { siteOf } from '../../identity/agent-key.js';
+import type { GateDecision, RequestGate } from '../http/client.js';
+import { canonicalHost } from '../http/ssrf-guard.js';
+import { parseRetryAfter } from '../http/text.js';
+import { POLITENESS } from './constants.js';
+
+export interface LimiterOptions {
+  perHostConcurrency?: number;
+  perSiteConcurrency?: number;
+  perSiteRunBudget?: number;
+  runsRemembered?: number;
+  pacingInitialIntervalMs?: number;
+  pacingBackoffFactor?: number;
+  pacingMaxIntervalMs?: number;
+  pacingRecoveryFactor?: number;
+  maxPacingWaitMs?: number;
+  /** Clock (epoch ms) and timers, injectable for tests. */
+  now?: () => number;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (handle: unknown) => void;
+}
+
+/** What a finished request tells the limiter. */
+export interface RequestOutcome {
+  status: number | null;
+  headers?: Record<string, string>;
+}
+
+export type Acquired =
+  | { ok: true; host: string; site: string; waitedMs: number; release: (outcome?: RequestOutcome) => void }
+  | { ok: false; errorClass: 'rate_limited'; message: string; host: string; site: string };
+
+interface HostState {
+  inflight: number;
+  /** Nothing is sent before this (Retry-After). */
+  notBefore: number;
+  /** Minimum spacing between request starts while paced (0 = not paced). */
+  intervalMs: number;
+  lastStart: number;
+}
+
+interface Waiter {
+  host: string;
+  site: string;
+  enqueuedAt: number;
+  resolve: (a: Acquired) => void;
+}
+
+export interface HostPacing {
+  inflight: number;
+  notBefore: number;
+  intervalMs: number;
+}
+
+/** The host and site keys a URL is limited under. */
+export function limitKeys(url: URL | string): { host: string; site: string } {
+  const u = url instanceof URL ? url : new URL(url);
+  const host = canonicalHost(u.hostname) ?? u.hostname.toLowerCase();
+  const site = siteOf(u.href) || host;
+  return { host, site: site.toLowerCase() };
+}
+
+export class Limiter {
+  readonly perHost: number;
+  readonly perSite: number;
+  readonly budget: number;
+  private readonly runsRemembered: number;
+  private readonly initialInterval: number;
+  private readonly backoff: number;
+  private readonly maxInterval: number;
+  private readonly recovery: number;
+  private readonly maxWait: number;
+  private readonly now: () => number;
+  private readonly setTimer: (fn: () => void, ms: number) => unknown;
+  private readonly clearTimer: (handle: unknown) => void;
+
+  private readonly hosts = new Map<string, HostState>();
+  private readonly sites = new Map<string, number>();
+  private readonly queue: Waiter[] = [];
+  private readonly budgets = new Map<string, Map<string, number>>();
+  private timer: unknown = null;
+  private timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(opts: LimiterOptions = {}) {
+    this.perHost = Math.max(1, opts.perHostConcurrency ?? POLITENESS.perHostConcurrency);
+    this.perSite = Math.max(1, opts.perSiteConcurrency ?? POLITENESS.perSiteConcurrency);
+    this.budget = Math.max(0, opts.perSiteRunBudget ?? POLITENESS.perSiteRunBudget);
+    this.runsRemembered = Math.max(1, opts.runsRemembered ?? POLITENESS.runsRemembered);
+    this.initialInterval = opts.pacingInitialIntervalMs ?? POLITENESS.pacingInitialIntervalMs;
+    this.backoff = opts.pacingBackoffFactor ?? POLITENESS.pacingBackoffFactor;
+    this.maxInterval = opts.pacingMaxIntervalMs ?? POLITENESS.pacingMaxIntervalMs;
+    this.recovery = opts.pacingRecoveryFactor ?? POLITENESS.pacingRecoveryFactor;
+    this.maxWait = opts.maxPacingWaitMs ?? POLITENESS.maxPacingWaitMs;
+    this.now = opts.now ?? Date.now;
+    this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
+    this.clearTimer = opts.clearTimer ?? ((h) => clearTimeout(h as NodeJS.Timeout));
+  }
+
+  /**
+   * Takes one check of `site`'s budget for `runId`. False once the budget is used up: the
+   * caller records the check as not made (`budget_exhausted`).
+   */
+  takeCheck(runId: string, site: string): boolean {
+    let run = this.budgets.get(runId);
+    if (!run) {
+      run = new Map();
+      this.budgets.set(runId, run);
+      while (this.budgets.size > this.runsRemembered) this.budgets.delete(this.budgets.keys().next().value as string);
+    }
+    const used = run.get(site) ?? 0;
+    if (used >= this.budget) return false;
+    run.set(site, used + 1);
+    return true;
+  }
+
+  /** Checks of `site` taken in `runId`. */
+  checksUsed(runId: string, site: string): number {
+    return this.budgets.get(runId)?.get(site) ?? 0;
+  }
+
+  /** Current pacing state of a host (tests, logs). */
+  pacing(host: string): HostPacing {
+    const h = this.hosts.get(host);
+    return { inflight: h?.inflight ?? 0, notBefore: h?.notBefore ?? 0, intervalMs: h?.intervalMs ?? 0 };
+  }
+
+  /** Requests in flight to a site. */
+  siteInFlight(site: string): number {
+    return this.sites.get(site) ?? 0;
+  }
+
+  /** Waits for a slot for `url`'s host and site, or refuses when the host's pacing is too long. */
+  acquire(url: URL | string): Promise<Acquired> {
+    const { host, site } = limitKeys(url);
+    return new Promise<Acquired>((resolve) => {
+      this.queue.push({ host, site, enqueuedAt: this.now(), resolve });
+      this.pump();
+    });
+  }
+
+  /** The limiter as fetchBounded's per-hop gate. */
+  gate(): RequestGate {
+    return async (url: URL): Promise<GateDecision> => {
+      const a = await this.acquire(url);
+      if (!a.ok) return { ok: false, errorClass: a.errorClass, message: a.message };
+      return { ok: true, done: (ex) => a.release({ status: ex.status, headers: ex.headers }) };
+    };
+  }
+
+  private hostState(host: string): HostState {
+    let h = this.hosts.get(host);
+    if (!h) {
+      h = { inflight: 0, notBefore: 0, intervalMs: 0, lastStart: Number.NEGATIVE_INFINITY };
+      this.hosts.set(host, h);
+    }
+    return h;
+  }
+
+  private readyAt(h: HostState): number {
+    return Math.max(h.notBefore, h.intervalMs > 0 ? h.lastStart + h.intervalMs : 0);
+  }
+
+  private pump(): void {
+    const now = this.now();
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.queue.length; ) {
+      const w = this.queue[i]!;
+      const h = this.hostState(w.host);
+      const readyAt = this.readyAt(h);
+      if (readyAt - w.enqueuedAt > this.maxWait) {
+        this.queue.splice(i, 1);
+        const waitS = Math.ceil((readyAt - now) / 1000);
+        w.resolve({
+          ok: false,
+          errorClass: 'rate_limited',
+          message: `host ${w.host} asked us to wait ${waitS} s (Retry-After or pacing), longer than the ${Math.round(this.maxWait / 1000)} s a probe waits; not sent`,
+          host: w.host,
+          site: w.site,
+        });
+        this.forget(w.host);
+        continue;
+      }
+      const siteBusy = (this.sites.get(w.site) ?? 0) >= this.perSite;
+      if (h.inflight < this.perHost && !siteBusy) {
+        if (readyAt <= now) {
+          this.queue.splice(i, 1);
+          h.inflight++;
+          h.lastStart = now;
+          this.sites.set(w.site, (this.sites.get(w.site) ?? 0) + 1);
+          w.resolve({ ok: true, host: w.host, site: w.site, waitedMs: now - w.enqueuedAt, release: this.releaser(w.host, w.site) });
+          continue;
+        }
+        earliest = Math.min(earliest, readyAt);
+      }
+      i++;
+    }
+    this.schedule(earliest, now);
+  }
+
+  private schedule(at: number, now: number): void {
+    if (!Number.isFinite(at)) return;
+    if (this.timer !== null && this.timerAt <= at) return;
+    if (this.timer !== null) this.clearTimer(this.timer);
+    this.timerAt = at;
+    this.timer = this.setTimer(() => {
+      this.timer = null;
+      this.timerAt = Number.POSITIVE_INFINITY;
+      this.pump();
+    }, Math.max(0, at - now));
+  }
+
+  private releaser(host: string, site: string): (outcome?: RequestOutcome) => void {
+    let released = false;
+    return (outcome) => {
+      if (released) return;
+      released = true;
+      const h = this.hostState(host);
+      h.inflight = Math.max(0, h.inflight - 1);
+      const n = (this.sites.get(site) ?? 1) - 1;
+      if (n <= 0) this.sites.delete(site);
+      else this.sites.set(site, n);
+      if (outcome) this.feedback(h, outcome);
+      this.forget(host);
+      this.pump();
+    };
+  }
+
+  private feedback(h: HostState, outcome: RequestOutcome): void {
+    const now = this.now();
+    if (outcome.status === 429 || outcome.status === 503) {
+      h.intervalMs = Math.min(this.maxInterval, h.intervalMs > 0 ? h.intervalMs * this.backoff : this.initialInterval);
+      const retryAfter = parseRetryAfter(outcome.headers?.['retry-after'], now);
+      h.notBefore = Math.max(h.notBefore, now + (retryAfter ?? h.intervalMs));
+    } else if (outcome.status !== null && h.intervalMs > 0) {
+      h.intervalMs *= this.recovery;
+      if (h.intervalMs < this.initialInterval) h.intervalMs = 0;
+    }
+  }
+
+  /** Drops a host's state once it carries nothing worth remembering. */
+  private forget(host: string): void {
+    const h = this.hosts.get(host);
+    if (!h || h.inflight > 0 || h.intervalMs > 0 || h.notBefore > this.now()) return;
+    if (this.queue.some((w) => w.host === host)) return;
+    this.hosts.delete(host);
+  }
+}

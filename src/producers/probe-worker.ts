@@ -1,0 +1,141 @@
+/**
+ * The probe worker: a consumer group over the probe-requests topic.
+ *
+ * Per message: decode the ProbeRequest (undecodable → dead letters), check the canary before the
+ * first probe of each run, probe (politeness inside the engine), and hand the Probe event to the
+ * sink. The sink produces the batch's Probe events to the probes topic, keyed by agent key, and
+ * waits for their acknowledgement (acks = all); only then does the runner commit the batch's
+ * offset. A crash before the commit probes the batch again; each Probe event's id is derived
+ * from its request's id, so the repeated probe replaces the first one in id-keyed tables.
+ *
+ * Requests are keyed by site, so the worker owning a partition owns every host of its sites and
+ * the per-host, per-site and per-run limits hold without coordination. Messages of a batch are
+ * probed concurrently (`concurrency`); the limiter keeps each host and site within its bounds.
+ */
+import { createHash } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import { eventCodec, type EventCodec } from '../events/codec.js';
+import type { CanaryEvent, ProbeEvent } from '../events/types.js';
+import { ConsumerRunner, dlq, ok, type ConsumerRunnerHooks, type StepResult } from '../kafka/consumer-runner.js';
+import { EventProducer } from '../kafka/producer.js';
+import { silentLogger, type Logger } from '../log.js';
+import { decodeStep } from '../processors/decode-step.js';
+import type { TopicNames } from '../topics.js';
+import { probeRequestTarget, type ProbeEngine } from './probe/probe-agent.js';
+
+export const PROBE_WORKER_GROUP = 'veronikai-probe-workers';
+
+/** Probes of one batch in flight at once (the limiter bounds each host and site within them). */
+export const PROBE_WORKER_CONCURRENCY = 12;
+
+export interface ProbeWorkerOptions {
+  kafka: Kafka;
+  topics: TopicNames;
+  engine: ProbeEngine;
+  groupId?: string;
+  /** Shared producer (default: the worker makes and closes its own). */
+  producer?: EventProducer;
+  logger?: Logger;
+  concurrency?: number;
+  fromBeginning?: boolean;
+  /**
+   * A batch of probes can take minutes (10 s per exchange, retries, pacing); heartbeats are sent
+   * between messages, so the session must outlast the longest probe. Default 5 min.
+   */
+  sessionTimeoutMs?: number;
+  /** Keeps batches small, so a crash re-probes little (default 64 KiB of requests). */
+  maxBytesPerPartition?: number;
+  /** Longest a fetch waits for new requests (default 1000 ms). */
+  maxWaitTimeInMs?: number;
+  hooks?: ConsumerRunnerHooks;
+  codec?: EventCodec;
+}
+
+/** The Probe event id for a request: stable, so a re-probe after a crash replaces the first event. */
+export function probeEventIdFor(requestId: string): string {
+  const h = createHash('sha256').update(`probe:${requestId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** An onEvent for Canary that produces CanaryEvents to the canary topic, keyed by target. */
+export function canaryEventSink(producer: EventProducer, topics: TopicNames, codec: EventCodec = eventCodec()): (e: CanaryEvent) => Promise<void> {
+  return async (e) => {
+    await producer.send(topics.canary, [{ key: e.target, value: codec.encode('Canary', e) }]);
+  };
+}
+
+export class ProbeWorker {
+  readonly runner: ConsumerRunner<ProbeEvent>;
+  private readonly producer: EventProducer;
+  private readonly ownsProducer: boolean;
+  private readonly engine: ProbeEngine;
+  private readonly logger: Logger;
+
+  constructor(opts: ProbeWorkerOptions) {
+    this.engine = opts.engine;
+    this.logger = (opts.logger ?? silentLogger).child({ component: 'probe-worker' });
+    this.ownsProducer = !opts.producer;
+    this.producer = opts.producer ?? new EventProducer(opts.kafka, { logger: opts.logger });
+    const codec = opts.codec ?? eventCodec();
+    const decode = decodeStep('ProbeRequest');
+    const engine = opts.engine;
+    const topics = opts.topics;
+    const producer = this.producer;
+
+    this.runner = new ConsumerRunner<ProbeEvent>({
+      kafka: opts.kafka,
+      groupId: opts.groupId ?? PROBE_WORKER_GROUP,
+      topics: [topics.probeRequests],
+      deadLetterTopic: topics.deadLetters,
+      producer,
+      logger: opts.logger,
+      fromBeginning: opts.fromBeginning ?? true,
+      handlerConcurrency: opts.concurrency ?? PROBE_WORKER_CONCURRENCY,
+      sessionTimeoutMs: opts.sessionTimeoutMs ?? 300_000,
+      rebalanceTimeoutMs: Math.max(60_000, opts.sessionTimeoutMs ?? 300_000),
+      maxBytesPerPartition: opts.maxBytesPerPartition ?? 64 * 1024,
+      ...(opts.maxWaitTimeInMs !== undefined ? { maxWaitTimeInMs: opts.maxWaitTimeInMs } : {}),
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      handler: async (msg): Promise<StepResult<ProbeEvent>> => {
+        const decoded = decode(msg.value);
+        if (decoded.kind !== 'ok') return decoded;
+        const req = decoded.value;
+        if (req.protocol !== 'a2a' && req.protocol !== 'mcp') return dlq(`probe request with unknown protocol "${String(req.protocol).slice(0, 50)}"`);
+        if (typeof req.targetUrl !== 'string' || req.targetUrl === '') return dlq('probe request without a target URL');
+        await engine.beforeRun(req.runId);
+        const event = await engine.probe(probeRequestTarget(req));
+        return ok({ ...event, id: probeEventIdFor(req.id) });
+      },
+      // The sink step: produce to the probes topic; resolves once every event is acknowledged.
+      sink: async (items) => {
+        await producer.send(
+          topics.probes,
+          items.map((i) => ({ key: i.value.agentKey, value: codec.encode('Probe', i.value) })),
+        );
+      },
+    });
+  }
+
+  get done(): Promise<void> {
+    return this.runner.done;
+  }
+
+  async start(): Promise<void> {
+    await this.producer.connect();
+    await this.runner.start();
+    this.engine.canary?.start();
+    this.logger.info({ groupId: this.runner.groupId }, 'probe worker started');
+  }
+
+  async stop(): Promise<void> {
+    this.engine.canary?.stop();
+    await this.runner.stop();
+    if (this.ownsProducer) await this.producer.close();
+  }
+}
+
+export async function startProbeWorker(opts: ProbeWorkerOptions): Promise<ProbeWorker> {
+  const w = new ProbeWorker(opts);
+  await w.start();
+  return w;
+}

@@ -1,0 +1,234 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchBounded } from '../../../src/producers/http/client.js';
+import { POLITENESS } from '../../../src/producers/politeness/constants.js';
+import { declaredGroups, parseRobotsTxt, RobotsCache, selectGroup } from '../../../src/producers/politeness/robots.js';
+import { startHttpServer, type TestServer } from '../../helpers/hostile-servers.js';
+
+const fetchOptions = { contact: 'probes@veronikai.test', allowLoopback: true, timeoutMs: 1000, maxRetries: 0 };
+
+describe('group precedence: veronikai, then veronica-agents, then *', () => {
+  const all = [
+    'User-agent: *',
+    'Disallow: /star',
+    '',
+    'User-agent: veronica-agents',
+    'Disallow: /legacy',
+    '',
+    'User-agent: VeronikAI/0.1',
+    'Disallow: /ours',
+  ].join('\n');
+
+  it('the veronikai group wins over the legacy token and *', () => {
+    const r = parseRobotsTxt('http://a.test/robots.txt', all);
+    expect(r.group).toBe('veronikai');
+    expect(r.isAllowed('http://a.test/ours/x')).toBe(false);
+    // Only our group applies: the rules of the other groups do not.
+    expect(r.isAllowed('http://a.test/legacy/x')).toBe(true);
+    expect(r.isAllowed('http://a.test/star/x')).toBe(true);
+  });
+
+  it('without a veronikai group, the legacy veronica-agents group applies', () => {
+    const text = all.split('\n').slice(0, 5).join('\n');
+    const r = parseRobotsTxt('http://a.test/robots.txt', text);
+    expect(r.group).toBe('veronica-agents');
+    expect(r.isAllowed('http://a.test/legacy/x')).toBe(false);
+    expect(r.isAllowed('http://a.test/star/x')).toBe(true);
+  });
+
+  it('with neither, * applies; with no * group, everything is allowed', () => {
+    const r = parseRobotsTxt('http://a.test/robots.txt', 'User-agent: *\nDisallow: /star\n');
+    expect(r.group).toBe('*');
+    expect(r.isAllowed('http://a.test/star')).toBe(false);
+    expect(r.isAllowed('http://a.test/other')).toBe(true);
+    const other = parseRobotsTxt('http://a.test/robots.txt', 'User-agent: somebot\nDisallow: /\n');
+    expect(other.group).toBe('*');
+    expect(other.isAllowed('http://a.test/x')).toBe(true);
+  });
+
+  it('a group with an empty Disallow still exists (and allows all), so * does not apply', () => {
+    const text = 'User-agent: *\nDisallow: /\n\nUser-agent: veronikai\nDisallow:\n';
+    expect(selectGroup(text)).toBe('veronikai');
+    expect(parseRobotsTxt('http://a.test/robots.txt', text).isAllowed('http://a.test/anything')).toBe(true);
+  });
+
+  it('consecutive User-agent lines share one group, as robots-parser reads them', () => {
+    const text = 'User-agent: veronica-agents\nUser-agent: otherbot\nDisallow: /shared\n# comment\nUser-agent: *\nAllow: /\n';
+    expect([...declaredGroups(text)].sort()).toEqual(['*', 'otherbot', 'veronica-agents']);
+    const r = parseRobotsTxt('http://a.test/robots.txt', text);
+    expect(r.group).toBe('veronica-agents');
+    expect(r.isAllowed('http://a.test/shared/1')).toBe(false);
+  });
+
+  it('a User-agent with no rule line creates no group (robots-parser falls through to *)', () => {
+    expect(declaredGroups('User-agent: veronikai\n')).toEqual(new Set());
+    expect(selectGroup('User-agent: veronikai\n')).toBe('*');
+  });
+
+  it('case and /version of the product token do not matter; longest match and Allow on a tie', () => {
+    const text = 'user-agent: VERONIKAI/9\ndisallow: /a\nallow: /a/b\nDISALLOW: /c\nALLOW: /c\n';
+    const r = parseRobotsTxt('http://a.test/robots.txt', text);
+    expect(r.group).toBe('veronikai');
+    expect(r.isAllowed('http://a.test/a/x')).toBe(false);
+    expect(r.isAllowed('http://a.test/a/b/x')).toBe(true);
+    expect(r.isAllowed('http://a.test/c')).toBe(true);
+  });
+});
+
+describe('RobotsCache against a loopback server (RFC 9309 fetch results)', () => {
+  let srv: TestServer;
+  let robotsStatus = 200;
+  let robotsBody = '';
+  let robotsHits = 0;
+  beforeAll(async () => {
+    srv = await startHttpServer((req: http.IncomingMessage, res: http.ServerResponse) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path === '/robots.txt') {
+        robotsHits++;
+        res.writeHead(robotsStatus, { 'content-type': 'text/plain' });
+        res.end(robotsBody);
+        return;
+      }
+      if (path === '/loop/robots.txt') {
+        res.writeHead(302, { location: '/loop/robots.txt' });
+        res.end();
+        return;
+      }
+      res.writeHead(404);
+      res.end();
+    });
+  });
+  afterAll(async () => {
+    await srv.close();
+  });
+
+  function cache(now?: () => number): RobotsCache {
+    return new RobotsCache({ fetchOptions, ...(now ? { now } : {}) });
+  }
+
+  it('2xx: parsed, decided by our group', async () => {
+    robotsStatus = 200;
+    robotsBody = 'User-agent: *\nDisallow: /\n\nUser-agent: veronikai\nDisallow: /private\n';
+    const c = cache();
+    const d = await c.check(`${srv.url}/private/card.json`);
+    expect(d).toMatchObject({ verdict: 'disallowed', permitted: false, fetch: 'parsed', group: 'veronikai', status: 200, line: 5 });
+    expect((await c.check(`${srv.url}/public`)).verdict).toBe('allowed');
+  });
+
+  it.each([400, 401, 403, 404, 410])('%i: unavailable, everything allowed', async (status) => {
+    robotsStatus = status;
+    robotsBody = 'User-agent: *\nDisallow: /\n';
+    const d = await cache().check(`${srv.url}/anything`);
+    expect(d).toMatchObject({ verdict: 'allowed', permitted: true, fetch: 'unavailable', status });
+    expect(d.evidence).toEqual([]);
+  });
+
+  it.each([500, 502, 503, 429])('%i: unreachable, everything disallowed, the exchange kept as evidence', async (status) => {
+    robotsStatus = status;
+    robotsBody = 'oops';
+    const d = await cache().check(`${srv.url}/anything`);
+    expect(d).toMatchObject({ verdict: 'unreachable', permitted: false, fetch: 'unreachable', status });
+    expect(d.evidence).toHaveLength(1);
+    expect(d.evidence[0]!.url).toBe(`${srv.url}/robots.txt`);
+  });
+
+  it('a network failure: unreachable, everything disallowed, and not cached', async () => {
+    const dead = await startHttpServer(() => undefined);
+    const url = dead.url;
+    await dead.close();
+    const c = cache();
+    const d = await c.check(`${url}/x`);
+    expect(d).toMatchObject({ verdict: 'unreachable', permitted: false, status: null, errorClass: 'refused' });
+    await c.check(`${url}/y`);
+    expect(c.fetches).toBe(2);
+    expect(c.size).toBe(0);
+  });
+
+  it('an origin the SSRF guard refuses is not checked: nothing is sent, the request itself will be refused', async () => {
+    const c = new RobotsCache({ fetchOptions: { ...fetchOptions, allowLoopback: false } });
+    const d = await c.check(`${srv.url}/x`);
+    expect(d).toMatchObject({ verdict: 'not_checked', permitted: true, errorClass: 'blocked_address' });
+  });
+
+  it('a fetched robots.txt is cached for at most 24 h (fake clock)', async () => {
+    robotsStatus = 200;
+    robotsBody = 'User-agent: veronikai\nDisallow: /no\n';
+    let now = 1_000_000;
+    const c = cache(() => now);
+    const before = robotsHits;
+    expect((await c.check(`${srv.url}/no`)).fromCache).toBe(false);
+    now += 23 * 3600_000;
+    const cached = await c.check(`${srv.url}/no`);
+    expect(cached).toMatchObject({ fromCache: true, verdict: 'disallowed' });
+    expect(robotsHits - before).toBe(1);
+    // The site changes its robots.txt; we see it once the 24 h are over, not before.
+    robotsBody = 'User-agent: veronikai\nAllow: /\n';
+    now += 3600_000 - 1;
+    expect((await c.check(`${srv.url}/no`)).verdict).toBe('disallowed');
+    now += 1;
+    const fresh = await c.check(`${srv.url}/no`);
+    expect(fresh).toMatchObject({ fromCache: false, verdict: 'allowed' });
+    expect(robotsHits - before).toBe(2);
+  });
+
+  it('a longer TTL than 24 h is not accepted', async () => {
+    robotsStatus = 200;
+    robotsBody = '';
+    let now = 0;
+    const c = new RobotsCache({ fetchOptions, now: () => now, ttlMs: 7 * 24 * 3600_000 });
+    const before = robotsHits;
+    await c.check(`${srv.url}/a`);
+    now = POLITENESS.robotsCacheTtlMs;
+    await c.check(`${srv.url}/a`);
+    expect(robotsHits - before).toBe(2);
+  });
+
+  it('an unreachable robots.txt that answered is cached briefly (errorTtlMs)', async () => {
+    robotsStatus = 503;
+    let now = 0;
+    const c = new RobotsCache({ fetchOptions, now: () => now, errorTtlMs: 60_000 });
+    const before = robotsHits;
+    await c.check(`${srv.url}/a`);
+    now = 59_999;
+    expect((await c.check(`${srv.url}/a`)).fromCache).toBe(true);
+    now = 60_000;
+    robotsStatus = 404;
+    expect((await c.check(`${srv.url}/a`)).verdict).toBe('allowed');
+    expect(robotsHits - before).toBe(2);
+  });
+
+  it('concurrent checks of one origin share one fetch', async () => {
+    robotsStatus = 200;
+    robotsBody = 'User-agent: *\nAllow: /\n';
+    const c = cache();
+    const before = robotsHits;
+    await Promise.all(Array.from({ length: 10 }, (_, i) => c.check(`${srv.url}/p${i}`)));
+    expect(robotsHits - before).toBe(1);
+  });
+
+  it('evicts the least recently used origin past maxEntries', async () => {
+    robotsStatus = 200;
+    robotsBody = 'User-agent: *\nDisallow: /\n';
+    const asked: string[] = [];
+    const c = new RobotsCache({
+      maxEntries: 2,
+      fetcher: (robotsUrl) => {
+        asked.push(robotsUrl);
+        return fetchBounded(`${srv.url}/robots.txt`, fetchOptions);
+      },
+    });
+    await c.check('http://a.test/x');
+    await c.check('http://b.test/x');
+    await c.check('http://a.test/y'); // a is now the most recently used
+    await c.check('http://c.test/x'); // evicts b
+    expect(c.size).toBe(2);
+    await c.check('http://a.test/z');
+    await c.check('http://b.test/z');
+    expect(asked).toEqual([
+      'http://a.test/robots.txt',
+      'http://b.test/robots.txt',
+      'http://c.test/robots.txt',
+      'http://b.test/robots.txt',
+    ]);
+  });
+});

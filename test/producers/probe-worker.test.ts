@@ -1,0 +1,187 @@
+/**
+ * The probe worker end to end over the real broker: ProbeRequests for real MCP and A2A SDK peers
+ * on loopback go in on probe-requests; Probe events come back on the probes topic, read by a
+ * separate consumer; offsets are committed only after the events are acknowledged.
+ */
+import type { Admin, Consumer } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventCodec } from '../../src/events/codec.js';
+import type { CanaryEvent, ProbeEvent, ProbeRequestEvent } from '../../src/events/types.js';
+import { agentId, agentKey, siteOf } from '../../src/identity/agent-key.js';
+import type { BatchOutcome } from '../../src/kafka/consumer-runner.js';
+import { EventProducer } from '../../src/kafka/producer.js';
+import { Canary } from '../../src/producers/canary.js';
+import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
+import { ProbeWorker, canaryEventSink, probeEventIdFor } from '../../src/producers/probe-worker.js';
+import { startHttpServer, type TestServer } from '../helpers/hostile-servers.js';
+import { setupKafkaTest, testLogger, uniqueGroupId, waitFor, type KafkaTestContext } from '../helpers/kafka.js';
+import { startA2AAgent, startMcpStreamableStateless, type Peer } from '../helpers/peers.js';
+
+const codec = eventCodec();
+
+function request(protocol: 'a2a' | 'mcp', url: string, runId: string): ProbeRequestEvent {
+  const key = agentKey(protocol, protocol === 'a2a' ? { cardUrl: url } : { endpointUrl: url })!;
+  return {
+    id: `req-${protocol}-${Math.random().toString(36).slice(2)}`,
+    observedAt: Date.now(),
+    runId,
+    agentKey: key,
+    agentId: agentId(key),
+    protocol,
+    site: siteOf(url),
+    targetUrl: url,
+    transport: protocol === 'mcp' ? 'streamable-http' : null,
+    reason: 'sample',
+    inSample: true,
+  };
+}
+
+async function readAll<T>(ctx: KafkaTestContext, topic: string, decode: (v: Buffer) => T, into: T[]): Promise<Consumer> {
+  const consumer = ctx.kafka.consumer({ groupId: uniqueGroupId('reader'), maxWaitTimeInMs: 200 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      if (message.value) into.push(decode(message.value));
+    },
+  });
+  return consumer;
+}
+
+describe('probe worker over Kafka', () => {
+  let ctx: KafkaTestContext;
+  let producer: EventProducer;
+  let worker: ProbeWorker;
+  let mcp: Peer;
+  let a2a: Peer;
+  let disallowing: TestServer;
+  let canaryTarget: TestServer;
+  const readers: Consumer[] = [];
+  let admin: Admin;
+  const outcomes: Array<{ outcome: BatchOutcome; probesOnTopic: number }> = [];
+
+  beforeAll(async () => {
+    ctx = await setupKafkaTest(import.meta.url);
+    producer = new EventProducer(ctx.kafka, { logger: testLogger('producer') });
+    await producer.connect();
+    mcp = await startMcpStreamableStateless();
+    a2a = await startA2AAgent({ legacy: true, wellKnown: false });
+    disallowing = await startHttpServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(req.url === '/robots.txt' ? 'User-agent: veronikai\nDisallow: /\n' : 'should not be asked');
+    });
+    canaryTarget = await startHttpServer((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    const canary = new Canary({
+      targets: [`${canaryTarget.url}/`],
+      contact: 'probes@veronikai.test',
+      allowLoopback: true,
+      onEvent: canaryEventSink(producer, ctx.topics),
+    });
+    const engine = new ProbeEngine({
+      contact: 'probes@veronikai.test',
+      allowLoopback: true,
+      timeoutMs: 2000,
+      bodyWindowMs: 300,
+      maxRetries: 0,
+      canary,
+    });
+    admin = ctx.kafka.admin();
+    await admin.connect();
+    worker = new ProbeWorker({
+      kafka: ctx.kafka,
+      topics: ctx.topics,
+      engine,
+      producer,
+      groupId: uniqueGroupId('probe-worker'),
+      logger: testLogger('probe-worker'),
+      sessionTimeoutMs: 30_000,
+      maxWaitTimeInMs: 200,
+      hooks: {
+        // Between the sink and the commit: the batch's Probe events must already be on the topic.
+        afterSinkBeforeCommit: async (outcome) => {
+          const offsets = await admin.fetchTopicOffsets(ctx.topics.probes);
+          outcomes.push({ outcome, probesOnTopic: offsets.reduce((n, p) => n + Number(p.high), 0) });
+        },
+      },
+    });
+    await worker.start();
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(readers.map((r) => r.disconnect()));
+    await worker?.stop().catch(() => undefined);
+    await admin?.disconnect().catch(() => undefined);
+    await producer?.close();
+    await Promise.allSettled([mcp?.close(), a2a?.close(), disallowing?.close(), canaryTarget?.close()]);
+    await ctx?.cleanup();
+  });
+
+  it('probes MCP and A2A peers and emits Probe events with every exchange, robots and canary', async () => {
+    const runId = 'run-e2e';
+    const reqs = [
+      request('mcp', mcp.url, runId),
+      request('a2a', a2a.url, runId),
+      request('a2a', `${disallowing.url}/agent.json`, runId),
+    ];
+    await producer.send(
+      ctx.topics.probeRequests,
+      [
+        ...reqs.map((r) => ({ key: r.site, value: codec.encode('ProbeRequest', r) })),
+        { key: 'bad', value: Buffer.from('not avro at all') },
+      ],
+    );
+
+    const probes: ProbeEvent[] = [];
+    const canaries: CanaryEvent[] = [];
+    readers.push(await readAll(ctx, ctx.topics.probes, (v) => codec.decodeAs('Probe', v), probes));
+    readers.push(await readAll(ctx, ctx.topics.canary, (v) => codec.decodeAs('Canary', v), canaries));
+    await waitFor(() => probes.length >= 3, 30_000, 'three probe events');
+
+    const byReq = new Map(probes.map((p) => [p.requestId, p]));
+    const m = byReq.get(reqs[0]!.id)!;
+    expect(m).toMatchObject({
+      id: probeEventIdFor(reqs[0]!.id),
+      runId,
+      agentKey: reqs[0]!.agentKey,
+      protocol: 'mcp',
+      targetUrl: mcp.url,
+      transport: 'streamable-http',
+      inSample: true,
+      robots: 'allowed',
+      canary: 'ok',
+      errorClass: null,
+    });
+    expect(m.exchanges.map((e) => [e.role, e.status])).toEqual([['mcp-get', 200]]);
+    expect(m.exchanges[0]!.headers['content-type']).toBe('text/event-stream');
+
+    const a = byReq.get(reqs[1]!.id)!;
+    expect(a).toMatchObject({ protocol: 'a2a', robots: 'allowed', canary: 'ok', errorClass: null });
+    expect(a.exchanges.map((e) => [e.role, e.status])).toEqual([
+      ['card', 404],
+      ['well-known', 404],
+      ['legacy', 200],
+    ]);
+    expect(JSON.parse(a.exchanges[2]!.body.toString()).name).toBe('VeronikAI Test Agent');
+
+    const d = byReq.get(reqs[2]!.id)!;
+    expect(d).toMatchObject({ robots: 'disallowed', errorClass: 'robots_disallowed', exchanges: [] });
+    expect(disallowing.paths).toEqual(['/robots.txt']);
+
+    // The canary was checked before the run, and its event went to the canary topic.
+    await waitFor(() => canaries.length >= 1, 10_000, 'a canary event');
+    expect(canaries[0]).toMatchObject({ target: `${canaryTarget.url}/`, ok: true, status: 204, runId });
+
+    // Committed only after the batch's probe events were acknowledged; the bad message went to dead letters.
+    await waitFor(() => outcomes.reduce((n, o) => n + o.outcome.ok + o.outcome.dlq, 0) >= 4, 10_000, 'commits');
+    let seen = 0;
+    for (const o of outcomes) {
+      seen += o.outcome.ok;
+      expect(o.probesOnTopic).toBeGreaterThanOrEqual(seen);
+    }
+    expect(outcomes.reduce((n, o) => n + o.outcome.dlq, 0)).toBe(1);
+    expect(probes).toHaveLength(3);
+  });
+});
