@@ -39,22 +39,38 @@ export interface ListingContext {
   source: string;
 }
 
+/**
+ * A robots.txt that could not be fetched because the host did not answer at all
+ * (refused, DNS, TLS, timeout) says nothing about robots and everything about the
+ * host: the probe is judged on that failed exchange as if it were the first GET, so
+ * a dead host reads as down (or unknown), never as skipped. A robots.txt that
+ * answered 5xx or 429 is a disallow (RFC 9309 §2.3.1.4): skipped (robots).
+ */
+function hostUnreachable(ev: ProbeEvent): ProbeEvent['exchanges'][number] | null {
+  if (ev.robots !== 'unreachable') return null;
+  const last = ev.exchanges.filter((x) => x.role === 'robots').at(-1);
+  return last && last.status === null ? last : null;
+}
+
 export function a2aObservation(ev: ProbeEvent): A2AObservation {
+  const dead = hostUnreachable(ev);
+  if (dead) return { exchanges: [toHttpExchange({ ...dead, url: ev.targetUrl })], robots: 'allowed', canary: ev.canary };
   return {
-    exchanges: ev.exchanges.filter((x) => x.role !== 'redirect').map(toHttpExchange),
+    exchanges: ev.exchanges.filter((x) => x.role !== 'redirect' && x.role !== 'robots').map(toHttpExchange),
     robots: robotsDecision(ev.robots),
     canary: ev.canary,
   };
 }
 
 export function mcpObservation(ev: ProbeEvent, listing: ListingContext | null): McpObservation {
-  const get = ev.exchanges.filter((x) => x.role === 'mcp-get').at(-1) ?? null;
+  const dead = hostUnreachable(ev);
+  const get = dead ? { ...dead, url: ev.targetUrl } : (ev.exchanges.filter((x) => x.role === 'mcp-get').at(-1) ?? null);
   const metadata = ev.exchanges.filter((x) => x.role === 'resource-metadata').at(-1) ?? null;
   return {
     remote: { type: ev.transport ?? listing?.transport ?? 'streamable-http', url: ev.targetUrl },
     get: get ? toHttpExchange(get) : null,
     metadata: metadata ? toHttpExchange(metadata) : null,
-    robots: robotsDecision(ev.robots),
+    robots: dead ? 'allowed' : robotsDecision(ev.robots),
     canary: ev.canary,
     serverJson: listing?.serverJson ?? null,
   };
