@@ -1,14 +1,22 @@
 import type { Config } from '../config.js';
 import { buildApi } from '../api/server.js';
+import { signVerdict } from '../conformance/index.js';
+import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 import { createEventProducer, type EventProducer } from '../kafka/producer.js';
 import type { Logger } from '../log.js';
-import { createProcessors } from '../processors/index.js';
+import { createProcessors, pipelineGroups } from '../processors/index.js';
+import type { Signer } from '../processors/verdicts/judge-probe.js';
+import { Canary } from '../producers/canary.js';
 import { KafkaObservationSink } from '../producers/kafka-sink.js';
+import { ProbeEngine } from '../producers/probe/probe-agent.js';
+import { canaryEventSink, PROBE_WORKER_GROUP, ProbeWorker } from '../producers/probe-worker.js';
+import type { AddressPolicy } from '../producers/http/types.js';
+import { loadSigningKey } from '../signing/keys.js';
 import { migrate } from '../warehouse/migrate.js';
 import { openWarehouse } from '../warehouse/open.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import type { PipelineGroups } from './daily.js';
 import { openKafka, type KafkaRuntime } from './kafka.js';
-import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 
 export interface Platform {
   config: Config;
@@ -17,6 +25,8 @@ export interface Platform {
   producer: EventProducer;
   sink: KafkaObservationSink;
   processors: ConsumerRunner<unknown>[];
+  probeWorker: ProbeWorker | null;
+  groups: PipelineGroups;
   /** Where the API listens, when it was started. */
   apiUrl: string | null;
   close(): Promise<void>;
@@ -26,10 +36,18 @@ export interface PlatformOptions {
   log: Logger;
   api?: boolean;
   processors?: boolean;
+  /** Run a probe worker in this process (default true). */
+  probes?: boolean;
+  /** Probe address policy: only tests loosen it (never the CLI of `run`). */
+  probePolicy?: AddressPolicy;
+  /** Known-good targets for the canary (none: canary state unknown). */
+  canaryTargets?: readonly string[];
   topicPrefix?: string;
+  /** Signs verdicts; default: the configured key (generated in the data dir on first use). */
+  sign?: Signer;
 }
 
-/** Opens the warehouse (migrated), Kafka (local broker when none is configured), processors and the API. */
+/** Opens the warehouse (migrated), Kafka (local broker when none is configured), processors, a probe worker and the API. */
 export async function startPlatform(config: Config, opts: PlatformOptions): Promise<Platform> {
   const { log } = opts;
   const closers: Array<() => Promise<void>> = [];
@@ -51,13 +69,31 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     closers.push(() => producer.close());
     const sink = new KafkaObservationSink(producer, kafka.topics);
 
+    const sign = opts.sign ?? defaultSigner(config);
     const processors: ConsumerRunner<unknown>[] = [];
     if (opts.processors !== false) {
-      for (const runner of createProcessors({ kafka: kafka.kafka, warehouse, topics: kafka.topics, logger: log })) {
+      for (const runner of createProcessors({ kafka: kafka.kafka, warehouse, topics: kafka.topics, logger: log, sign })) {
         await runner.start();
         processors.push(runner);
         closers.push(() => runner.stop());
       }
+    }
+
+    let probeWorker: ProbeWorker | null = null;
+    if (opts.probes !== false) {
+      const policy = opts.probePolicy ?? {};
+      const canary = new Canary({
+        targets: opts.canaryTargets ?? [],
+        contact: config.contact,
+        ...policy,
+        onEvent: canaryEventSink(producer, kafka.topics),
+        logger: log,
+      });
+      const engine = new ProbeEngine({ contact: config.contact, canary, logger: log, ...policy });
+      probeWorker = new ProbeWorker({ kafka: kafka.kafka, topics: kafka.topics, engine, producer, logger: log });
+      await probeWorker.start();
+      const worker = probeWorker;
+      closers.push(() => worker.stop());
     }
 
     let apiUrl: string | null = null;
@@ -69,9 +105,16 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       apiUrl = `http://${config.apiHost.includes(':') ? `[${config.apiHost}]` : config.apiHost}:${port}`;
       closers.push(() => api.close());
     }
-    return { config, warehouse, kafka, producer, sink, processors, apiUrl, close };
+    const groups: PipelineGroups = { ...pipelineGroups(), probeWorkers: PROBE_WORKER_GROUP };
+    return { config, warehouse, kafka, producer, sink, processors, probeWorker, groups, apiUrl, close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+/** Verdict signatures with the configured Ed25519 key: the attestation as JSON text. */
+export function defaultSigner(config: Config): Signer {
+  const key = loadSigningKey({ dataDir: config.dataDir });
+  return (v) => JSON.stringify(signVerdict(v, key.privateKey));
 }

@@ -83,8 +83,8 @@ export interface Census {
 
 /** Totals of each active agent's latest state (a census, not a sample estimate). */
 export async function census(warehouse: Warehouse, checkerVersion: string): Promise<Census> {
-  const [a] = await warehouse.query<{ active: number; inactive: number }>(
-    'SELECT toUInt32(countIf(active = 1)) AS active, toUInt32(countIf(active = 0)) AS inactive FROM agents FINAL',
+  const [a] = await warehouse.query<{ n_active: number; n_inactive: number }>(
+    'SELECT toUInt32(countIf(active = 1)) AS n_active, toUInt32(countIf(active = 0)) AS n_inactive FROM agents FINAL',
   );
   const [l] = await warehouse.query<Record<string, number>>(
     `SELECT toUInt32(countIf(l.uptime = 'up')) AS up, toUInt32(countIf(l.uptime = 'down')) AS down,
@@ -101,7 +101,7 @@ export async function census(warehouse: Warehouse, checkerVersion: string): Prom
   const n = (k: string) => Number(l?.[k] ?? 0);
   return {
     checkerVersion,
-    agents: { active: Number(a?.active ?? 0), inactive: Number(a?.inactive ?? 0) },
+    agents: { active: Number(a?.n_active ?? 0), inactive: Number(a?.n_inactive ?? 0) },
     latest: {
       up: n('up'), down: n('down'), unknown: n('unknown'), skipped: n('skipped'),
       pass: n('pass'), fail: n('fail'), unknownVerdict: n('unknown_verdict'), notApplicable: n('na'), neverChecked: n('never'),

@@ -3,6 +3,7 @@ import { loadConfig, UsageError } from '../../config.js';
 import { createLogger } from '../../log.js';
 import { createProcessors, PROCESSOR_NAMES } from '../../processors/index.js';
 import { openKafka } from '../../runtime/kafka.js';
+import { defaultSigner } from '../../runtime/platform.js';
 import { openWarehouse } from '../../warehouse/open.js';
 import { addConfigOptions, overridesFrom, untilSignal } from '../options.js';
 
@@ -20,7 +21,7 @@ export function registerProcessCommand(program: Command): void {
     const log = createLogger('veronikai-process');
     const warehouse = await openWarehouse(config.warehouse);
     const rt = await openKafka(config, log, { clientId: 'veronikai-process' });
-    const runners = createProcessors({ kafka: rt.kafka, warehouse, topics: rt.topics, logger: log }, name === 'all' ? undefined : [name]);
+    const runners = createProcessors({ kafka: rt.kafka, warehouse, topics: rt.topics, logger: log, sign: defaultSigner(config) }, name === 'all' ? undefined : [name]);
     for (const r of runners) await r.start();
     process.stdout.write(`processing: ${runners.map((r) => r.groupId).join(', ')}\n`);
     await Promise.race([untilSignal(), ...runners.map((r) => r.done)]);

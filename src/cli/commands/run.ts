@@ -3,7 +3,9 @@ import { loadConfig, UsageError } from '../../config.js';
 import { createLogger } from '../../log.js';
 import { SOURCE_NAMES } from '../../producers/sources/index.js';
 import { crawlOnce, formatSummary } from '../../runtime/crawl.js';
-import { waitUntilConsumed } from '../../runtime/kafka.js';
+import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
+import { canaryTargetsFromEnv } from '../../producers/canary.js';
+import { dailyRun, formatDailyReport } from '../../runtime/daily.js';
 import { startPlatform } from '../../runtime/platform.js';
 import { addConfigOptions, overridesFrom, parseDuration, untilSignal } from '../options.js';
 
@@ -15,40 +17,58 @@ export function registerRunCommand(program: Command): void {
   addConfigOptions(cmd, { api: true, sources: true })
     .addOption(new Option('--source <name>', `only these sources (repeatable): ${SOURCE_NAMES.join(', ')}`).argParser((v: string, p: string[] = []) => [...p, v]))
     .option('--full', 'full resync of every source on the first pass')
-    .option('--every <duration>', 'crawl again at this interval', '24h')
-    .option('--once', 'crawl once, wait for the processors to catch up, then exit')
+    .option('--every <duration>', 'run again (crawl, probes, judgement, rollups) at this interval', '24h')
+    .option('--budget <n>', 'probes per daily run (env VERONIKAI_DAILY_BUDGET)', process.env.VERONIKAI_DAILY_BUDGET ?? String(SCHEDULE_DEFAULTS.dailyBudget))
+    .option('--sample-size <n>', 'uniform random sample per run (env VERONIKAI_SAMPLE_SIZE)', process.env.VERONIKAI_SAMPLE_SIZE ?? String(SCHEDULE_DEFAULTS.sampleSize))
+    .option('--once', 'do one daily run, say what it did, then exit')
     .action(async (opts: Record<string, unknown>) => {
       const config = loadConfig(overridesFrom(opts));
       const every = parseDuration(String(opts.every), '--every');
+      const budget = parseCount(String(opts.budget), '--budget');
+      const sampleSize = parseCount(String(opts.sampleSize), '--sample-size');
+      const canaryTargets = canaryTargetsFromEnv();
       const sources = (opts.source as string[] | undefined) ?? [];
       for (const s of sources) if (!SOURCE_NAMES.includes(s)) throw new UsageError(`unknown source "${s}" (known: ${SOURCE_NAMES.join(', ')})`);
       const log = createLogger('veronikai');
       const out = (line: string) => process.stdout.write(`${line}\n`);
 
-      const platform = await startPlatform(config, { log });
+      const platform = await startPlatform(config, { log, canaryTargets });
       out(`VeronikAI API listening on ${platform.apiUrl}  (try ${platform.apiUrl}/agents)`);
       out(`data directory: ${config.dataDir}; Kafka: ${platform.kafka.brokers}; warehouse: ${config.warehouse.kind}`);
 
-      const crawl = async (full: boolean) => {
+      const cycle = async (full: boolean) => {
         const summaries = await crawlOnce(config, platform.sink, log, { sources, full });
         for (const s of summaries) out(formatSummary(s));
         const failed = summaries.filter((s) => !s.complete);
         if (failed.length > 0) {
           out(`${failed.length} source(s) could not be read completely; the API keeps serving what it already has.`);
         }
+        const report = await dailyRun({
+          kafka: platform.kafka.kafka,
+          topics: platform.kafka.topics,
+          warehouse: platform.warehouse,
+          sink: platform.sink,
+          groups: platform.groups,
+          log,
+          budget,
+          sampleSize,
+        });
+        for (const line of formatDailyReport(report)) out(line);
       };
 
       let timer: NodeJS.Timeout | undefined;
-      let running = Promise.resolve();
+      let running: Promise<void>;
       const schedule = () => {
         timer = setTimeout(() => {
-          running = crawl(false).catch((err: unknown) => log.error({ err }, 'crawl failed')).finally(schedule);
+          running = cycle(false).catch((err: unknown) => log.error({ err }, 'run failed')).finally(schedule);
         }, every);
       };
-      running = crawl(Boolean(opts.full)).catch((err: unknown) => log.error({ err }, 'crawl failed'));
+      running = cycle(Boolean(opts.full)).catch((err: unknown) => {
+        log.error({ err }, 'run failed');
+        process.exitCode = 1;
+      });
       if (opts.once) {
         await running;
-        for (const p of platform.processors) await waitUntilConsumed(platform.kafka.kafka, p.groupId, p.topics);
         await platform.close();
         return;
       }
@@ -59,4 +79,10 @@ export function registerRunCommand(program: Command): void {
       await running;
       await platform.close();
     });
+}
+
+function parseCount(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number ≥ 0, got "${value}"`);
+  return n;
 }

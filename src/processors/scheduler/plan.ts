@@ -19,6 +19,8 @@ import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 export const DAY_MS = 24 * 3600 * 1000;
 
 export const SCHEDULE_DEFAULTS = {
+  /** Probes per daily run. */
+  dailyBudget: 10_000,
   /** Size of the uniform random sample behind the ecosystem statistics. */
   sampleSize: 1000,
   /** Every active agent is rechecked at least this often (given enough budget). */

@@ -1,0 +1,117 @@
+import type { Kafka } from 'kafkajs';
+import { CHECKER_VERSION } from '../conformance/index.js';
+import { newEventId } from '../events/ids.js';
+import type { Logger } from '../log.js';
+import { scheduleRun, type ScheduleSink } from '../processors/scheduler/scheduler.js';
+import { census, runStats, type Census, type RunStats } from '../stats/run-stats.js';
+import type { TopicNames } from '../topics.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { waitUntilConsumed } from './kafka.js';
+
+/** The consumer groups a daily run waits for, in pipeline order. */
+export interface PipelineGroups {
+  /** Groups that read listings (agents and the listing history must be current before scheduling). */
+  listings: readonly string[];
+  /** The probe workers' group. */
+  probeWorkers: string;
+  /** The verdict processor's group. */
+  verdicts: string;
+  /** The run log's group. */
+  runLog: string;
+}
+
+export interface DailyRunOptions {
+  kafka: Kafka;
+  topics: TopicNames;
+  warehouse: Warehouse;
+  sink: ScheduleSink;
+  groups: PipelineGroups;
+  log: Logger;
+  budget: number;
+  sampleSize?: number;
+  seed?: string;
+  now?: () => number;
+  /** Longest wait for each stage of the pipeline. */
+  stageTimeoutMs?: number;
+  checkerVersion?: string;
+}
+
+export interface DailyRunReport {
+  runId: string;
+  seed: string;
+  planned: number;
+  counts: Record<string, number>;
+  stats: RunStats;
+  census: Census;
+}
+
+/**
+ * One daily run on a running platform (Methods §4-5): wait until the listings are
+ * merged, plan and emit the probe requests, wait until every probe is observed and
+ * judged, then record the run's finish with what it did.
+ */
+export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
+  const now = opts.now ?? Date.now;
+  const timeout = opts.stageTimeoutMs ?? 30 * 60_000;
+  const checker = opts.checkerVersion ?? CHECKER_VERSION;
+  for (const g of opts.groups.listings) await waitUntilConsumed(opts.kafka, g, [opts.topics.listings], timeout);
+
+  const scheduled = await scheduleRun({
+    warehouse: opts.warehouse,
+    sink: opts.sink,
+    log: opts.log,
+    budget: opts.budget,
+    ...(opts.sampleSize !== undefined ? { sampleSize: opts.sampleSize } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    now,
+  });
+  opts.log.info({ runId: scheduled.runId, planned: scheduled.requests.length }, 'waiting for probes and verdicts');
+  await waitUntilConsumed(opts.kafka, opts.groups.probeWorkers, [opts.topics.probeRequests], timeout);
+  await waitUntilConsumed(opts.kafka, opts.groups.verdicts, [opts.topics.probes], timeout);
+
+  const stats = await runStats(opts.warehouse, scheduled.runId, checker);
+  const counts: Record<string, number> = {
+    ...scheduled.plan.counts,
+    planned: scheduled.requests.length,
+    sample_checks: stats.sample.checks,
+    sample_up: stats.sample.up.successes,
+    sample_pass: stats.sample.pass.successes,
+  };
+  await opts.sink.run({
+    id: newEventId(),
+    observedAt: now(),
+    runId: scheduled.runId,
+    kind: 'daily',
+    phase: 'finish',
+    budget: opts.budget,
+    sampleSize: scheduled.plan.counts.sample,
+    seed: scheduled.seed,
+    counts,
+    complete: true,
+    note: null,
+  });
+  await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], timeout);
+  return {
+    runId: scheduled.runId,
+    seed: scheduled.seed,
+    planned: scheduled.requests.length,
+    counts,
+    stats: await runStats(opts.warehouse, scheduled.runId, checker),
+    census: await census(opts.warehouse, checker),
+  };
+}
+
+const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+
+/** What a daily run did, in plain words for the terminal. */
+export function formatDailyReport(r: DailyRunReport): string[] {
+  const s = r.stats.sample;
+  return [
+    `daily run ${r.runId} (seed ${r.seed}): ${r.planned} probe(s) planned — sample ${r.counts.sample ?? 0}, overdue ${r.counts.overdue ?? 0}, new ${r.counts.new ?? 0}, changed ${r.counts.changed ?? 0}, due ${r.counts.due ?? 0}`,
+    `sample of this run: ${s.checks} check(s); up ${pct(s.up.share)} [95% CI ${pct(s.up.low)}–${pct(s.up.high)}] of ${s.up.trials}; ` +
+      `passing ${pct(s.pass.share)} [95% CI ${pct(s.pass.low)}–${pct(s.pass.high)}] of ${s.pass.trials}; unknown ${s.unknown}, skipped ${s.skipped}, n/a ${s.notApplicable}`,
+    `census of latest states (${r.census.checkerVersion}): ${r.census.agents.active} active agent(s), ${r.census.agents.inactive} inactive; ` +
+      `up ${r.census.latest.up}, down ${r.census.latest.down}, unknown ${r.census.latest.unknown}, skipped ${r.census.latest.skipped}; ` +
+      `pass ${r.census.latest.pass}, fail ${r.census.latest.fail}, unknown ${r.census.latest.unknownVerdict}, n/a ${r.census.latest.notApplicable}, never checked ${r.census.latest.neverChecked}`,
+  ];
+}
