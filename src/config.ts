@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadOptOutFile } from './processors/listings-to-agents.js';
 
 /** A configuration or command-line mistake: reported in one line, exit code 2. */
 export class UsageError extends Error {
@@ -26,6 +27,22 @@ export interface Config {
   contact: string;
   /** Per-source base URL overrides, e.g. mcp-registry=http://127.0.0.1:8080. */
   sourceUrls: Record<string, string>;
+  /** Per-source switches, page budgets and pacing (absent: every source on, its own defaults). */
+  sources?: SourceSettings;
+  /** Owners' opt-out list (JSON file of {match, mode, reason}); absent: none. */
+  optOutFile?: string | null;
+}
+
+/** Per-source crawl settings; source names are checked against the known sources by the commands. */
+export interface SourceSettings {
+  /** Sources turned off (VERONIKAI_SOURCES_DISABLED / --disable-source): not read at all. */
+  disabled: string[];
+  /** Sources whose terms forbid crawling (VERONIKAI_SOURCES_TERMS_FORBID / --terms-forbid): skipped, recorded. */
+  termsForbidden: string[];
+  /** List pages per run by source; key "*" for every source (VERONIKAI_SOURCE_MAX_PAGES / --max-pages NAME=N). */
+  maxPages: Record<string, number>;
+  /** Least delay between two requests by source, ms; key "*" for every source (VERONIKAI_SOURCE_PAGE_DELAY / --page-delay NAME=DURATION). */
+  pageDelayMs: Record<string, number>;
 }
 
 export interface ConfigOverrides {
@@ -37,6 +54,11 @@ export interface ConfigOverrides {
   port?: string | number;
   contact?: string;
   sourceUrl?: string[];
+  disableSource?: string[];
+  termsForbid?: string[];
+  maxPages?: string[];
+  pageDelay?: string[];
+  optOutFile?: string;
 }
 
 export function parsePort(value: string | number, setting: string): number {
@@ -71,6 +93,46 @@ export function parseSourceUrls(pairs: readonly string[]): Record<string, string
     out[name] = url.toString().replace(/\/$/, '');
   }
   return out;
+}
+
+const listOf = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** Parses `NAME=VALUE` pairs into a map, each value through `parse`. */
+function parsePairs<T>(pairs: readonly string[], setting: string, parse: (v: string, where: string) => T): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`${setting} expects NAME=VALUE, got "${pair}"`);
+    const name = pair.slice(0, eq).trim();
+    out[name] = parse(pair.slice(eq + 1).trim(), `${setting} ${name}`);
+  }
+  return out;
+}
+
+function parsePageCount(v: string, where: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${where} must be a whole number of pages ≥ 1, got "${v}"`);
+  return n;
+}
+
+function parseDelayMs(v: string, where: string): number {
+  const m = /^(\d+)(ms|s|m)?$/.exec(v);
+  if (!m) throw new UsageError(`${where} must be a delay such as 0, 250ms, 2s or 1m, got "${v}"`);
+  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm'];
+}
+
+/** Per-source switches, page budgets and pacing from the environment and flags (flags win). */
+export function parseSourceSettings(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): SourceSettings {
+  return {
+    disabled: [...new Set([...listOf(env.VERONIKAI_SOURCES_DISABLED), ...(flags.disableSource ?? [])])],
+    termsForbidden: [...new Set([...listOf(env.VERONIKAI_SOURCES_TERMS_FORBID), ...(flags.termsForbid ?? [])])],
+    maxPages: parsePairs([...listOf(env.VERONIKAI_SOURCE_MAX_PAGES), ...(flags.maxPages ?? [])], 'page budget (VERONIKAI_SOURCE_MAX_PAGES / --max-pages)', parsePageCount),
+    pageDelayMs: parsePairs([...listOf(env.VERONIKAI_SOURCE_PAGE_DELAY), ...(flags.pageDelay ?? [])], 'page delay (VERONIKAI_SOURCE_PAGE_DELAY / --page-delay)', parseDelayMs),
+  };
 }
 
 const CONTACT_RE = /^[^\s@<>()]+@[^\s@<>()]+\.[^\s@<>()]+$/;
@@ -111,5 +173,16 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     .filter(Boolean);
   const sourceUrls = parseSourceUrls([...envPairs, ...(flags.sourceUrl ?? [])]);
 
-  return { dataDir, cacheDir, kafkaBrokers, warehouse, apiHost, apiPort, contact, sourceUrls };
+  const sources = parseSourceSettings(flags, env);
+  const optOutRaw = flags.optOutFile ?? env.VERONIKAI_OPT_OUT_FILE;
+  const optOutFile = optOutRaw ? resolve(optOutRaw) : null;
+  if (optOutFile) {
+    try {
+      loadOptOutFile(optOutFile);
+    } catch (err) {
+      throw new UsageError(`opt-out file (VERONIKAI_OPT_OUT_FILE): ${(err as Error).message}`);
+    }
+  }
+
+  return { dataDir, cacheDir, kafkaBrokers, warehouse, apiHost, apiPort, contact, sourceUrls, sources, optOutFile };
 }

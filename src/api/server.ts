@@ -60,7 +60,8 @@ export function buildApi({ warehouse, logger }: ApiOptions) {
       const limit = Number(req.query.limit ?? PAGE_DEFAULT);
       const after = req.query.cursor ? decodeCursor(req.query.cursor) : '';
       if (after === null) return reply.code(400).send({ error: 'invalid cursor' });
-      const where = ['agent_key > {after:String}'];
+      // Agents whose owners asked to be hidden are never served (Methods §9).
+      const where = ['agent_key > {after:String}', "opt_out != 'hidden'"];
       const params: Record<string, string | number> = { after, limit: limit + 1 };
       if (req.query.protocol) {
         where.push('protocol = {protocol:String}');
@@ -86,7 +87,7 @@ export function buildApi({ warehouse, logger }: ApiOptions) {
     const id = req.params.id;
     if (!/^[0-9a-f]{16}$/.test(id)) return reply.code(404).send({ error: 'agent not found' });
     const [agent] = await warehouse.query<Record<string, unknown> & { key: string }>(
-      `SELECT ${AGENT_COLUMNS} FROM agents FINAL WHERE agent_id = {id:String} LIMIT 1`,
+      `SELECT ${AGENT_COLUMNS} FROM agents FINAL WHERE agent_id = {id:String} AND opt_out != 'hidden' LIMIT 1`,
       { id },
     );
     if (!agent) return reply.code(404).send({ error: 'agent not found' });

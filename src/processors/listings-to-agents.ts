@@ -1,16 +1,27 @@
+import { readFileSync, statSync } from 'node:fs';
 import type { ListingEvent } from '../events/types.js';
-import { agentId, agentKey } from '../identity/agent-key.js';
+import { agentId, agentKey, normalizeUrl } from '../identity/agent-key.js';
+import { silentLogger, type Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /**
  * The dedupe processor's sink: listing events become `listings` rows (latest
  * state per source item) and every touched agent is recomputed from all of its
  * listings into `agents`. Both writes are pure functions of what is already in
- * the warehouse plus the batch, so a batch written twice (a crash between the
- * insert and the offset commit) leaves the same rows as queries see them (FINAL).
+ * the warehouse plus the batch (and the owners' opt-out list), so a batch written
+ * twice (a crash between the insert and the offset commit) leaves the same rows as
+ * queries see them (FINAL).
+ *
+ * A listing whose status is `deleted` (the registry's own tombstone) or `delisted`
+ * (the source's complete pass no longer listed it) is tombstoned: it no longer lists
+ * its agent. An agent none of whose listings is live is `active = 0` with
+ * `inactive_since`; its row and its listings stay, so its history stays queryable.
  */
 
 export const DESCRIPTION_MAX = 500;
+
+/** Listing statuses that mean "this source no longer lists the item". */
+export const TOMBSTONE_STATUSES: ReadonlySet<string> = new Set(['deleted', 'delisted']);
 
 export interface ListingRow {
   source: string;
@@ -34,6 +45,8 @@ export interface ListingRow {
   version: string | number;
 }
 
+export type OptOutMode = 'unchecked' | 'hidden';
+
 export interface AgentRow {
   agent_id: string;
   agent_key: string;
@@ -49,27 +62,183 @@ export interface AgentRow {
   active: number;
   inactive_since: string | null;
   has_server_json: number;
+  /** '' | 'unchecked' (listed, never probed) | 'hidden' (not served by the API either). */
+  opt_out: '' | OptOutMode;
+  opt_out_reason: string;
   version: number;
 }
+
+// ---------------------------------------------------------------------------
+// Owners' opt-outs (Methods §9)
+
+export interface OptOutRule {
+  /** An agent key (any spelling of its URL) or `host:<hostname>` (`host:*.example.com` for subdomains). */
+  match: string;
+  mode: OptOutMode;
+  reason: string;
+}
+
+/** Validates an opt-out list (the JSON of VERONIKAI_OPT_OUT_FILE); throws an Error naming the bad entry. */
+export function parseOptOutList(json: unknown, where = 'opt-out list'): OptOutRule[] {
+  if (!Array.isArray(json)) throw new Error(`${where} must be a JSON array of {match, mode, reason}`);
+  return json.map((e, i) => {
+    const at = `${where}[${i}]`;
+    if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new Error(`${at} must be an object`);
+    const { match, mode, reason } = e as Record<string, unknown>;
+    if (typeof match !== 'string' || match.trim() === '') throw new Error(`${at}.match must be an agent key or "host:<hostname>"`);
+    if (mode !== 'unchecked' && mode !== 'hidden') throw new Error(`${at}.mode must be "unchecked" or "hidden"`);
+    if (reason !== undefined && typeof reason !== 'string') throw new Error(`${at}.reason must be a string`);
+    const m = match.trim();
+    if (/^host:/i.test(m)) {
+      if (!/^host:(\*\.)?[a-z0-9.-]+$/i.test(m)) throw new Error(`${at}.match "${m}" is not host:<hostname>`);
+    } else if (!normalizeUrl(m)) {
+      throw new Error(`${at}.match "${m}" is neither an http(s) agent key nor host:<hostname>`);
+    }
+    return { match: m, mode, reason: typeof reason === 'string' ? reason : '' };
+  });
+}
+
+export function loadOptOutFile(path: string): OptOutRule[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`opt-out file ${path} cannot be read: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`opt-out file ${path} is not JSON: ${(err as Error).message}`);
+  }
+  return parseOptOutList(json, `opt-out file ${path}`);
+}
+
+const hostOf = (u: string): string | null => {
+  try {
+    return new URL(u).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return null;
+  }
+};
+
+/** An opt-out list, ready to match agents. 'hidden' wins over 'unchecked' when several rules match. */
+export class OptOutList {
+  private readonly keys = new Map<string, OptOutRule[]>();
+  private readonly hosts = new Map<string, OptOutRule[]>();
+  private readonly suffixes: Array<[string, OptOutRule]> = [];
+
+  constructor(readonly rules: readonly OptOutRule[] = []) {
+    const add = (map: Map<string, OptOutRule[]>, k: string, r: OptOutRule) => map.set(k, [...(map.get(k) ?? []), r]);
+    for (const r of rules) {
+      if (/^host:/i.test(r.match)) {
+        const h = r.match.slice(5).toLowerCase().replace(/\.$/, '');
+        if (h.startsWith('*.')) this.suffixes.push([h.slice(1), r]);
+        else add(this.hosts, h, r);
+      } else {
+        for (const k of new Set([normalizeUrl(r.match), agentKey('a2a', { cardUrl: r.match })])) if (k) add(this.keys, k, r);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.rules.length;
+  }
+
+  /** The opt-out that applies to an agent (by its key, or the host of its key, endpoint or card URL). */
+  lookup(agent: { agent_key: string; endpoint_url?: string; card_url?: string }): { mode: OptOutMode; reason: string } | null {
+    const hits: OptOutRule[] = [...(this.keys.get(agent.agent_key) ?? [])];
+    const hosts = new Set([agent.agent_key, agent.endpoint_url ?? '', agent.card_url ?? ''].filter(Boolean).map(hostOf));
+    for (const h of hosts) {
+      if (!h) continue;
+      hits.push(...(this.hosts.get(h) ?? []));
+      for (const [suffix, r] of this.suffixes) if (h.endsWith(suffix)) hits.push(r);
+    }
+    if (hits.length === 0) return null;
+    const hit = hits.find((r) => r.mode === 'hidden') ?? hits[0]!;
+    return { mode: hit.mode, reason: hit.reason };
+  }
+}
+
+/** Where the processor gets its opt-outs: a fixed list, or a file re-read when it changes. */
+export interface OptOutProvider {
+  current(): OptOutList;
+}
+
+export function fixedOptOuts(rules: readonly OptOutRule[]): OptOutProvider {
+  const list = new OptOutList(rules);
+  return { current: () => list };
+}
+
+/**
+ * The opt-out file, re-read whenever its modification time changes, so an owner's request
+ * applies from the next batch without a restart. A file that turns bad keeps the last good
+ * list in force (and says so in the log); a file that is bad at start is an error.
+ */
+export function optOutFile(path: string, log: Logger = silentLogger): OptOutProvider {
+  let list = new OptOutList(loadOptOutFile(path));
+  let stamp = statSync(path).mtimeMs;
+  return {
+    current() {
+      try {
+        const m = statSync(path).mtimeMs;
+        if (m !== stamp) {
+          stamp = m;
+          list = new OptOutList(loadOptOutFile(path));
+          log.info({ path, rules: list.size }, 'opt-out list reloaded');
+        }
+      } catch (err) {
+        log.error({ err, path }, 'opt-out file unreadable; the last good list stays in force');
+      }
+      return list;
+    },
+  };
+}
+
+export interface ListingsToAgentsOptions {
+  /** Owners' opt-outs; default: the file named by VERONIKAI_OPT_OUT_FILE, if set. */
+  optOut?: OptOutProvider | readonly OptOutRule[];
+  log?: Logger;
+}
+
+// ---------------------------------------------------------------------------
 
 const itemRef = (source: string, itemId: string) => `${source}\u0000${itemId}`;
 const toDt = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 const fromDt = (s: string) => Date.parse(`${s.replace(' ', 'T')}Z`);
+const isTombstone = (status: string) => TOMBSTONE_STATUSES.has(status);
 
 export class ListingsToAgents {
-  constructor(private readonly warehouse: Warehouse) {}
+  private readonly optOut: OptOutProvider;
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    opts: ListingsToAgentsOptions = {},
+  ) {
+    const log = opts.log ?? silentLogger;
+    if (opts.optOut && !Array.isArray(opts.optOut)) this.optOut = opts.optOut as OptOutProvider;
+    else if (opts.optOut) this.optOut = fixedOptOuts(opts.optOut as readonly OptOutRule[]);
+    else if (process.env.VERONIKAI_OPT_OUT_FILE) this.optOut = optOutFile(process.env.VERONIKAI_OPT_OUT_FILE, log);
+    else this.optOut = fixedOptOuts([]);
+  }
 
   /** Writes one batch of listing events; returns the agent keys it recomputed. */
   async write(events: readonly ListingEvent[]): Promise<string[]> {
     if (events.length === 0) return [];
     // The newest event per source item wins within the batch.
     const latest = new Map<string, ListingEvent>();
+    const latestLive = new Map<string, ListingEvent>();
     const earliest = new Map<string, number>();
+    let batchTime = 0;
     for (const ev of events) {
       const ref = itemRef(ev.source, ev.itemId);
       const cur = latest.get(ref);
       if (!cur || ev.observedAt >= cur.observedAt) latest.set(ref, ev);
+      if (!isTombstone(ev.status) && ev.status !== 'invalid' && ev.observedAt >= (latestLive.get(ref)?.observedAt ?? -Infinity)) {
+        latestLive.set(ref, ev);
+      }
       earliest.set(ref, Math.min(earliest.get(ref) ?? Infinity, ev.observedAt));
+      batchTime = Math.max(batchTime, ev.observedAt);
     }
 
     const refs = [...latest.keys()];
@@ -80,32 +249,56 @@ export class ListingsToAgents {
     );
     const prior = new Map(existing.map((r) => [r.ref, r]));
 
+    // A delisting (or any tombstone that names no URL of its own) carries the item's last live
+    // listing forward: from this batch when it is here, else from the stored row.
+    const carries = (ev: ListingEvent) => ev.status === 'delisted' || (isTombstone(ev.status) && !agentKey(ev.protocol, ev));
+    const needRows = refs.filter((ref) => carries(latest.get(ref)!) && !latestLive.has(ref) && prior.has(ref));
+    const priorRows = new Map<string, ListingRow>();
+    if (needRows.length > 0) {
+      const rows = await this.warehouse.query<ListingRow & { ref: string }>(
+        `SELECT concat(source, char(0), item_id) AS ref, * FROM listings FINAL WHERE concat(source, char(0), item_id) IN {refs:Array(String)}`,
+        { refs: needRows },
+      );
+      for (const { ref, ...row } of rows) priorRows.set(ref, row);
+    }
+
     const touched = new Set<string>();
     const rows: ListingRow[] = [];
     for (const [ref, ev] of latest) {
-      const key = ev.status === 'invalid' ? null : agentKey(ev.protocol, ev);
       const before = prior.get(ref);
       if (before?.agent_key) touched.add(before.agent_key);
+      const firstSeen = toDt(Math.min(earliest.get(ref)!, before ? fromDt(before.first_seen) : Infinity));
+      const tomb = isTombstone(ev.status) ? 1 : 0;
+      const carry = carries(ev);
+      const live = carry ? latestLive.get(ref) : undefined;
+      const kept = carry && !live ? priorRows.get(ref) : undefined;
+      if (kept) {
+        rows.push({ ...kept, status: ev.status, tombstoned: 1, first_seen: firstSeen, last_event_id: ev.id, version: ev.observedAt });
+        if (kept.agent_key) touched.add(kept.agent_key);
+        continue;
+      }
+      const src = live ?? ev;
+      const key = ev.status === 'invalid' ? null : agentKey(src.protocol, src);
       if (key) touched.add(key);
-      const firstSeen = Math.min(earliest.get(ref)!, before ? fromDt(before.first_seen) : Infinity);
       rows.push({
         source: ev.source,
         item_id: ev.itemId,
         agent_key: key ?? '',
-        protocol: ev.protocol,
-        name: ev.name,
-        description: ev.description,
-        version_label: ev.version ?? '',
-        endpoint_url: ev.endpointUrl ?? '',
-        endpoint_transport: ev.endpointTransport ?? '',
-        card_url: ev.cardUrl ?? '',
-        server_json: ev.serverJson ?? '',
+        protocol: src.protocol,
+        name: src.name,
+        description: src.description,
+        version_label: src.version ?? '',
+        endpoint_url: src.endpointUrl ?? '',
+        endpoint_transport: src.endpointTransport ?? '',
+        card_url: src.cardUrl ?? '',
+        server_json: src.serverJson ?? '',
         status: ev.status,
-        raw: ev.raw,
-        raw_truncated: ev.rawTruncated ? 1 : 0,
-        tombstoned: ev.status === 'deleted' ? 1 : 0,
-        first_seen: toDt(firstSeen),
-        last_seen: toDt(ev.observedAt),
+        raw: src.raw,
+        raw_truncated: src.rawTruncated ? 1 : 0,
+        tombstoned: tomb,
+        first_seen: firstSeen,
+        // A delisting is not a sighting: the item was last seen when it was last listed.
+        last_seen: toDt(live ? live.observedAt : ev.observedAt),
         last_event_id: ev.id,
         version: ev.observedAt,
       });
@@ -113,12 +306,16 @@ export class ListingsToAgents {
     await this.warehouse.insert('listings', rows);
 
     const keys = [...touched];
-    if (keys.length > 0) await this.recomputeAgents(keys);
+    if (keys.length > 0) await this.recomputeAgents(keys, batchTime);
     return keys;
   }
 
-  /** Rebuilds the agents rows of the given keys from every listing that names them. */
-  async recomputeAgents(keys: readonly string[]): Promise<void> {
+  /**
+   * Rebuilds the agents rows of the given keys from every listing that names them. A key no
+   * listing names any more (its only listing changed URL or became invalid) keeps its row,
+   * marked inactive as of `asOf`.
+   */
+  async recomputeAgents(keys: readonly string[], asOf: number = Date.now()): Promise<void> {
     const listingRows = await this.warehouse.query<ListingRow>(
       `SELECT * FROM listings FINAL WHERE agent_key IN {keys:Array(String)} ORDER BY agent_key, version`,
       { keys: [...keys] },
@@ -129,17 +326,30 @@ export class ListingsToAgents {
       list.push(r);
       byKey.set(r.agent_key, list);
     }
+    const optOut = this.optOut.current();
     const agents: AgentRow[] = [];
-    for (const [key, rows] of byKey) agents.push(mergeAgent(key, rows));
+    for (const [key, rows] of byKey) agents.push(mergeAgent(key, rows, optOut));
+
+    const orphans = keys.filter((k) => !byKey.has(k));
+    if (orphans.length > 0) {
+      const stale = await this.warehouse.query<AgentRow>(
+        `SELECT * FROM agents FINAL WHERE agent_key IN {keys:Array(String)} AND active = 1`,
+        { keys: orphans },
+      );
+      for (const a of stale) {
+        const version = Math.max(asOf, Number(a.version) + 1);
+        agents.push({ ...a, sources: [], source_first_seen: {}, active: 0, inactive_since: toDt(version), version });
+      }
+    }
     if (agents.length > 0) await this.warehouse.insert('agents', agents);
   }
 }
 
 /** One agent from all the listings that share its key (pure; exported for unit tests). */
-export function mergeAgent(key: string, rows: readonly ListingRow[]): AgentRow {
+export function mergeAgent(key: string, rows: readonly ListingRow[], optOut?: OptOutList): AgentRow {
   const version = (r: ListingRow) => Number(r.version);
   const byNewest = [...rows].sort((a, b) => version(b) - version(a) || a.source.localeCompare(b.source));
-  const live = byNewest.filter((r) => r.tombstoned === 0 || (r.tombstoned as unknown) === '0');
+  const live = byNewest.filter((r) => Number(r.tombstoned) === 0 && !isTombstone(r.status));
   const head = live[0] ?? byNewest[0]!;
   const sourceFirstSeen: Record<string, string> = {};
   for (const r of live) {
@@ -149,6 +359,7 @@ export function mergeAgent(key: string, rows: readonly ListingRow[]): AgentRow {
   const firstSeen = rows.reduce((m, r) => (r.first_seen < m ? r.first_seen : m), rows[0]!.first_seen);
   const lastSeen = rows.reduce((m, r) => (r.last_seen > m ? r.last_seen : m), rows[0]!.last_seen);
   const maxVersion = Math.max(...rows.map(version));
+  const opt = optOut?.lookup({ agent_key: key, endpoint_url: head.endpoint_url, card_url: head.card_url }) ?? null;
   return {
     agent_id: agentId(key),
     agent_key: key,
@@ -164,6 +375,8 @@ export function mergeAgent(key: string, rows: readonly ListingRow[]): AgentRow {
     active: live.length > 0 ? 1 : 0,
     inactive_since: live.length > 0 ? null : toDt(maxVersion),
     has_server_json: live.some((r) => r.server_json !== '') ? 1 : 0,
+    opt_out: opt?.mode ?? '',
+    opt_out_reason: opt?.reason ?? '',
     version: maxVersion,
   };
 }

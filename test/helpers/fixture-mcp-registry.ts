@@ -30,6 +30,9 @@ export interface FixtureRegistry {
   faultAt: Map<number, Fault>;
   /** List requests answered so far. */
   listRequests: number;
+  /** What /robots.txt answers: a body (200), a status code (default 404: none), or a fault. */
+  robots: string | number | Fault;
+  robotsRequests: number;
   close(): Promise<void>;
 }
 
@@ -79,11 +82,21 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 export async function startFixtureRegistry(entries: RegistryEntry[] = []): Promise<FixtureRegistry> {
-  const state: Omit<FixtureRegistry, 'url' | 'close'> = { entries, requests: [], faultAt: new Map(), listRequests: 0 };
+  const state: Omit<FixtureRegistry, 'url' | 'close'> = {
+    entries, requests: [], faultAt: new Map(), listRequests: 0, robots: 404, robotsRequests: 0,
+  };
 
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fixture');
+      if (url.pathname === '/robots.txt' && req.method === 'GET') {
+        state.robotsRequests += 1;
+        const r = state.robots;
+        if (typeof r === 'function') return void (await r(req, res));
+        if (typeof r === 'number') return send(res, r, { title: 'robots', status: r });
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        return void res.end(r);
+      }
       state.requests.push(`${url.pathname}${url.search}`);
       if (req.method !== 'GET') return send(res, 405, { title: 'Method Not Allowed', status: 405 });
       if (url.pathname === '/v0/health') return send(res, 200, { status: 'ok' });

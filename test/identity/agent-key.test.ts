@@ -48,6 +48,25 @@ describe('agentKey', () => {
     expect(agentKey('a2a', {})).toBeNull();
   });
 
+  it('gives one key to the spellings the listing sources use for one agent', () => {
+    // Cross-source dedupe: host case, an explicit default port, a trailing slash, the legacy well-known name.
+    const a2a = [
+      { cardUrl: 'https://Shared-Agent.example/.well-known/agent-card.json' },
+      { cardUrl: 'https://shared-agent.example:443/.well-known/agent-card.json' },
+      { cardUrl: 'https://shared-agent.example/.well-known/agent.json' },
+      { cardUrl: 'HTTPS://shared-agent.example/.well-known/agent-card.json#card' },
+    ];
+    expect(new Set(a2a.map((u) => agentKey('a2a', u)))).toEqual(new Set(['https://shared-agent.example']));
+    const mcp = ['https://MCP.Shared.example/mcp', 'https://mcp.shared.example:443/mcp', 'https://mcp.shared.example/mcp/'];
+    expect(new Set(mcp.map((u) => agentKey('mcp', { endpointUrl: u })))).toEqual(new Set(['https://mcp.shared.example/mcp']));
+    // A query string is part of the identity; a different port or scheme is another agent.
+    expect(agentKey('mcp', { endpointUrl: 'https://m.example/mcp?tenant=a' })).not.toBe(agentKey('mcp', { endpointUrl: 'https://m.example/mcp?tenant=b' }));
+    expect(agentKey('mcp', { endpointUrl: 'https://m.example:8443/mcp' })).not.toBe(agentKey('mcp', { endpointUrl: 'https://m.example/mcp' }));
+    expect(agentKey('mcp', { endpointUrl: 'http://m.example/mcp' })).not.toBe(agentKey('mcp', { endpointUrl: 'https://m.example/mcp' }));
+    // An HF Space endpoint keeps its path; the trailing slash Gradio documents goes.
+    expect(agentKey('mcp', { endpointUrl: 'https://acme-weather.hf.space/gradio_api/mcp/' })).toBe('https://acme-weather.hf.space/gradio_api/mcp');
+  });
+
   it('derives a stable short id and the registrable site', () => {
     expect(agentId('https://mcp.acme.dev/mcp')).toMatch(/^[0-9a-f]{16}$/);
     expect(agentId('https://mcp.acme.dev/mcp')).toBe(agentId('https://mcp.acme.dev/mcp'));

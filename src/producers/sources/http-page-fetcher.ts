@@ -25,6 +25,7 @@ export function createPageFetcher(opts: PageFetcherOptions): PageFetcher {
       headers: req.headers,
       maxBytes: req.maxBytes,
       timeoutMs: req.timeoutMs,
+      ...(req.truncateOverCap ? { overCap: 'truncate' as const } : {}),
       allowAddress: (_address, hostname) => trusted.has(hostname.toLowerCase().replace(/^\[|\]$/g, '')),
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
       ...(opts.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries }),

@@ -1,9 +1,19 @@
+import { A2A_REGISTRY, createA2aRegistrySource } from './a2a-registry.js';
+import { A2AREGISTRY_ORG, createA2aRegistryOrgSource } from './a2aregistry-org.js';
+import { createHfSpacesSource, HF_SPACES } from './hf-spaces.js';
 import { createMcpRegistrySource, MCP_REGISTRY } from './mcp-registry.js';
+import { createNeurontoSource, NEURONTO } from './neuronto.js';
+import { createSmitherySource, SMITHERY } from './smithery.js';
 import type { ListingSource } from './types.js';
 
 /** Every listing source by its CLI name. */
 export const SOURCE_FACTORIES: Readonly<Record<string, () => ListingSource>> = {
   [MCP_REGISTRY]: createMcpRegistrySource,
+  [A2A_REGISTRY]: createA2aRegistrySource,
+  [A2AREGISTRY_ORG]: createA2aRegistryOrgSource,
+  [HF_SPACES]: createHfSpacesSource,
+  [NEURONTO]: createNeurontoSource,
+  [SMITHERY]: createSmitherySource,
 };
 
 export const SOURCE_NAMES = Object.keys(SOURCE_FACTORIES);

@@ -8,6 +8,10 @@ export const SOURCE_LIMITS = {
   pageTimeoutMs: REQUEST_TIMEOUT_MS,
   /** Raw listing items kept in the event, as JSON text. */
   rawItemMaxChars: 64 * 1024,
-  /** Pages a single source may read in one run unless configured otherwise. */
+  /** List pages a single source may read in one run unless the source or the configuration says otherwise. */
   defaultMaxPages: 1000,
+  /** Per-item detail requests (Smithery) a single source may make in one run. */
+  defaultMaxDetails: 2000,
+  /** Least time between two requests to one source unless the source or the configuration says otherwise. */
+  defaultPageDelayMs: 250,
 } as const;

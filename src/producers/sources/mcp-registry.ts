@@ -1,4 +1,4 @@
-import { boundedRaw } from './runner.js';
+import { boundedRaw, hashOf, isObject } from './runner.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type SourceIO } from './types.js';
 
 /**
@@ -26,6 +26,7 @@ async function crawlMcpRegistry(io: SourceIO, opts: CrawlOptions): Promise<Crawl
   const lastFull = opts.state.lastFullAt ?? 0;
   const full = opts.full || !opts.state.watermark || startedAt - lastFull >= FULL_RESYNC_EVERY_MS;
   const mode = full ? 'full' : 'incremental';
+  io.setMode(mode);
   let watermark = full ? undefined : opts.state.watermark;
   let maxUpdated = opts.state.watermark;
 
@@ -49,10 +50,6 @@ async function crawlMcpRegistry(io: SourceIO, opts: CrawlOptions): Promise<Crawl
     mode,
     state: { ...opts.state, watermark, lastFullAt: full ? startedAt : lastFull },
   };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Parses one page of GET /v0.1/servers into listing drafts; a wrong page shape throws PageShapeError. */
@@ -121,20 +118,10 @@ export function toListing(entry: unknown): ListingDraft | null {
 }
 
 /** The remote an MCP server is reached at: the first streamable-http remote, else the first SSE one. */
-function pickRemote(remotes: unknown): { type: string; url: string } | null {
+export function pickRemote(remotes: unknown): { type: string; url: string } | null {
   if (!Array.isArray(remotes)) return null;
   const valid = remotes.filter(
     (r): r is { type: string; url: string } => isObject(r) && typeof r.type === 'string' && typeof r.url === 'string',
   );
   return valid.find((r) => r.type === 'streamable-http') ?? valid.find((r) => r.type === 'sse') ?? null;
-}
-
-function hashOf(text: string): string {
-  // FNV-1a: a short stable id for an item that has none of its own.
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
 }

@@ -31,7 +31,7 @@ describe('MCP Registry source', () => {
       state,
       log: silentLogger,
       now: () => clock,
-      limits: { pageTimeoutMs: 1000, pageMaxBytes: 256 * 1024 },
+      limits: { pageTimeoutMs: 1000, pageMaxBytes: 256 * 1024, pageDelayMs: 0 },
     };
   });
   afterEach(() => registry.close());
@@ -126,9 +126,31 @@ describe('MCP Registry source', () => {
   it('says plainly when the registry cannot be reached, and does not read it as empty', async () => {
     await registry.close();
     const summary = await run();
-    expect(summary).toMatchObject({ complete: false, items: 0, errors: 1 });
-    expect(summary.failure).toMatch(/^refused/);
+    // robots.txt is the first request: unreachable means the source is skipped (fail closed), recorded with its reason.
+    expect(summary).toMatchObject({ complete: false, items: 0, pages: 0, errors: 0 });
+    expect(summary.skipped).toMatch(/^robots: unreachable \(.*refused/);
     expect(sink.fetches).toHaveLength(1);
-    expect(sink.fetches[0]).toMatchObject({ ok: false, status: null, errorClass: 'refused' });
+    expect(sink.fetches[0]).toMatchObject({ ok: false, status: null, errorClass: 'refused', gate: 'robots_unreachable' });
+    expect(sink.fetches[0]!.url).toBe(`${registry.url}/robots.txt`);
+  });
+
+  it('tombstones what a complete full pass no longer lists, and counts new and changed items', async () => {
+    await run(true);
+    const removed = registry.entries.splice(5, 1)[0]!;
+    registry.entries[6] = entry(String(registry.entries[6]!.server.name), { description: 'A new description' });
+    registry.entries.push(entry('io.github.brandnew/server'));
+    sink.listingEvents.length = 0;
+    const summary = await run(true);
+    expect(summary).toMatchObject({ complete: true, mode: 'full', new: 1, changed: 1, delisted: 1 });
+    const delisted = sink.listingEvents.filter((l) => l.status === 'delisted');
+    // A delisting names the URL the item was last listed with, so every consumer keys it to its agent.
+    expect(delisted.map((l) => [l.itemId, l.protocol, l.endpointUrl])).toEqual([
+      [removed.server.name, 'mcp', (removed.server.remotes as Array<{ url: string }>)[0]!.url],
+    ]);
+    expect(delisted[0]!.fetchId).toBe(sink.fetches[sink.fetches.length - 1]!.id);
+    // an incremental pass only sees changes: it never delists
+    registry.entries.splice(0, 1);
+    clock += 1000;
+    expect(await run()).toMatchObject({ mode: 'incremental', delisted: 0 });
   });
 });

@@ -1,0 +1,81 @@
+import { boundedRaw, hashOf, httpUrl, isObject, str } from './runner.js';
+import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type SourceIO } from './types.js';
+
+/**
+ * The open-source A2A registry at a2aregistry.org (repo prassanna-ravishankar/a2a-registry):
+ * `GET /api/agents?limit=&offset=` → `{ agents, total, limit, offset }`; `limit` is capped
+ * at 100 by the server, so the next offset advances by what came back, not by what was
+ * asked. Items are agent cards plus registry fields: card URL `wellKnownURI`, endpoint
+ * `url`. No incremental read: a daily full pass. Offset paging shifts when agents are
+ * added or removed mid-pass, so a pass whose `total` moved is not trusted for delisting.
+ */
+export const A2AREGISTRY_ORG = 'a2aregistry-org';
+const PAGE_LIMIT = 100;
+
+export function createA2aRegistryOrgSource(): ListingSource {
+  return {
+    name: A2AREGISTRY_ORG,
+    protocol: 'a2a',
+    defaultBaseUrl: 'https://a2aregistry.org/api',
+    crawl: crawlA2aRegistryOrg,
+  };
+}
+
+async function crawlA2aRegistryOrg(io: SourceIO, opts: CrawlOptions): Promise<CrawlResult> {
+  io.setMode('full');
+  let offset = 0;
+  let firstTotal: number | null = null;
+  let lastTotal: number | null = null;
+  for (;;) {
+    const url = `${opts.baseUrl}/agents?limit=${PAGE_LIMIT}&offset=${offset}`;
+    const outcome = await io.page({ url, cursor: String(offset) }, parsePaginatedAgents);
+    if (!outcome.ok) return { complete: false, mode: 'full', state: opts.state };
+    const { total, count } = outcome.page.data as { total: number; count: number };
+    firstTotal ??= total;
+    lastTotal = total;
+    offset += count;
+    if (count === 0 || offset >= total) break;
+  }
+  if (firstTotal !== lastTotal) {
+    io.note(`the listing changed during the pass (total ${firstTotal} → ${lastTotal}); nothing delisted this run`);
+    return { complete: true, mode: 'full', state: opts.state, coverage: 'part' };
+  }
+  return { complete: true, mode: 'full', state: opts.state, coverage: 'all' };
+}
+
+/** One `PaginatedAgents` page; a wrong page shape throws PageShapeError. */
+export function parsePaginatedAgents(json: unknown) {
+  if (!isObject(json) || !Array.isArray(json.agents)) throw new PageShapeError('expected an object with an "agents" array');
+  if (typeof json.total !== 'number' || !Number.isFinite(json.total)) throw new PageShapeError('expected a numeric "total"');
+  const listings = json.agents.map(toA2aRegistryOrgListing);
+  return { listings, nextCursor: null, data: { total: json.total, count: json.agents.length } };
+}
+
+/** One `AgentPublic` → a listing draft. */
+export function toA2aRegistryOrgListing(item: unknown): ListingDraft {
+  const { raw, rawTruncated } = boundedRaw(item);
+  const base: ListingDraft = {
+    itemId: `invalid:${hashOf(raw)}`, protocol: 'a2a', name: '', description: '', version: null, endpointUrl: null,
+    endpointTransport: null, cardUrl: null, serverJson: null, status: 'invalid', invalidReason: null, updatedAt: null, raw, rawTruncated,
+  };
+  if (!isObject(item)) return { ...base, invalidReason: 'item is not an object' };
+  const id = str(item.id);
+  if (!id) return { ...base, invalidReason: 'item has no "id"' };
+  const cardUrl = httpUrl(item.wellKnownURI);
+  const endpointUrl = httpUrl(item.url);
+  const draft: ListingDraft = {
+    ...base,
+    itemId: id,
+    name: str(item.name) ?? id,
+    description: str(item.description) ?? '',
+    version: str(item.version),
+    cardUrl,
+    endpointUrl,
+    endpointTransport: str(item.preferredTransport)?.toLowerCase() ?? null,
+    status: 'active',
+    updatedAt: str(item.updated_at),
+  };
+  if (item.hidden === true) return { ...draft, status: 'invalid', invalidReason: 'hidden by the registry' };
+  if (!cardUrl && !endpointUrl) return { ...draft, status: 'invalid', invalidReason: 'no http(s) wellKnownURI (agent card) or url (endpoint)' };
+  return draft;
+}

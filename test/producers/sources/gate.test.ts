@@ -1,0 +1,131 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chooseGroup, gateDecision, robotsPolicy, robotsUrlOf } from '../../../src/producers/sources/gate.js';
+import { createA2aRegistrySource } from '../../../src/producers/sources/a2a-registry.js';
+import { a2aAgent, startFixtureA2aRegistry, type A2aRegistryFixture } from '../../helpers/fixture-a2a-registry.js';
+import { faults, ROBOTS_DISALLOW_US } from '../../helpers/fixture-common.js';
+import { sourceHarness } from './harness.js';
+
+const ok = (body: string) => ({ status: 200, body: Buffer.from(body), errorClass: null, errorMessage: null });
+const R = 'https://reg.example/robots.txt';
+
+describe('robots.txt decision (RFC 9309)', () => {
+  it('uses the veronikai group, then veronica-agents, then *', () => {
+    expect(chooseGroup('User-agent: *\nDisallow: /\n')).toBe('*');
+    expect(chooseGroup('User-agent: Veronica-Agents/2\nDisallow:\nUser-agent: *\nDisallow: /')).toBe('veronica-agents');
+    expect(chooseGroup('User-agent: veronica-agents\nAllow: /\n\nUser-agent: VeronikAI\nDisallow: /x')).toBe('veronikai');
+
+    const star = robotsPolicy(R, ok('User-agent: *\nDisallow: /private\n'));
+    expect(gateDecision(star, 'https://reg.example/api/x').allowed).toBe(true);
+    expect(gateDecision(star, 'https://reg.example/private/a')).toMatchObject({ allowed: false, gate: 'robots_disallowed' });
+
+    // Our own group replaces *: * disallows everything, ours allows /api/.
+    const ours = robotsPolicy(R, ok('User-agent: *\nDisallow: /\n\nUser-agent: veronikai\nAllow: /api/\nDisallow: /\n'));
+    expect(gateDecision(ours, 'https://reg.example/api/list?page=2').allowed).toBe(true);
+    expect(gateDecision(ours, 'https://reg.example/other').allowed).toBe(false);
+
+    const legacy = robotsPolicy(R, ok('User-agent: veronica-agents\nDisallow: /api/\n\nUser-agent: *\nAllow: /\n'));
+    expect(gateDecision(legacy, 'https://reg.example/api/list').allowed).toBe(false);
+    expect(gateDecision(legacy, 'https://reg.example/docs').allowed).toBe(true);
+  });
+
+  it('longest match wins, Allow on a tie; the query string counts', () => {
+    const p = robotsPolicy(R, ok('User-agent: *\nDisallow: /api/\nAllow: /api/public\nDisallow: /list?page=3\n'));
+    expect(gateDecision(p, 'https://reg.example/api/public/agents').allowed).toBe(true);
+    expect(gateDecision(p, 'https://reg.example/api/private').allowed).toBe(false);
+    expect(gateDecision(p, 'https://reg.example/list?page=2').allowed).toBe(true);
+    expect(gateDecision(p, 'https://reg.example/list?page=3').allowed).toBe(false);
+  });
+
+  it('allows all on 4xx, fails closed on 5xx, 429 and no response', () => {
+    expect(robotsPolicy(R, { ...ok(''), status: 404 }).kind).toBe('allow-all');
+    expect(robotsPolicy(R, { ...ok(''), status: 403 }).kind).toBe('allow-all');
+    expect(robotsPolicy(R, { ...ok(''), status: 503 })).toMatchObject({ kind: 'unreachable', errorClass: 'http_5xx' });
+    expect(robotsPolicy(R, { ...ok(''), status: 429 })).toMatchObject({ kind: 'unreachable', errorClass: 'rate_limited' });
+    const timeout = robotsPolicy(R, { status: null, body: Buffer.alloc(0), errorClass: 'timeout', errorMessage: 'took too long' });
+    expect(gateDecision(timeout, 'https://reg.example/x')).toMatchObject({ allowed: false, gate: 'robots_unreachable', errorClass: 'timeout' });
+    expect(robotsUrlOf('https://a2aregistry.org/api/agents?x=1')).toBe('https://a2aregistry.org/robots.txt');
+  });
+});
+
+describe('the crawl gate in the runner', () => {
+  let fx: A2aRegistryFixture;
+  let h: ReturnType<typeof sourceHarness>;
+  beforeEach(async () => {
+    fx = await startFixtureA2aRegistry(Array.from({ length: 45 }, (_, i) => a2aAgent(`a${i}`, `https://a${i}.example/.well-known/agent-card.json`)));
+    h = sourceHarness();
+  });
+  afterEach(() => fx.close());
+  const run = (opts = {}) => h.run(createA2aRegistrySource(), fx.url, opts);
+
+  it('skips a source whose robots.txt disallows us, and records why', async () => {
+    fx.robots = ROBOTS_DISALLOW_US;
+    const s = await run();
+    expect(s).toMatchObject({ complete: false, pages: 0, items: 0, errors: 0 });
+    expect(s.skipped).toBe('robots: disallowed (/public/agents?page=1 for veronikai (group "veronikai"))');
+    expect(fx.requests).toEqual([]);
+    expect(h.sink.fetches).toEqual([
+      expect.objectContaining({ url: `${fx.url}/robots.txt`, ok: false, gate: 'robots_disallowed', errorClass: 'robots_disallowed' }),
+    ]);
+    expect(h.sink.fetches[0]!.error).toMatch(/^robots.txt disallows \/public\/agents\?page=1 for veronikai/);
+    expect(await h.state.load('a2a-registry')).toEqual({});
+  });
+
+  it.each([
+    ['a 503', 503, 'http_5xx'],
+    ['a 429', 429, 'rate_limited'],
+    ['a timeout', faults.slow(3000), 'timeout'],
+  ] as const)('skips a source whose robots.txt answers %s (fail closed), and records why', async (_n, robots, errorClass) => {
+    fx.robots = robots;
+    const s = await run();
+    expect(s.skipped).toMatch(/^robots: unreachable/);
+    expect(fx.requests).toEqual([]);
+    expect(h.sink.fetches).toEqual([expect.objectContaining({ url: `${fx.url}/robots.txt`, gate: 'robots_unreachable', errorClass, ok: false })]);
+  });
+
+  it('reads a source without robots.txt (404) or whose robots.txt allows us, marking pages allowed', async () => {
+    expect(await run()).toMatchObject({ complete: true, skipped: null, pages: 3, items: 45 });
+    fx.robots = 'User-agent: *\nDisallow: /\n\nUser-agent: veronica-agents\nAllow: /public/\n';
+    h.clear();
+    expect(await run()).toMatchObject({ complete: true, pages: 3 });
+    expect(h.sink.fetches.every((f) => f.gate === 'allowed' && f.ok)).toBe(true);
+    expect(fx.robotsRequests).toBe(2);
+  });
+
+  it('checks every request: a page robots.txt disallows ends the pass incomplete, nothing delisted', async () => {
+    await run();
+    fx.robots = 'User-agent: *\nDisallow: /public/agents?page=2\n';
+    fx.agents.splice(0, 5);
+    h.clear();
+    fx.requests.length = 0;
+    const s = await run();
+    expect(s).toMatchObject({ complete: false, pages: 1, delisted: 0 });
+    expect(s.failure).toMatch(/^robots: disallowed/);
+    expect(fx.requests).toEqual(['/public/agents?page=1']);
+    expect(h.delisted()).toEqual([]);
+    expect(h.sink.fetches.map((f) => f.gate)).toEqual(['allowed', 'robots_disallowed']);
+  });
+
+  it('skips a source whose terms forbid crawling without any request, recorded', async () => {
+    const s = await run({ termsForbidden: 'its terms forbid bulk extraction' });
+    expect(s.skipped).toBe('terms: its terms forbid bulk extraction');
+    expect(fx.robotsRequests + fx.requests.length).toBe(0);
+    expect(h.sink.fetches).toEqual([expect.objectContaining({ gate: 'terms_forbidden', errorClass: 'terms_forbidden', ok: false })]);
+  });
+
+  it('paces requests by the configured delay', async () => {
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+      h.clock += ms;
+    };
+    await run({ limits: { pageDelayMs: 700 }, sleep });
+    // robots.txt, then 3 pages: a wait before each page.
+    expect(waits).toEqual([700, 700, 700]);
+  });
+
+  it('ends a pass that runs past its page budget as incomplete', async () => {
+    const s = await run({ limits: { maxPages: 2 } });
+    expect(s).toMatchObject({ complete: false, pages: 2 });
+    expect(s.failure).toMatch(/page budget of 2/);
+  });
+});
