@@ -1,0 +1,189 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, verifyAttestation } from '../../src/conformance/index.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { agentKey } from '../../src/identity/agent-key.js';
+import { crawlOnce } from '../../src/runtime/crawl.js';
+import { dailyRun, formatDailyReport, type DailyRunReport } from '../../src/runtime/daily.js';
+import { startPlatform, type Platform } from '../../src/runtime/platform.js';
+import { orgAgent, startFixtureA2aRegistryOrg } from '../helpers/fixture-a2aregistry-org.js';
+import { entry, startFixtureRegistry } from '../helpers/fixture-mcp-registry.js';
+import { kafkaBrokers, testLogger, uniqueTopicPrefix } from '../helpers/kafka.js';
+import {
+  startA2AAgent,
+  startMcpLegacySse,
+  startMcpStreamableStateless,
+  startMcpWithBearerAuth,
+  type Peer,
+} from '../helpers/peers.js';
+import { createPublicKey } from 'node:crypto';
+
+/**
+ * A whole daily run over the real broker and the chdb engine: two fixture registries
+ * list real MCP and A2A SDK peers on loopback (and two dead endpoints); the platform
+ * crawls, schedules, probes, judges and rolls up; the numbers are those the fixtures
+ * were built to produce.
+ *
+ *   agent                       source            uptime  verdict  why
+ *   MCP Streamable HTTP         mcp-registry      up      fail     answers the GET; server.json remote is http:// on a private host
+ *   MCP legacy SSE              mcp-registry      up      fail     (same quality failure)
+ *   MCP behind bearer auth      mcp-registry      up      fail     401 is up; (same quality failure)
+ *   MCP dead port               mcp-registry      down    fail     connection refused; (same quality failure)
+ *   A2A agent (SDK card)        a2aregistry-org   up      pass     a 1.0-style card whose supportedInterfaces carry URLs
+ *   A2A dead port               a2aregistry-org   down    unknown  no answer: conformance cannot be judged
+ */
+
+const keys = generateSigningKeyPair();
+
+describe('daily run end to end', () => {
+  let peers: Peer[] = [];
+  let deadMcp: string;
+  let deadA2a: string;
+  let closeFixtures: Array<() => Promise<void>> = [];
+  let dataDir: string;
+  let config: Config;
+  let platform: Platform;
+  let report: DailyRunReport;
+  const log = testLogger('daily');
+
+  beforeAll(async () => {
+    const [streamable, sse, bearer, a2a] = await Promise.all([
+      startMcpStreamableStateless(),
+      startMcpLegacySse(),
+      startMcpWithBearerAuth(),
+      startA2AAgent(),
+    ]);
+    peers = [streamable!, sse!, bearer!, a2a!];
+    // Ports that were just free and are closed again: connection refused.
+    const dead1 = await startMcpStreamableStateless();
+    deadMcp = dead1.url;
+    await dead1.close();
+    const dead2 = await startA2AAgent();
+    deadA2a = `${dead2.origin}/.well-known/agent-card.json`;
+    await dead2.close();
+
+    const registry = await startFixtureRegistry([
+      entry('io.github.acme/streamable', { remoteUrl: streamable!.url }),
+      entry('io.github.acme/legacy-sse', { remoteUrl: sse!.url, type: 'sse' }),
+      entry('io.github.acme/bearer', { remoteUrl: bearer!.url }),
+      entry('io.github.acme/dead', { remoteUrl: deadMcp }),
+    ]);
+    const org = await startFixtureA2aRegistryOrg([
+      orgAgent('a1', `${a2a!.origin}/.well-known/agent-card.json`),
+      orgAgent('a2', deadA2a),
+    ]);
+    closeFixtures = [() => registry.close(), () => org.close()];
+
+    dataDir = mkdtempSync(join(tmpdir(), 'veronikai-daily-'));
+    config = loadConfig(
+      {
+        dataDir,
+        brokers: await kafkaBrokers(),
+        port: 0,
+        sourceUrl: [`mcp-registry=${registry.url}`, `a2aregistry-org=${org.url}`],
+      },
+      {},
+    );
+    platform = await startPlatform(config, {
+      log,
+      topicPrefix: uniqueTopicPrefix(import.meta.url),
+      probePolicy: { allowLoopback: true },
+      sign: (v) => JSON.stringify(signVerdict(v, keys.privateKeyPem)),
+    });
+    const summaries = await crawlOnce(config, platform.sink, log, { sources: ['mcp-registry', 'a2aregistry-org'] });
+    expect(summaries.map((s) => [s.source, s.complete, s.items])).toEqual([
+      ['mcp-registry', true, 4],
+      ['a2aregistry-org', true, 2],
+    ]);
+    report = await dailyRun({
+      kafka: platform.kafka.kafka,
+      topics: platform.kafka.topics,
+      warehouse: platform.warehouse,
+      sink: platform.sink,
+      groups: platform.groups,
+      log,
+      budget: 10,
+      sampleSize: 4,
+      seed: 'e2e-seed',
+      stageTimeoutMs: 120_000,
+    });
+  }, 240_000);
+
+  afterAll(async () => {
+    await platform?.close();
+    for (const c of closeFixtures) await c();
+    for (const p of peers) await p.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('plans every agent once: the seeded sample first, then the new ones', () => {
+    expect(report.seed).toBe('e2e-seed');
+    expect(report.planned).toBe(6);
+    expect(report.counts).toMatchObject({ sample: 4, new: 2, overdue: 0, planned: 6 });
+  });
+
+  it('records uptime and verdicts as the fixtures were built to produce', async () => {
+    const rows = await platform.warehouse.query<{ agent_key: string; uptime: string; result: string; source: string; signature: string }>(
+      `SELECT c.agent_key AS agent_key, c.uptime AS uptime, v.result AS result, c.source AS source, v.signature AS signature
+       FROM (SELECT * FROM checks FINAL) AS c INNER JOIN (SELECT * FROM verdicts FINAL WHERE checker_version = {cv:String}) AS v ON v.event_id = c.event_id
+       ORDER BY agent_key`,
+      { cv: CHECKER_VERSION },
+    );
+    const key = (protocol: 'a2a' | 'mcp', url: string) =>
+      agentKey(protocol, protocol === 'mcp' ? { endpointUrl: url } : { cardUrl: url })!;
+    const [streamable, sse, bearer, a2a] = peers;
+    const expected = new Map([
+      [key('mcp', streamable!.url), ['up', 'fail', 'mcp-registry']],
+      [key('mcp', sse!.url), ['up', 'fail', 'mcp-registry']],
+      [key('mcp', bearer!.url), ['up', 'fail', 'mcp-registry']],
+      [key('mcp', deadMcp), ['down', 'fail', 'mcp-registry']],
+      [key('a2a', `${a2a!.origin}/.well-known/agent-card.json`), ['up', 'pass', 'a2aregistry-org']],
+      [key('a2a', deadA2a), ['down', 'unknown', 'a2aregistry-org']],
+    ]);
+    expect(new Map(rows.map((r) => [r.agent_key, [r.uptime, r.result, r.source]]))).toEqual(expected);
+    for (const r of rows) expect(verifyAttestation(JSON.parse(r.signature), createPublicKey(keys.publicKeyPem))).toBe(true);
+  });
+
+  it('rolls the day up per protocol and source, with the sample counted separately', async () => {
+    const rollups = await platform.warehouse.query<Record<string, string | number>>(
+      `SELECT protocol, source, toUInt32(checks) AS checks, toUInt32(up) AS up, toUInt32(down) AS down,
+              toUInt32(pass) AS pass, toUInt32(fail) AS fail, toUInt32(unknown_verdict) AS unknown_verdict, toUInt32(sample_checks) AS sample_checks
+       FROM daily_rollups FINAL WHERE checker_version = {cv:String} ORDER BY protocol, source`,
+      { cv: CHECKER_VERSION },
+    );
+    expect(rollups.map(({ sample_checks: _s, ...r }) => r)).toEqual([
+      { protocol: 'a2a', source: 'a2aregistry-org', checks: 2, up: 1, down: 1, pass: 1, fail: 0, unknown_verdict: 1 },
+      { protocol: 'mcp', source: 'mcp-registry', checks: 4, up: 3, down: 1, pass: 0, fail: 4, unknown_verdict: 0 },
+    ]);
+    expect(rollups.reduce((n, r) => n + Number(r.sample_checks), 0)).toBe(4);
+    const history = await platform.warehouse.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM agent_daily_history FINAL');
+    expect(history[0]!.n).toBe(6);
+  });
+
+  it('reports the run from its sample with Wilson intervals, and the census separately', () => {
+    const s = report.stats;
+    expect(s.status).toBe('complete');
+    expect(s.sample.checks).toBe(4);
+    expect(s.sample.up.trials).toBe(4);
+    expect(s.sample.up.low!).toBeLessThanOrEqual(s.sample.up.share!);
+    expect(s.sample.up.high!).toBeGreaterThanOrEqual(s.sample.up.share!);
+    expect(report.census.agents).toEqual({ active: 6, inactive: 0 });
+    expect(report.census.latest).toMatchObject({ up: 4, down: 2, fail: 4, unknownVerdict: 1, pass: 1, neverChecked: 0 });
+    const lines = formatDailyReport(report);
+    expect(lines[0]).toContain('6 probe(s) planned');
+    expect(lines[2]).toContain('6 active agent(s)');
+  });
+
+  it('records the run start and finish with its budget and seed', async () => {
+    const runs = await platform.warehouse.query<{ phase: string; budget: number; seed: string; complete: number }>(
+      'SELECT phase, budget, seed, complete FROM runs FINAL WHERE run_id = {r:String} ORDER BY phase DESC',
+      { r: report.runId },
+    );
+    expect(runs).toEqual([
+      { phase: 'start', budget: 10, seed: 'e2e-seed', complete: 0 },
+      { phase: 'finish', budget: 10, seed: 'e2e-seed', complete: 1 },
+    ]);
+  });
+});
