@@ -2,29 +2,11 @@
  * `veronikai probe` spawned as a user runs it, against a real MCP SDK peer on loopback.
  * Exit codes: 0 the probe got its answer, 1 the event carries an error class, 2 usage error.
  */
-import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { startA2AAgent, startMcpStreamableStateless, type Peer } from '../helpers/peers.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'veronikai.js'), ...args], {
-      cwd: root,
-      env: { ...process.env, VERONIKAI_CANARY_URLS: '', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(args);
 
 let mcp: Peer;
 let a2a: Peer;

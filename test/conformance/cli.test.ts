@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_REPORT_SCHEMA, RULES, verifyVerdict } from '../../src/conformance/index.js';
-import { FIXTURES, ROOT } from './helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { FIXTURES } from './helpers.js';
 
 /** End to end: `node bin/veronikai.js check …` as an agent owner runs it. */
 
@@ -15,15 +15,9 @@ interface Out { code: number; stdout: string; stderr: string }
 const dataDir = mkdtempSync(join(tmpdir(), 'veronikai-check-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function cli(...args: string[]): Promise<Out> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(ROOT, 'bin', 'veronikai.js'), 'check', ...args],
-      { cwd: ROOT, env: { ...process.env, VERONIKAI_DATA_DIR: dataDir, VERONIKAI_SIGNING_KEY: '', NO_COLOR: '1' }, timeout: 60_000, maxBuffer: 32 * 1024 * 1024 },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+async function cli(...args: string[]): Promise<Out> {
+  const r = await runCli(['check', ...args], { VERONIKAI_DATA_DIR: dataDir, VERONIKAI_SIGNING_KEY: '' });
+  return { code: r.code ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
 const fx = (rel: string) => join(FIXTURES, rel);

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { loadConfig, UsageError } from '../../config.js';
+import { toHttpExchange } from '../../processors/verdicts/observation.js';
 import {
   buildReport,
   catalogueJson,
@@ -42,6 +43,7 @@ interface CheckOptions {
   dataDir?: string;
   contact?: string;
   transport?: 'streamable-http' | 'sse';
+  allowLoopback?: boolean;
 }
 
 export function registerCheckCommand(program: Command): void {
@@ -58,6 +60,7 @@ export function registerCheckCommand(program: Command): void {
     .option('--data-dir <dir>', 'where the signing key lives (env VERONIKAI_DATA_DIR; default .veronikai)')
     .option('--contact <email>', 'contact address carried in the User-Agent of URL checks (env VERONIKAI_CONTACT)')
     .addOption(new Option('--transport <type>', 'declared transport of an MCP endpoint (--kind mcp)').choices(['streamable-http', 'sse']))
+    .option('--allow-loopback', 'let a URL check reach 127.0.0.0/8 and ::1 (local testing); no other private address is ever reached')
     .action(async (target: string | undefined, opts: CheckOptions) => {
       process.exitCode = await runCheck(target, opts);
     });
@@ -125,26 +128,9 @@ function checkFile(path: string, opts: CheckOptions, ctx: { subject: string; obs
   return { input: path, kind, scope: 'document', verdicts, text };
 }
 
-/** The probe module's exchange (body as bytes) → the engine's plain exchange (body as text). */
-interface ProbeExchange {
-  url: string;
-  status: number | null;
-  headers: Record<string, string>;
-  body: Uint8Array;
-  bodyTruncated: boolean;
-  errorClass: string | null;
-}
-
-function toHttpExchange(e: ProbeExchange, decode: (b: Uint8Array, truncated: boolean) => string | null): HttpExchange {
-  const body = e.status === null ? null : decode(e.body, e.bodyTruncated);
-  const out: HttpExchange = { url: e.url, status: e.status, headers: e.headers, bodyTruncated: e.bodyTruncated, errorClass: e.errorClass };
-  if (body !== null) out.body = body;
-  return out;
-}
-
 async function checkUrl(url: string, opts: CheckOptions, contact: string, ctx: { subject: string; observedAt: string }): Promise<CheckRun> {
   const probe = await import('../../producers/probe/index.js');
-  const decode = (b: Uint8Array, truncated: boolean): string | null => probe.textOrNull(b, truncated).text;
+  const policy = opts.allowLoopback ? { allowLoopback: true } : {};
   const pathname = (() => {
     try {
       return new URL(url).pathname;
@@ -155,11 +141,11 @@ async function checkUrl(url: string, opts: CheckOptions, contact: string, ctx: {
   const kind = opts.kind ?? (/server\.json$/i.test(pathname) ? 'server-json' : 'card');
 
   if (kind === 'mcp') {
-    const res = await probe.probeMcpEndpoint(url, { contact });
+    const res = await probe.probeMcpEndpoint(url, { contact, ...policy });
     const obs: McpObservation = {
       remote: { type: opts.transport ?? 'streamable-http', url },
-      get: toHttpExchange(res.final, decode),
-      metadata: res.metadata ? toHttpExchange(res.metadata, decode) : null,
+      get: toHttpExchange(res.final),
+      metadata: res.metadata ? toHttpExchange(res.metadata) : null,
       robots: 'unknown',
       canary: 'unknown',
       serverJson: null,
@@ -169,8 +155,8 @@ async function checkUrl(url: string, opts: CheckOptions, contact: string, ctx: {
   }
 
   if (kind === 'server-json') {
-    const res = await probe.fetchBounded(url, { contact, accept: 'application/json', maxBytes: probe.limits.CARD_MAX_BYTES, overCap: 'error' });
-    const final = toHttpExchange(res.final, decode);
+    const res = await probe.fetchBounded(url, { contact, ...policy, accept: 'application/json', maxBytes: probe.limits.CARD_MAX_BYTES, overCap: 'error' });
+    const final = toHttpExchange(res.final);
     if (final.status !== 200 || typeof final.body !== 'string') {
       const why = final.status === null ? `no answer (${final.errorClass ?? 'network error'})` : `HTTP ${final.status}`;
       throw new Error(`could not fetch the server.json: ${why}`);
@@ -179,8 +165,8 @@ async function checkUrl(url: string, opts: CheckOptions, contact: string, ctx: {
     return { input: url, kind: 'mcp-server-json', scope: 'document', verdicts: [verdict], text: final.body };
   }
 
-  const res = await probe.fetchA2ACardChain(url, { contact });
-  const obs: A2AObservation = { exchanges: res.exchanges.map((e) => toHttpExchange(e, decode)), robots: 'unknown', canary: 'unknown' };
+  const res = await probe.fetchA2ACardChain(url, { contact, ...policy });
+  const obs: A2AObservation = { exchanges: res.exchanges.map(toHttpExchange), robots: 'unknown', canary: 'unknown' };
   const { uptime, card, structure } = judgeA2AObservation(obs, ctx);
   const chain = readChain(obs);
   const text = chain.kind === 'card' ? chain.exchange.body : undefined;
