@@ -57,3 +57,10 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGTERM', on);
   });
 }
+
+/** Parses a whole number ≥ 0 given to a flag. */
+export function parseCount(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number ≥ 0, got "${value}"`);
+  return n;
+}

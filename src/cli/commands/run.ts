@@ -7,7 +7,7 @@ import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
 import { canaryTargetsFromEnv } from '../../producers/canary.js';
 import { dailyRun, formatDailyReport } from '../../runtime/daily.js';
 import { startPlatform } from '../../runtime/platform.js';
-import { addConfigOptions, overridesFrom, parseDuration, untilSignal } from '../options.js';
+import { addConfigOptions, overridesFrom, parseCount, parseDuration, untilSignal } from '../options.js';
 
 /** `veronikai run`: everything in one process on the embedded default. */
 export function registerRunCommand(program: Command): void {
@@ -79,10 +79,4 @@ export function registerRunCommand(program: Command): void {
       await running;
       await platform.close();
     });
-}
-
-function parseCount(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number ≥ 0, got "${value}"`);
-  return n;
 }

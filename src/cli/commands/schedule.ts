@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config.js';
+import { createEventProducer } from '../../kafka/producer.js';
+import { createLogger } from '../../log.js';
+import { pipelineGroups } from '../../processors/index.js';
+import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
+import { KafkaObservationSink } from '../../producers/kafka-sink.js';
+import { PROBE_WORKER_GROUP } from '../../producers/probe-worker.js';
+import { dailyRun, formatDailyReport } from '../../runtime/daily.js';
+import { openKafka } from '../../runtime/kafka.js';
+import { openWarehouse } from '../../warehouse/open.js';
+import { addConfigOptions, overridesFrom, parseCount, parseDuration, untilSignal } from '../options.js';
+
+/**
+ * `veronikai schedule`: the scheduler as a role of its own. Plans a daily run from the
+ * agents' state, emits its probe requests and run start, waits until the probe workers
+ * and the verdict processor have caught up, then records the run's finish.
+ */
+export function registerScheduleCommand(program: Command): void {
+  const cmd = program.command('schedule').description('plan and emit a daily run of probes (once, or every --every), then record what it did');
+  addConfigOptions(cmd)
+    .option('--budget <n>', 'probes per daily run (env VERONIKAI_DAILY_BUDGET)', process.env.VERONIKAI_DAILY_BUDGET ?? String(SCHEDULE_DEFAULTS.dailyBudget))
+    .option('--sample-size <n>', 'uniform random sample per run (env VERONIKAI_SAMPLE_SIZE)', process.env.VERONIKAI_SAMPLE_SIZE ?? String(SCHEDULE_DEFAULTS.sampleSize))
+    .option('--seed <seed>', 'sampling seed (recorded in the run event; default random)')
+    .option('--every <duration>', 'keep running and schedule again at this interval (e.g. 24h)')
+    .action(async (opts: Record<string, unknown>) => {
+      const config = loadConfig(overridesFrom(opts));
+      const budget = parseCount(String(opts.budget), '--budget');
+      const sampleSize = parseCount(String(opts.sampleSize), '--sample-size');
+      const every = opts.every ? parseDuration(String(opts.every), '--every') : null;
+      const log = createLogger('veronikai-schedule');
+      const warehouse = await openWarehouse(config.warehouse);
+      const rt = await openKafka(config, log, { clientId: 'veronikai-schedule' });
+      const producer = await createEventProducer(rt.kafka, { logger: log });
+      try {
+        for (;;) {
+          const report = await dailyRun({
+            kafka: rt.kafka,
+            topics: rt.topics,
+            warehouse,
+            sink: new KafkaObservationSink(producer, rt.topics),
+            groups: { ...pipelineGroups(), probeWorkers: PROBE_WORKER_GROUP },
+            log,
+            budget,
+            sampleSize,
+            ...(typeof opts.seed === 'string' ? { seed: opts.seed } : {}),
+          });
+          for (const line of formatDailyReport(report)) process.stdout.write(`${line}\n`);
+          if (!every) break;
+          if ((await Promise.race([new Promise((r) => setTimeout(r, every)), untilSignal()])) !== undefined) break;
+        }
+      } finally {
+        await producer.close();
+        await rt.broker?.stop();
+        await warehouse.close();
+      }
+    });
+}
