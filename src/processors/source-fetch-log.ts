@@ -1,9 +1,5 @@
-import type { Kafka } from 'kafkajs';
-import { decodeStep } from './decode-step.js';
+import { createEventProcessor, type EventProcessorDeps } from './event-processor.js';
 import type { SourceFetchEvent } from '../events/types.js';
-import { ConsumerRunner } from '../kafka/consumer-runner.js';
-import type { Logger } from '../log.js';
-import type { TopicNames } from '../topics.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /** Consumer group of the source-fetch log; the table is keyed by event id, so a replay writes nothing new. */
@@ -34,18 +30,12 @@ export function sourceFetchRow(ev: SourceFetchEvent) {
   };
 }
 
-const decode = decodeStep('SourceFetch');
-
 /** source-fetches topic → `source_fetches` table, so analysts can see every page request and why one failed. */
-export function createSourceFetchLog(opts: { kafka: Kafka; warehouse: Warehouse; topics: TopicNames; logger: Logger; groupId?: string }) {
-  return new ConsumerRunner<SourceFetchEvent>({
-    kafka: opts.kafka,
-    groupId: opts.groupId ?? SOURCE_FETCH_LOG_GROUP,
-    topics: [opts.topics.sourceFetches],
-    deadLetterTopic: opts.topics.deadLetters,
-    fromBeginning: true,
-    logger: opts.logger,
-    handler: (m) => decode(m.value),
-    sink: (items) => opts.warehouse.insert('source_fetches', items.map((i) => sourceFetchRow(i.value))),
+export function createSourceFetchLog(opts: EventProcessorDeps & { warehouse: Warehouse }) {
+  return createEventProcessor(opts, {
+    groupId: SOURCE_FETCH_LOG_GROUP,
+    topic: 'sourceFetches',
+    event: 'SourceFetch',
+    write: (events) => opts.warehouse.insert('source_fetches', events.map(sourceFetchRow)),
   });
 }

@@ -1,11 +1,8 @@
-import type { Kafka } from 'kafkajs';
 import type { ProbeEvent } from '../../events/types.js';
-import { ConsumerRunner, type ConsumerRunnerHooks } from '../../kafka/consumer-runner.js';
-import type { Logger } from '../../log.js';
-import type { TopicNames } from '../../topics.js';
+import type { ConsumerRunner } from '../../kafka/consumer-runner.js';
 import { refreshAgentDailyHistory, refreshDailyRollups } from '../../warehouse/rollups.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { decodeStep } from '../decode-step.js';
+import { createEventProcessor, type EventProcessorDeps } from '../event-processor.js';
 import { CURRENT_CHECKER, type Checker } from './checker.js';
 import { judgeProbe, type Signer } from './judge-probe.js';
 import { ListingContextResolver } from './listing-context.js';
@@ -19,15 +16,10 @@ export function verdictGroupId(checkerVersion: string): string {
   return `veronikai.verdicts.${checkerVersion.replace(/[^A-Za-z0-9._+-]/g, '_')}`;
 }
 
-export interface VerdictProcessorOptions {
-  kafka: Kafka;
+export interface VerdictProcessorOptions extends EventProcessorDeps {
   warehouse: Warehouse;
-  topics: TopicNames;
-  logger: Logger;
   sign: Signer;
   checker?: Checker;
-  groupId?: string;
-  hooks?: ConsumerRunnerHooks;
 }
 
 /**
@@ -63,15 +55,10 @@ export class VerdictWriter {
 export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerRunner<ProbeEvent> {
   const checker = opts.checker ?? CURRENT_CHECKER;
   const writer = new VerdictWriter(opts.warehouse, checker, opts.sign);
-  return new ConsumerRunner<ProbeEvent>({
-    kafka: opts.kafka,
-    groupId: opts.groupId ?? verdictGroupId(checker.version),
-    topics: [opts.topics.probes],
-    deadLetterTopic: opts.topics.deadLetters,
-    fromBeginning: true,
-    logger: opts.logger,
-    hooks: opts.hooks,
-    handler: (m) => decodeStep('Probe')(m.value),
-    sink: (items) => writer.write(items.map((i) => i.value)),
+  return createEventProcessor(opts, {
+    groupId: verdictGroupId(checker.version),
+    topic: 'probes',
+    event: 'Probe',
+    write: (events) => writer.write(events),
   });
 }

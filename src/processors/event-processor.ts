@@ -1,0 +1,49 @@
+import type { Kafka } from 'kafkajs';
+import type { EventMap, EventName } from '../events/types.js';
+import { ConsumerRunner, type ConsumerRunnerHooks } from '../kafka/consumer-runner.js';
+import type { Logger } from '../log.js';
+import type { TopicNames } from '../topics.js';
+import { decodeStep } from './decode-step.js';
+
+export interface EventProcessorDeps {
+  kafka: Kafka;
+  topics: TopicNames;
+  logger: Logger;
+  groupId?: string;
+  hooks?: ConsumerRunnerHooks;
+  /** How long the group waits for a silent member before reassigning its partitions. */
+  sessionTimeoutMs?: number;
+}
+
+export interface EventProcessorSpec<K extends EventName> {
+  /** Default consumer group (a deployment may override it). */
+  groupId: string;
+  /** Which topic of TopicNames it reads. */
+  topic: keyof TopicNames;
+  /** The event type on that topic. */
+  event: K;
+  /** Writes one batch; must be idempotent (a batch is written again after a crash). */
+  write(events: Array<EventMap[K]>): Promise<void>;
+}
+
+/**
+ * A processor: one consumer group that decodes one event type from one topic and
+ * writes each batch to its sink before the offsets are committed, from the earliest
+ * offset for a new group (Kafka is the source of truth). Undecodable messages go to
+ * the dead-letter topic with their reason.
+ */
+export function createEventProcessor<K extends EventName>(deps: EventProcessorDeps, spec: EventProcessorSpec<K>): ConsumerRunner<EventMap[K]> {
+  const decode = decodeStep(spec.event);
+  return new ConsumerRunner<EventMap[K]>({
+    kafka: deps.kafka,
+    groupId: deps.groupId ?? spec.groupId,
+    topics: [deps.topics[spec.topic]],
+    deadLetterTopic: deps.topics.deadLetters,
+    fromBeginning: true,
+    logger: deps.logger,
+    ...(deps.hooks ? { hooks: deps.hooks } : {}),
+    ...(deps.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: deps.sessionTimeoutMs } : {}),
+    handler: (m) => decode(m.value),
+    sink: (items) => spec.write(items.map((i) => i.value)),
+  });
+}
