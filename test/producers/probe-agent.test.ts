@@ -9,13 +9,13 @@ import { eventCodec } from '../../src/events/codec.js';
 import type { ProbeEvent } from '../../src/events/types.js';
 import { CARD_MAX_BYTES } from '../../src/producers/http/limits.js';
 import { EVENT_BODY_BUDGET, ProbeEngine, applyBodyBudget, type ProbeEngineOptions } from '../../src/producers/probe/probe-agent.js';
-import { startHostileServer, startHttpServer, startRawServer, type TestServer } from '../helpers/hostile-servers.js';
+import { startHttpServer, startRawServer, type TestServer } from '../helpers/hostile-servers.js';
+import { usePeers } from '../helpers/peer-lifecycle.js';
 import {
   startA2AAgent,
   startMcpLegacySse,
   startMcpStreamableStateless,
   startMcpWithBearerAuth,
-  type Peer,
 } from '../helpers/peers.js';
 
 const base: ProbeEngineOptions = {
@@ -35,20 +35,7 @@ function roundTrip(ev: ProbeEvent): ProbeEvent {
   return back;
 }
 
-const peers: Peer[] = [];
-async function peer(p: Promise<Peer>): Promise<Peer> {
-  const x = await p;
-  peers.push(x);
-  return x;
-}
-let hostile: TestServer;
-beforeAll(async () => {
-  hostile = await startHostileServer();
-});
-afterAll(async () => {
-  await Promise.all(peers.map((p) => p.close()));
-  await hostile.close();
-});
+const { track: peer, hostile: hostileServer } = usePeers();
 
 describe('MCP peers', () => {
   it('Streamable HTTP: one GET, role mcp-get, robots allowed, no error class', async () => {
@@ -287,7 +274,7 @@ describe('hostile servers: the error class reaches the event, in bounded time an
   });
 
   it('slowloris in the body: timeout, with the bytes so far', async () => {
-    const { ev, ms } = await timed(() => engine({ timeoutMs: 800 }).probe({ protocol: 'a2a', url: `${hostile.url}/slow-body`, runId: 'r' }));
+    const { ev, ms } = await timed(() => engine({ timeoutMs: 800 }).probe({ protocol: 'a2a', url: `${hostileServer().url}/slow-body`, runId: 'r' }));
     expect(ev.errorClass).toBe('timeout');
     expect(ev.exchanges[0]).toMatchObject({ role: 'card', status: 200, errorClass: 'timeout', bodyTruncated: true });
     expect(ev.exchanges[0]!.body.length).toBeLessThan(100);
@@ -297,7 +284,7 @@ describe('hostile servers: the error class reaches the event, in bounded time an
   it('a redirect to 169.254.169.254: blocked_address, never contacted', async () => {
     const target = 'http://169.254.169.254/latest/meta-data/';
     const { ev, ms } = await timed(() =>
-      engine().probe({ protocol: 'a2a', url: `${hostile.url}/redirect?to=${encodeURIComponent(target)}`, runId: 'r' }),
+      engine().probe({ protocol: 'a2a', url: `${hostileServer().url}/redirect?to=${encodeURIComponent(target)}`, runId: 'r' }),
     );
     expect(ev.errorClass).toBe('blocked_address');
     expect(ev.exchanges[0]).toMatchObject({ role: 'redirect', status: 302 });
@@ -307,7 +294,7 @@ describe('hostile servers: the error class reaches the event, in bounded time an
 
   it('a gzip bomb: body_too_large, the body kept at the cap', async () => {
     const heapBefore = process.memoryUsage().heapUsed;
-    const { ev, ms } = await timed(() => engine({ timeoutMs: 5000 }).probe({ protocol: 'a2a', url: `${hostile.url}/gzip-bomb`, runId: 'r' }));
+    const { ev, ms } = await timed(() => engine({ timeoutMs: 5000 }).probe({ protocol: 'a2a', url: `${hostileServer().url}/gzip-bomb`, runId: 'r' }));
     expect(ev.errorClass).toBe('body_too_large');
     expect(ev.exchanges[0]).toMatchObject({ role: 'card', status: 200, errorClass: 'body_too_large', bodyTruncated: true });
     expect(ev.exchanges[0]!.body.length).toBe(CARD_MAX_BYTES);
@@ -319,7 +306,7 @@ describe('hostile servers: the error class reaches the event, in bounded time an
   });
 
   it('an endless SSE stream on the MCP GET: 2 KB, truncated, no error', async () => {
-    const { ev, ms } = await timed(() => engine().probe({ protocol: 'mcp', url: `${hostile.url}/sse-endless`, runId: 'r' }));
+    const { ev, ms } = await timed(() => engine().probe({ protocol: 'mcp', url: `${hostileServer().url}/sse-endless`, runId: 'r' }));
     expect(ev.errorClass).toBeNull();
     expect(ev.exchanges[0]).toMatchObject({ role: 'mcp-get', status: 200, bodyTruncated: true });
     expect(ev.exchanges[0]!.body.length).toBeLessThanOrEqual(2048);

@@ -1,26 +1,13 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jsonObjectOrNull } from '../../../src/producers/http/text.js';
 import { fetchA2ACardChain, type A2AChainOptions } from '../../../src/producers/probe/index.js';
-import { startHostileServer, type TestServer } from '../../helpers/hostile-servers.js';
-import { startA2AAgent, type Peer } from '../../helpers/peers.js';
+import { usePeers } from '../../helpers/peer-lifecycle.js';
+import { startA2AAgent } from '../../helpers/peers.js';
 
 const opts: A2AChainOptions = { contact: 'probes@veronikai.test', allowLoopback: true, timeoutMs: 2000, maxRetries: 0 };
 
-const peers: Peer[] = [];
-async function agent(p: Promise<Peer>): Promise<Peer> {
-  const x = await p;
-  peers.push(x);
-  return x;
-}
-let hostile: TestServer;
-beforeAll(async () => {
-  hostile = await startHostileServer();
-});
-afterAll(async () => {
-  await Promise.all(peers.map((p) => p.close()));
-  await hostile.close();
-});
+const { track: agent, hostile: hostileServer } = usePeers();
 
 describe('fetchA2ACardChain against real A2A SDK agents', () => {
   it('card at the listing URL: one GET, the chain stops', async () => {
@@ -74,7 +61,7 @@ describe('fetchA2ACardChain against real A2A SDK agents', () => {
 
   it('a listing URL that redirects to the card: the hops are in the chain', async () => {
     const p = await agent(startA2AAgent({ wellKnown: true }));
-    const listing = `${hostile.url}/redirect?to=${encodeURIComponent(`${p.origin}/.well-known/agent-card.json`)}`;
+    const listing = `${hostileServer().url}/redirect?to=${encodeURIComponent(`${p.origin}/.well-known/agent-card.json`)}`;
     const r = await fetchA2ACardChain(listing, opts);
     expect(r.cardStep).toBe(0);
     expect(r.exchanges.map((e) => e.status)).toEqual([302, 200]);
@@ -103,7 +90,7 @@ describe('fetchA2ACardChain: failures are observations', () => {
   });
 
   it('a card over 512 KB is body_too_large and the chain continues on the same origin', async () => {
-    const r = await fetchA2ACardChain(`${hostile.url}/huge-chunked`, opts);
+    const r = await fetchA2ACardChain(`${hostileServer().url}/huge-chunked`, opts);
     expect(r.exchanges[0]).toMatchObject({ status: 200, errorClass: 'body_too_large', bodyTruncated: true });
     expect(r.exchanges[0]!.body.length).toBe(512 * 1024);
     expect(r.exchanges.map((e) => e.status)).toEqual([200, 404, 404]);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MCP_MAX_BYTES } from '../../../src/producers/http/limits.js';
 import { jsonObjectOrNull } from '../../../src/producers/http/text.js';
 import {
@@ -8,13 +8,12 @@ import {
   resourceMetadataFromWwwAuthenticate,
   type McpProbeOptions,
 } from '../../../src/producers/probe/index.js';
-import { startHostileServer, type TestServer } from '../../helpers/hostile-servers.js';
+import { usePeers } from '../../helpers/peer-lifecycle.js';
 import {
   startMcpLegacySse,
   startMcpStreamableStateful,
   startMcpStreamableStateless,
   startMcpWithBearerAuth,
-  type Peer,
 } from '../../helpers/peers.js';
 
 const opts: McpProbeOptions = {
@@ -25,20 +24,7 @@ const opts: McpProbeOptions = {
   maxRetries: 0,
 };
 
-const peers: Peer[] = [];
-async function peer(p: Promise<Peer>): Promise<Peer> {
-  const x = await p;
-  peers.push(x);
-  return x;
-}
-let hostile: TestServer;
-beforeAll(async () => {
-  hostile = await startHostileServer();
-});
-afterAll(async () => {
-  await Promise.all(peers.map((p) => p.close()));
-  await hostile.close();
-});
+const { track: peer, hostile: hostileServer } = usePeers();
 
 describe('probeMcpEndpoint against real MCP SDK servers', () => {
   it('Streamable HTTP, stateless: an SSE stream opens; read for the window, then closed', async () => {
@@ -110,47 +96,47 @@ describe('probeMcpEndpoint against real MCP SDK servers', () => {
 
 describe('probeMcpEndpoint against hostile and plain servers', () => {
   it('401 with no metadata anywhere: path-specific then root are tried, the last is kept', async () => {
-    const r = await probeMcpEndpoint(`${hostile.url}/mcp-401`, opts);
+    const r = await probeMcpEndpoint(`${hostileServer().url}/mcp-401`, opts);
     expect(r.final.status).toBe(401);
     expect(r.metadataExchanges.map((e) => [e.url, e.status])).toEqual([
-      [`${hostile.url}/.well-known/oauth-protected-resource/mcp-401`, 404],
-      [`${hostile.url}/.well-known/oauth-protected-resource`, 404],
+      [`${hostileServer().url}/.well-known/oauth-protected-resource/mcp-401`, 404],
+      [`${hostileServer().url}/.well-known/oauth-protected-resource`, 404],
     ]);
     expect(r.metadataSource).toBe('root');
     expect(r.metadata).toBe(r.metadataExchanges[1]);
   });
 
   it('405 is read whole and no metadata is fetched', async () => {
-    const r = await probeMcpEndpoint(`${hostile.url}/mcp-405`, opts);
+    const r = await probeMcpEndpoint(`${hostileServer().url}/mcp-405`, opts);
     expect(r.final).toMatchObject({ status: 405, errorClass: null, bodyTruncated: false });
     expect(r.final.headers.allow).toBe('POST');
     expect(r.metadataExchanges).toEqual([]);
   });
 
   it('an SSE event that never completes is cut at 2 KB (normal path, no error)', async () => {
-    const r = await probeMcpEndpoint(`${hostile.url}/sse-one-long-line`, { ...opts, bodyWindowMs: 5000 });
+    const r = await probeMcpEndpoint(`${hostileServer().url}/sse-one-long-line`, { ...opts, bodyWindowMs: 5000 });
     expect(r.final).toMatchObject({ status: 200, errorClass: null, bodyTruncated: true });
     expect(r.final.body.length).toBe(MCP_MAX_BYTES);
   });
 
   it('an endless SSE stream stops after its first event', async () => {
-    const r = await probeMcpEndpoint(`${hostile.url}/sse-endless`, opts);
+    const r = await probeMcpEndpoint(`${hostileServer().url}/sse-endless`, opts);
     expect(r.final).toMatchObject({ status: 200, errorClass: null, bodyTruncated: true });
     expect(r.final.body.toString()).toMatch(/^event: tick\ndata: 0123456789abcdef\n\n/);
     expect(r.final.body.length).toBeLessThanOrEqual(MCP_MAX_BYTES);
   });
 
   it('an HTML 404 is read up to 2 KB', async () => {
-    const r = await probeMcpEndpoint(`${hostile.url}/nothing-here`, opts);
+    const r = await probeMcpEndpoint(`${hostileServer().url}/nothing-here`, opts);
     expect(r.final).toMatchObject({ status: 404, errorClass: null });
     expect(r.final.headers['content-type']).toBe('text/html');
   });
 
   it('one GET: a redirect is the observation, not followed', async () => {
-    const r = await probeMcpEndpoint(`${hostile.url}/redirect?to=/mcp-405`, opts);
+    const r = await probeMcpEndpoint(`${hostileServer().url}/redirect?to=/mcp-405`, opts);
     expect(r.exchanges).toHaveLength(1);
     expect(r.final.status).toBe(302);
-    const followed = await probeMcpEndpoint(`${hostile.url}/redirect?to=/mcp-405`, { ...opts, followRedirects: true });
+    const followed = await probeMcpEndpoint(`${hostileServer().url}/redirect?to=/mcp-405`, { ...opts, followRedirects: true });
     expect(followed.exchanges.map((e) => e.status)).toEqual([302, 405]);
   });
 
