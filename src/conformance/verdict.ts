@@ -122,11 +122,11 @@ function structureVerdict(doc: unknown, ctx: JudgeContext, scope: Verdict['scope
   }
   sink.evaluate('A2A-STRUCT-001', 'A2A-STRUCT-002', 'A2A-STRUCT-003', 'A2A-STRUCT-004', 'A2A-STRUCT-005');
   const s = ans.strict;
-  const spec = (v: Violation): Finding['spec'] =>
+  const spec = (): Finding['spec'] =>
     s.version === '1.0.1'
       ? { section: `A2A 1.0.1 a2a.proto (${s.schema})`, url: 'https://github.com/a2aproject/A2A/blob/v1.0.1/specification/a2a.proto' }
       : { section: `A2A ${s.version} JSON Schema (${s.schema})`, url: `https://a2a-protocol.org/v${s.version}/specification/#55-agentcard-object-structure` };
-  for (const v of s.violations) sink.add(v.ruleId, 'document', v.pointer, v.message, spec(v));
+  for (const v of s.violations) sink.add(v.ruleId, 'document', v.pointer, v.message, spec());
   sink.omitted += s.violationCount - s.violations.length;
   if (a.route === 'conflict') {
     sink.add('A2A-STRUCT-004', 'document', '/protocolVersion', `supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only) are both present; checked as 1.0.1, the alternative reading (${a.alternative}) is reported beside it`);

@@ -18,7 +18,6 @@ import {
   signVerdict,
   type A2AObservation,
   type CheckRun,
-  type HttpExchange,
   type McpObservation,
   type TargetKind,
   type Verdict,
