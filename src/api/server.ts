@@ -1,6 +1,8 @@
 import Fastify from 'fastify';
 import { silentLogger, type Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { dashboardRoutes } from './dashboard.js';
+import { agentStatus, statsRoutes } from './stats.js';
 
 /**
  * The read API. It reads ClickHouse only, never Kafka, and never writes.
@@ -29,6 +31,8 @@ function decodeCursor(cursor: string): string | null {
 
 export function buildApi({ warehouse, logger }: ApiOptions) {
   const app = Fastify({ loggerInstance: logger ?? silentLogger });
+  void app.register(statsRoutes, { warehouse });
+  void app.register(dashboardRoutes, { warehouse });
 
   app.get('/healthz', async (_req, reply) => {
     try {
@@ -97,7 +101,8 @@ export function buildApi({ warehouse, logger }: ApiOptions) {
        FROM listings FINAL WHERE agent_key = {key:String} ORDER BY source, item_id`,
       { key: agent.key },
     );
-    return { ...agent, listings };
+    // Latest check and verdict (current checker), last check time and uptime windows (Methods §4).
+    return { ...agent, listings, ...(await agentStatus(warehouse, agent.key)) };
   });
 
   return app;

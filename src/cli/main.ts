@@ -6,12 +6,15 @@ import { UsageError } from '../config.js';
 import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
 import { registerMigrateCommand } from './commands/migrate.js';
+import { registerProbeWorkerCommand } from './commands/probe-worker.js';
 import { registerProcessCommand } from './commands/process.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerScheduleCommand } from './commands/schedule.js';
 import { registerSqlCommand } from './commands/sql.js';
 import { registerStackCommand } from './commands/stack.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerProbeCommand } from './commands/probe.js';
+import { registerReplayCommand } from './commands/replay.js';
 
 const program = new Command('veronikai')
   .description('VeronikAI: an open index of public AI agents (A2A agents and remote MCP servers)')
@@ -23,12 +26,15 @@ const program = new Command('veronikai')
 registerRunCommand(program);
 registerCrawlCommand(program);
 registerProcessCommand(program);
+registerScheduleCommand(program);
+registerProbeWorkerCommand(program);
 registerApiCommand(program);
 registerMigrateCommand(program);
 registerSqlCommand(program);
 registerStackCommand(program);
 registerCheckCommand(program);
 registerProbeCommand(program);
+registerReplayCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,123 @@
+import type { Command } from 'commander';
+import { CHECKER_VERSION } from '../../conformance/index.js';
+import { loadConfig, UsageError } from '../../config.js';
+import { createLogger } from '../../log.js';
+import { LISTING_HISTORY_GROUP } from '../../processors/listing-history.js';
+import { CURRENT_CHECKER } from '../../processors/verdicts/checker.js';
+import { verdictGroupId } from '../../processors/verdicts/processor.js';
+import { openKafka } from '../../runtime/kafka.js';
+import { defaultSigner } from '../../runtime/platform.js';
+import { formatProgress, formatReplaySummary, replayProbes, ReplayError, type ReplayProgress } from '../../runtime/replay.js';
+import { migrate } from '../../warehouse/migrate.js';
+import { openWarehouse } from '../../warehouse/open.js';
+import { addConfigOptions, overridesFrom, parseDuration, untilSignal } from '../options.js';
+
+/** Without a TTY, a structured progress line this often. */
+const LOG_EVERY_MS = 5_000;
+
+/**
+ * `veronikai replay`: judge the whole probe history again with this build's checker,
+ * in the checker version's own consumer group, beside the older versions' verdicts.
+ */
+export function registerReplayCommand(program: Command): void {
+  const cmd = program
+    .command('replay')
+    .description(
+      `replay the probes topic from the earliest offset through the verdict processor of this build's checker (${CHECKER_VERSION}), ` +
+        'writing its verdicts beside older versions\' and comparing the results; exits 0 once caught up. ' +
+        'On the embedded warehouse, stop `run` first (one process per data directory).',
+    );
+  addConfigOptions(cmd)
+    .option(
+      '--checker-version [version]',
+      `alone: print the checker version a replay writes and exit; with a version: refuse unless it is this build's (${CHECKER_VERSION})`,
+    )
+    .option('--compare-with <version>', 'the checker version to compare the results with (default: the one shown now, else the latest other)')
+    .option('--timeout <duration>', 'give up (exit 1) after this long; what was committed stays, and the next replay resumes there', '6h')
+    .action(async (opts: Record<string, unknown>) => {
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      const asked = opts.checkerVersion;
+      if (typeof asked === 'string' && asked !== CHECKER_VERSION) {
+        throw new UsageError(
+          `this build judges with checker ${CHECKER_VERSION}; it cannot write verdicts for "${asked}". ` +
+            "A replay runs this build's checker code, and another version's code is not in it: " +
+            'to replay under that version, run the release that carries it.',
+        );
+      }
+      if (asked === true) {
+        out(`${CHECKER_VERSION}  (consumer group ${verdictGroupId(CHECKER_VERSION)})`);
+        return;
+      }
+      const timeoutMs = parseDuration(String(opts.timeout), '--timeout');
+      const config = loadConfig(overridesFrom(opts));
+      const tty = Boolean(process.stderr.isTTY);
+      // On a terminal the progress line says what info logs would; warnings and errors still show.
+      const log = createLogger('veronikai-replay', process.env.LOG_LEVEL ?? (tty ? 'warn' : 'info'));
+
+      const warehouse = await openWarehouse(config.warehouse, { createDatabase: true });
+      let rt: Awaited<ReturnType<typeof openKafka>> | null = null;
+      const abort = new AbortController();
+      let lastLogged = 0;
+      let drawn = false;
+      const onProgress = (p: ReplayProgress) => {
+        if (tty) {
+          process.stderr.write(`\r\x1b[2K${formatProgress(p)}`);
+          drawn = true;
+        } else if (p.done || Date.now() - lastLogged >= LOG_EVERY_MS) {
+          lastLogged = Date.now();
+          log.info(
+            {
+              processed: p.processed,
+              total: p.total,
+              ratePerSecond: p.rate === null ? null : Math.round(p.rate * 10) / 10,
+              etaSeconds: p.etaMs === null ? null : Math.round(p.etaMs / 1000),
+              elapsedSeconds: Math.round(p.elapsedMs / 1000),
+            },
+            'replay progress',
+          );
+        }
+      };
+      const endLine = () => {
+        if (drawn) process.stderr.write('\n');
+        drawn = false;
+      };
+      try {
+        await migrate(warehouse, { logger: log });
+        rt = await openKafka(config, log, { clientId: 'veronikai-replay' });
+        out(`replaying ${rt.topics.probes} under checker ${CHECKER_VERSION} (consumer group ${verdictGroupId(CHECKER_VERSION)}; listing history: ${LISTING_HISTORY_GROUP})`);
+        void untilSignal().then((sig) => {
+          if (!abort.signal.aborted) {
+            endLine();
+            out(`received ${sig}: stopping after the batch in hand (a later replay resumes from there)`);
+            abort.abort();
+          }
+        });
+        const summary = await replayProbes({
+          kafka: rt.kafka,
+          topics: rt.topics,
+          warehouse,
+          sign: defaultSigner(config),
+          checker: CURRENT_CHECKER,
+          logger: log,
+          onProgress,
+          timeoutMs,
+          ...(typeof opts.compareWith === 'string' ? { compareWith: opts.compareWith } : {}),
+          signal: abort.signal,
+        });
+        endLine();
+        for (const line of formatReplaySummary(summary)) out(line);
+      } catch (err) {
+        endLine();
+        if (err instanceof ReplayError) {
+          process.stderr.write(`veronikai: ${err.message}${err.progress ? ` — ${formatProgress(err.progress)}` : ''}\n`);
+          process.exitCode = abort.signal.aborted ? 130 : 1;
+          return;
+        }
+        throw err;
+      } finally {
+        abort.abort();
+        await rt?.broker?.stop();
+        await warehouse.close();
+      }
+    });
+}
