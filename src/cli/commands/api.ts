@@ -7,7 +7,7 @@ import { addConfigOptions, overridesFrom, untilSignal } from '../options.js';
 
 /** `veronikai api`: the read API as a role of its own; it reads ClickHouse only. */
 export function registerApiCommand(program: Command): void {
-  const cmd = program.command('api').description('serve the read API (GET /agents, /agents/:id, /healthz) from ClickHouse');
+  const cmd = program.command('api').description('serve the read API (/agents, /agents/:id, /stats/*, /healthz) and the dashboard (/) from ClickHouse');
   addConfigOptions(cmd, { api: true }).action(async (opts: Record<string, unknown>) => {
     const config = loadConfig(overridesFrom(opts));
     const log = createLogger('veronikai-api');
