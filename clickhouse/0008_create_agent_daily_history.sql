@@ -5,6 +5,7 @@
 -- totals recomputed from checks FINAL by refreshAgentDailyHistory, newest computed_at wins.
 CREATE TABLE IF NOT EXISTS agent_daily_history
 (
+    checker_version LowCardinality(String),
     agent_key      String,
     day            Date,
     agent_id       String,
@@ -22,5 +23,5 @@ CREATE TABLE IF NOT EXISTS agent_daily_history
     computed_at    DateTime64(3, 'UTC')
 )
 ENGINE = ReplacingMergeTree(computed_at)
-ORDER BY (agent_key, day)
+ORDER BY (checker_version, agent_key, day)
 COMMENT 'Per-agent daily uptime counts and latency (p50, p95, t-digest state); recomputed whole-day, ReplacingMergeTree(computed_at); kept forever';

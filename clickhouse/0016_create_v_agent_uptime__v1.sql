@@ -3,7 +3,8 @@
 -- last 7, 30 and 90 UTC days including today (from agent_daily_history, whose t-digest
 -- states merge into one percentile for the whole window). A rate or latency is NULL
 -- when its window has nothing to measure. Agents appear once agent_daily_history has
--- a row for them in the last 90 days.
+-- a row for them in the last 90 days. Uptime is judged by a checker version too: the view
+-- shows the current one (v_checker_current__v1).
 CREATE VIEW IF NOT EXISTS v_agent_uptime__v1 AS
 WITH toDate(now64(3, 'UTC'), 'UTC') AS today_utc
 SELECT
@@ -49,7 +50,7 @@ FROM (
         quantileTDigestMerge(0.95)(latency_digest) AS p95_90d,
         max(day) AS last_day
     FROM agent_daily_history FINAL
-    WHERE day > today_utc - 90
+    WHERE day > today_utc - 90 AND checker_version = (SELECT checker_version FROM v_checker_current__v1)
     GROUP BY agent_key
 ) AS h
 LEFT JOIN (
@@ -61,7 +62,7 @@ LEFT JOIN (
         quantileIf(0.5)(latency_ms, uptime = 'up') AS p50_24h,
         quantileIf(0.95)(latency_ms, uptime = 'up') AS p95_24h
     FROM checks FINAL
-    WHERE observed_at > now64(3, 'UTC') - INTERVAL 24 HOUR
+    WHERE observed_at > now64(3, 'UTC') - INTERVAL 24 HOUR AND checker_version = (SELECT checker_version FROM v_checker_current__v1)
     GROUP BY agent_key
 ) AS d ON d.agent_key = h.agent_key
 SETTINGS join_use_nulls = 1;

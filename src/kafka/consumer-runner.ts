@@ -381,13 +381,6 @@ export class ConsumerRunner<T> {
   }
 }
 
-/** Creates and starts a runner. */
-export async function runConsumer<T>(opts: ConsumerRunnerOptions<T>): Promise<ConsumerRunner<T>> {
-  const runner = new ConsumerRunner(opts);
-  await runner.start();
-  return runner;
-}
-
 function toConsumed(topic: string, partition: number, m: KafkaMessage): ConsumedMessage {
   return {
     topic,

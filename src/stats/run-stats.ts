@@ -43,7 +43,7 @@ export async function runStats(warehouse: Warehouse, runId: string, checkerVersi
             toUInt32(countIf(c.uptime = 'unknown')) AS unknown, toUInt32(countIf(c.uptime = 'skipped')) AS skipped,
             toUInt32(countIf(v.result = 'pass')) AS pass, toUInt32(countIf(v.result = 'fail')) AS fail,
             toUInt32(countIf(v.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(v.result = 'n/a')) AS na
-     FROM (SELECT event_id, uptime FROM checks FINAL WHERE run_id = {runId:String} AND in_sample = 1) AS c
+     FROM (SELECT event_id, uptime FROM checks FINAL WHERE run_id = {runId:String} AND in_sample = 1 AND checker_version = {cv:String}) AS c
      LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {cv:String}) AS v ON v.event_id = c.event_id`,
     { runId, cv: checkerVersion },
   );

@@ -28,6 +28,8 @@ export const OLDEST_REFRESHABLE_DAY_SQL = "toDate(now64(3, 'UTC'), 'UTC') - 89";
 export interface RefreshOptions {
   /** UTC days ('YYYY-MM-DD' or Date) to recompute; default: every refreshable day (the last 90). */
   days?: ReadonlyArray<string | Date>;
+  /** Only this checker version's rows (default: every version). */
+  checkerVersion?: string;
 }
 
 export interface AgentRefreshOptions extends RefreshOptions {
@@ -41,11 +43,15 @@ function dayString(d: string | Date): string {
   return d;
 }
 
-function dayFilter(column: string, options: RefreshOptions, params: Record<string, string[]>): string {
+function dayFilter(column: string, options: RefreshOptions, params: Record<string, string | string[]>): string {
   let sql = `toDate(${column}, 'UTC') >= ${OLDEST_REFRESHABLE_DAY_SQL}`;
   if (options.days) {
     params.days = [...new Set(options.days.map(dayString))];
     sql += ` AND toDate(${column}, 'UTC') IN {days:Array(Date)}`;
+  }
+  if (options.checkerVersion !== undefined) {
+    params.checker_version = options.checkerVersion;
+    sql += ' AND checker_version = {checker_version:String}';
   }
   return sql;
 }
@@ -53,7 +59,7 @@ function dayFilter(column: string, options: RefreshOptions, params: Record<strin
 /** Recomputes daily_rollups for the given (or all refreshable) days. Idempotent. */
 export async function refreshDailyRollups(warehouse: Warehouse, options: RefreshOptions = {}): Promise<void> {
   if (options.days && options.days.length === 0) return;
-  const params: Record<string, string[]> = {};
+  const params: Record<string, string | string[]> = {};
   const where = dayFilter('observed_at', options, params);
   await warehouse.exec(
     `INSERT INTO daily_rollups
@@ -73,8 +79,8 @@ export async function refreshDailyRollups(warehouse: Warehouse, options: Refresh
        countIf(c.in_sample = 1 AND v.result = 'unknown'), countIf(c.in_sample = 1 AND v.result = 'n/a'),
        now64(3, 'UTC')
      FROM (SELECT event_id, protocol, observed_at, checker_version, result FROM verdicts FINAL WHERE ${where}) AS v
-     INNER JOIN (SELECT event_id, source, uptime, in_sample FROM checks FINAL WHERE ${where}) AS c
-       ON c.event_id = v.event_id
+     INNER JOIN (SELECT event_id, checker_version, source, uptime, in_sample FROM checks FINAL WHERE ${where}) AS c
+       ON c.event_id = v.event_id AND c.checker_version = v.checker_version
      GROUP BY day, v.protocol, c.source, v.checker_version`,
     params,
   );
@@ -83,7 +89,7 @@ export async function refreshDailyRollups(warehouse: Warehouse, options: Refresh
 /** Recomputes agent_daily_history for the given (or all refreshable) days and agents. Idempotent. */
 export async function refreshAgentDailyHistory(warehouse: Warehouse, options: AgentRefreshOptions = {}): Promise<void> {
   if (options.days?.length === 0 || options.agentKeys?.length === 0) return;
-  const params: Record<string, string[]> = {};
+  const params: Record<string, string | string[]> = {};
   let where = dayFilter('observed_at', options, params);
   if (options.agentKeys) {
     params.agent_keys = [...new Set(options.agentKeys)];
@@ -92,10 +98,10 @@ export async function refreshAgentDailyHistory(warehouse: Warehouse, options: Ag
   const answered = "uptime = 'up' AND latency_ms IS NOT NULL";
   await warehouse.exec(
     `INSERT INTO agent_daily_history
-       (agent_key, day, agent_id, protocol, checks, up, down, unknown, skipped, sample_checks, sample_up,
+       (checker_version, agent_key, day, agent_id, protocol, checks, up, down, unknown, skipped, sample_checks, sample_up,
         latency_p50_ms, latency_p95_ms, latency_digest, computed_at)
      SELECT
-       agent_key, toDate(observed_at, 'UTC') AS day, any(agent_id), any(protocol),
+       checker_version, agent_key, toDate(observed_at, 'UTC') AS day, any(agent_id), any(protocol),
        count(), countIf(uptime = 'up'), countIf(uptime = 'down'), countIf(uptime = 'unknown'), countIf(uptime = 'skipped'),
        countIf(in_sample = 1), countIf(in_sample = 1 AND uptime = 'up'),
        if(countIf(${answered}) = 0, NULL, toUInt32(round(quantileTDigestIf(0.5)(assumeNotNull(latency_ms), ${answered})))),
@@ -104,7 +110,7 @@ export async function refreshAgentDailyHistory(warehouse: Warehouse, options: Ag
        now64(3, 'UTC')
      FROM checks FINAL
      WHERE ${where}
-     GROUP BY agent_key, day`,
+     GROUP BY checker_version, agent_key, day`,
     params,
   );
 }
@@ -117,7 +123,7 @@ export async function refreshAgentDailyHistory(warehouse: Warehouse, options: Ag
  */
 export async function refreshAgentLatest(warehouse: Warehouse, options: { agentKeys?: readonly string[] } = {}): Promise<void> {
   if (options.agentKeys?.length === 0) return;
-  const params: Record<string, string[]> = {};
+  const params: Record<string, string | string[]> = {};
   let where = '1';
   if (options.agentKeys) {
     params.agent_keys = [...new Set(options.agentKeys)];
@@ -133,7 +139,7 @@ export async function refreshAgentLatest(warehouse: Warehouse, options: { agentK
        c.uptime, c.reason, c.http_status, c.latency_ms, c.in_sample, c.our_side,
        v.suite_id, v.suite_version, v.result, v.reasons, v.warnings, v.a2a_version, v.a2a_route, v.signature
      FROM (SELECT * FROM verdicts FINAL WHERE ${where}) AS v
-     INNER JOIN (SELECT * FROM checks FINAL WHERE ${where}) AS c ON c.event_id = v.event_id
+     INNER JOIN (SELECT * FROM checks FINAL WHERE ${where}) AS c ON c.event_id = v.event_id AND c.checker_version = v.checker_version
      ORDER BY c.observed_at DESC, c.event_id DESC
      LIMIT 1 BY v.checker_version, c.agent_key`,
     params,

@@ -83,11 +83,11 @@ export async function openFilledWarehouse(label: string): Promise<{ wh: Embedded
 
   await wh.insert(
     'checks',
-    EVENTS.map((e) => ({
-      ...checkRow({ id: e.id, agent: AGENTS[e.agent].key, at: new Date(e.at), uptime: e.uptime, inSample: e.inSample, protocol: AGENTS[e.agent].protocol, source: AGENTS[e.agent].sources[0] ?? '', latency: e.uptime === 'up' ? 120 : null }),
+    [CHECKER_VERSION, OLD_CHECKER].flatMap((checker) => EVENTS.filter((e) => checker === CHECKER_VERSION || e.agent === 'alpha').map((e) => ({
+      ...checkRow({ id: e.id, checker, agent: AGENTS[e.agent].key, at: new Date(e.at), uptime: e.uptime, inSample: e.inSample, protocol: AGENTS[e.agent].protocol, source: AGENTS[e.agent].sources[0] ?? '', latency: e.uptime === 'up' ? 120 : null }),
       agent_id: idOf(e.agent),
       run_id: e.run,
-    })),
+    }))),
   );
   await wh.insert('verdicts', [
     ...EVENTS.map((e) => ({ ...verdictRow({ id: e.id, agent: AGENTS[e.agent].key, at: new Date(e.at), checker: CHECKER_VERSION, result: e.result, inSample: e.inSample, protocol: AGENTS[e.agent].protocol }), judged_at: new Date(NOW) })),

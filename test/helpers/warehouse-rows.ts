@@ -4,6 +4,7 @@ export const DAY_MS = 86_400_000;
 
 export interface CheckSpec {
   id: string;
+  checker?: string;
   agent?: string;
   at: Date;
   uptime?: 'up' | 'down' | 'unknown' | 'skipped';
@@ -17,6 +18,7 @@ export function checkRow(s: CheckSpec): Record<string, unknown> {
   const agent = s.agent ?? 'https://agent.example';
   return {
     event_id: s.id,
+    checker_version: s.checker ?? '1.0.0',
     agent_key: agent,
     agent_id: `id-${agent.length}`,
     protocol: s.protocol ?? 'mcp',

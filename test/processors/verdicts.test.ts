@@ -162,6 +162,15 @@ describe('verdict writer on the chdb engine', () => {
       { old: CHECKER_VERSION, new: BUMPED.version },
     );
     expect(changed).toEqual([{ agent_key: AGENTS.mcpShort, old: 'pass', new: 'fail' }]);
+    // Each version has its own checks (uptime is judged by the checker too), so the old
+    // version's uptime and rollups are never rewritten by the new one.
+    const checksPerVersion = await wh.query<{ checker_version: string; n: number }>(
+      'SELECT checker_version, toUInt32(count()) AS n FROM checks FINAL GROUP BY checker_version ORDER BY checker_version',
+    );
+    expect(checksPerVersion).toEqual([
+      { checker_version: CHECKER_VERSION, n: 5 },
+      { checker_version: BUMPED.version, n: 5 },
+    ]);
     // The rollups count each version separately; nothing was counted twice.
     const perVersion = await wh.query<{ checker_version: string; checks: number; fail: number }>(
       'SELECT checker_version, toUInt32(sum(checks)) AS checks, toUInt32(sum(fail)) AS fail FROM daily_rollups FINAL GROUP BY checker_version ORDER BY checker_version',

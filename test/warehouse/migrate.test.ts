@@ -108,11 +108,11 @@ describe('migrate (embedded)', () => {
     expectTable('listings', 'ReplacingMergeTree', 'source, item_id', false);
     expectTable('agents', 'ReplacingMergeTree', 'agent_key', false);
     expectTable('source_fetches', 'ReplacingMergeTree', 'source, observed_at, event_id', true);
-    expectTable('checks', 'ReplacingMergeTree', 'agent_key, observed_at, event_id', true);
+    expectTable('checks', 'ReplacingMergeTree', 'agent_key, observed_at, event_id, checker_version', true);
     expectTable('verdicts', 'ReplacingMergeTree', 'checker_version, agent_key, observed_at, event_id', true);
     expectTable('agent_latest', 'ReplacingMergeTree', 'checker_version, agent_key', false);
     expectTable('daily_rollups', 'ReplacingMergeTree', 'day, protocol, source, checker_version', false);
-    expectTable('agent_daily_history', 'ReplacingMergeTree', 'agent_key, day', false);
+    expectTable('agent_daily_history', 'ReplacingMergeTree', 'checker_version, agent_key, day', false);
     expectTable('checker_current', 'ReplacingMergeTree', '', false);
     expectTable('schema_migrations', 'ReplacingMergeTree', 'version', false);
 

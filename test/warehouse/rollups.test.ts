@@ -49,8 +49,8 @@ function makeEvents(now: number, daysAgo: number[], perDay: number, prefix: stri
   return events;
 }
 
-function checkOf(e: Event): Record<string, unknown> {
-  return checkRow({ id: e.id, agent: e.agent, at: e.at, uptime: e.uptime, latency: e.latency, inSample: e.inSample, source: e.source });
+function checkOf(e: Event, checker = '1.0.0'): Record<string, unknown> {
+  return checkRow({ id: e.id, checker, agent: e.agent, at: e.at, uptime: e.uptime, latency: e.latency, inSample: e.inSample, source: e.source });
 }
 function verdictOf(e: Event, checker = '1.0.0'): Record<string, unknown> {
   return verdictRow({ id: e.id, agent: e.agent, at: e.at, checker, result: e.result, inSample: e.inSample });
@@ -117,7 +117,7 @@ describe('rollups are idempotent per event (embedded)', () => {
   });
 
   it('counts each distinct event once', async () => {
-    await wh.insert('checks', events.map(checkOf));
+    await wh.insert('checks', events.map((e) => checkOf(e)));
     await wh.insert('verdicts', events.map((e) => verdictOf(e)));
     await refreshDailyRollups(wh);
     await refreshAgentDailyHistory(wh);
@@ -132,7 +132,7 @@ describe('rollups are idempotent per event (embedded)', () => {
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < shuffled.length; i += 7) {
         const batch = shuffled.slice(i, i + 7);
-        await wh.insert('checks', batch.map(checkOf));
+        await wh.insert('checks', batch.map((e) => checkOf(e)));
         await wh.insert('verdicts', batch.map((e) => verdictOf(e)));
       }
       await refreshDailyRollups(wh);
@@ -179,7 +179,7 @@ describe('rollups are idempotent per event (embedded)', () => {
     };
     await wh.insert('daily_rollups', [{ ...kept, computed_at: new Date(now - 119 * DAY_MS) }]);
     const replay = makeEvents(now, [120], 5, 'old');
-    await wh.insert('checks', replay.map(checkOf));
+    await wh.insert('checks', replay.map((e) => checkOf(e)));
     await wh.insert('verdicts', replay.map((e) => verdictOf(e)));
     await refreshDailyRollups(wh, { days: [oldDay] });
     await refreshDailyRollups(wh);
@@ -188,6 +188,7 @@ describe('rollups are idempotent per event (embedded)', () => {
   });
 
   it('a new checker version gets its own rows beside the old ones', async () => {
+    await wh.insert('checks', events.map((e) => checkOf(e, '2.0.0')));
     await wh.insert('verdicts', events.map((e) => verdictOf(e, '2.0.0')));
     await refreshDailyRollups(wh);
     const v2 = await wh.query(

@@ -50,6 +50,7 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
   };
   const check = {
     ...common,
+    checker_version: checker.version,
     agent_id: agentId(ev.agentKey),
     run_id: ev.runId,
     uptime: uptime.state,

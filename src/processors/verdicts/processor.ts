@@ -46,8 +46,9 @@ export class VerdictWriter {
     await this.warehouse.insert('agent_latest', judged.map((j) => j.latest));
     const days = [...new Set(events.map((e) => new Date(e.observedAt).toISOString().slice(0, 10)))];
     const agentKeys = [...new Set(events.map((e) => e.agentKey))];
-    await refreshDailyRollups(this.warehouse, { days });
-    await refreshAgentDailyHistory(this.warehouse, { days, agentKeys });
+    const checkerVersion = this.checker.version;
+    await refreshDailyRollups(this.warehouse, { days, checkerVersion });
+    await refreshAgentDailyHistory(this.warehouse, { days, agentKeys, checkerVersion });
   }
 }
 
