@@ -2,7 +2,8 @@
 -- Written by the listings processor from the `listings` topic. The version is the
 -- observed-at time in milliseconds, so a replayed or duplicated event writes the same
 -- row again and an older event never replaces a newer one. The writer carries
--- first_seen forward from the state it already has. Read with FINAL (or through
+-- first_seen forward from the state it already has, and changed_at (when the listed
+-- content last changed, by content_hash) so the scheduler can recheck changed agents. Read with FINAL (or through
 -- v_listings_current__v1). No TTL: this is current state.
 CREATE TABLE IF NOT EXISTS listings
 (
@@ -21,6 +22,8 @@ CREATE TABLE IF NOT EXISTS listings
     raw                String CODEC(ZSTD(3)),
     raw_truncated      UInt8 DEFAULT 0,
     tombstoned         UInt8,
+    content_hash       String DEFAULT '',
+    changed_at         DateTime64(3, 'UTC'),
     first_seen         DateTime64(3, 'UTC'),
     last_seen          DateTime64(3, 'UTC'),
     last_event_id      String,

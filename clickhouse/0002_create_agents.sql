@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS agents
     source_first_seen Map(String, DateTime64(3, 'UTC')),
     first_seen        DateTime64(3, 'UTC'),
     last_seen         DateTime64(3, 'UTC'),
+    changed_at        DateTime64(3, 'UTC'),
     active            UInt8,
     inactive_since    Nullable(DateTime64(3, 'UTC')),
     has_server_json   UInt8,

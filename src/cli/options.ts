@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError, type ConfigOverrides } from '../config.js';
+import type { Logger } from '../log.js';
 
 /** The configuration flags every long-running role shares (they override VERONIKAI_* variables). */
 export function addConfigOptions(cmd: Command, parts: { api?: boolean; sources?: boolean } = {}): Command {
@@ -56,6 +57,59 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', on);
     process.on('SIGTERM', on);
   });
+}
+
+/**
+ * One shutdown listener for a whole command: the returned signal aborts (its reason is the
+ * signal's name) on the first SIGINT or SIGTERM. The listener goes away then (or on dispose),
+ * so a further signal ends the process the default way, e.g. during a long crawl.
+ */
+export function onShutdown(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const dispose = () => {
+    process.off('SIGINT', on);
+    process.off('SIGTERM', on);
+  };
+  const on = (sig: NodeJS.Signals) => {
+    dispose();
+    controller.abort(sig);
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return { signal: controller.signal, dispose };
+}
+
+/** Resolves once the signal aborts (at once when it already has). */
+export function whenAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** Waits `ms`, or less when the signal aborts (the timer is cleared then). Resolves true when it waited the whole time. */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Runs each shutdown step in turn, the later ones even when one fails (that is logged), so nothing is left running. */
+export async function closeAll(log: Logger, steps: ReadonlyArray<() => Promise<unknown> | undefined>): Promise<void> {
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      log.warn({ err }, 'error while shutting down');
+    }
+  }
 }
 
 /** Parses a whole number ≥ 0 given to a flag. */

@@ -19,11 +19,13 @@ export interface ProcessorDeps {
   /** Signs verdicts (the verdict processor). */
   sign: Signer;
   checker?: Checker;
+  /** The owners' opt-out file (Config.optOutFile), applied by the dedupe processor. */
+  optOutFile?: string | null;
 }
 
 /** Every stream processor by name; each is one consumer group. */
 const FACTORIES: Readonly<Record<string, (deps: ProcessorDeps) => ConsumerRunner<unknown>>> = {
-  dedupe: (d) => createDedupeProcessor(d) as ConsumerRunner<unknown>,
+  dedupe: (d) => createDedupeProcessor({ ...d, optOut: d.optOutFile ?? null }) as ConsumerRunner<unknown>,
   'listing-history': (d) => createListingHistory(d) as ConsumerRunner<unknown>,
   'source-fetch-log': (d) => createSourceFetchLog(d) as ConsumerRunner<unknown>,
   'run-log': (d) => createRunLog(d) as ConsumerRunner<unknown>,

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import type { ListingEvent } from '../events/types.js';
 import { agentId, agentKey, normalizeUrl } from '../identity/agent-key.js';
 import { silentLogger, type Logger } from '../log.js';
+import { fromDateTime64, toDateTime64 } from '../warehouse/time.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /**
@@ -39,6 +41,8 @@ export interface ListingRow {
   raw: string;
   raw_truncated: number;
   tombstoned: number;
+  content_hash: string;
+  changed_at: string;
   first_seen: string;
   last_seen: string;
   last_event_id: string;
@@ -59,6 +63,8 @@ export interface AgentRow {
   source_first_seen: Record<string, string>;
   first_seen: string;
   last_seen: string;
+  /** When any live listing's content last changed (the scheduler rechecks changed agents). */
+  changed_at: string;
   active: number;
   inactive_since: string | null;
   has_server_json: number;
@@ -196,17 +202,45 @@ export function optOutFile(path: string, log: Logger = silentLogger): OptOutProv
 }
 
 export interface ListingsToAgentsOptions {
-  /** Owners' opt-outs; default: the file named by VERONIKAI_OPT_OUT_FILE, if set. */
-  optOut?: OptOutProvider | readonly OptOutRule[];
+  /** Owners' opt-outs: a provider, a fixed list, or the path of the opt-out file (Config.optOutFile). */
+  optOut?: OptOutProvider | readonly OptOutRule[] | string | null;
   log?: Logger;
+}
+
+/** The opt-out provider an option names (none: nobody opted out). */
+export function optOutProvider(opt: ListingsToAgentsOptions['optOut'], log: Logger = silentLogger): OptOutProvider {
+  if (typeof opt === 'string') return optOutFile(opt, log);
+  if (Array.isArray(opt)) return fixedOptOuts(opt);
+  if (opt && typeof (opt as OptOutProvider).current === 'function') return opt as OptOutProvider;
+  return fixedOptOuts([]);
 }
 
 // ---------------------------------------------------------------------------
 
 const itemRef = (source: string, itemId: string) => `${source}\u0000${itemId}`;
-const toDt = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
-const fromDt = (s: string) => Date.parse(`${s.replace(' ', 'T')}Z`);
+const toDt = toDateTime64;
+const fromDt = fromDateTime64;
 const isTombstone = (status: string) => TOMBSTONE_STATUSES.has(status);
+
+/**
+ * (source, item_id) is the listings sort key; a tuple IN over it reads only the granules it
+ * needs. Arrays of tuples cannot be bound as one parameter, so they travel as two arrays.
+ */
+const ITEM_IN = '(source, item_id) IN (SELECT arrayJoin(arrayZip({sources:Array(String)}, {items:Array(String)})))';
+const itemParams = (refs: ReadonlyArray<readonly [string, string]>) => ({ sources: refs.map((r) => r[0]), items: refs.map((r) => r[1]) });
+
+/** The listing columns the agents are merged from (never the bulky raw item). */
+const MERGE_COLUMNS =
+  'source, item_id, agent_key, protocol, name, description, version_label, endpoint_url, endpoint_transport, card_url, ' +
+  "server_json, status, '' AS raw, raw_truncated, tombstoned, content_hash, changed_at, first_seen, last_seen, last_event_id, version";
+
+/** What a listing says about its agent, hashed: a change here is a change the scheduler rechecks. */
+export function contentHash(l: { name: string; description: string; version: string | null; endpointUrl: string | null; endpointTransport: string | null; cardUrl: string | null; serverJson: string | null }): string {
+  return createHash('sha256')
+    .update(JSON.stringify([l.name, l.description, l.version, l.endpointUrl, l.endpointTransport, l.cardUrl, l.serverJson]))
+    .digest('hex')
+    .slice(0, 32);
+}
 
 export class ListingsToAgents {
   private readonly optOut: OptOutProvider;
@@ -215,11 +249,7 @@ export class ListingsToAgents {
     private readonly warehouse: Warehouse,
     opts: ListingsToAgentsOptions = {},
   ) {
-    const log = opts.log ?? silentLogger;
-    if (opts.optOut && !Array.isArray(opts.optOut)) this.optOut = opts.optOut as OptOutProvider;
-    else if (opts.optOut) this.optOut = fixedOptOuts(opts.optOut as readonly OptOutRule[]);
-    else if (process.env.VERONIKAI_OPT_OUT_FILE) this.optOut = optOutFile(process.env.VERONIKAI_OPT_OUT_FILE, log);
-    else this.optOut = fixedOptOuts([]);
+    this.optOut = optOutProvider(opts.optOut, opts.log);
   }
 
   /** Writes one batch of listing events; returns the agent keys it recomputed. */
@@ -229,7 +259,6 @@ export class ListingsToAgents {
     const latest = new Map<string, ListingEvent>();
     const latestLive = new Map<string, ListingEvent>();
     const earliest = new Map<string, number>();
-    let batchTime = 0;
     for (const ev of events) {
       const ref = itemRef(ev.source, ev.itemId);
       const cur = latest.get(ref);
@@ -238,16 +267,14 @@ export class ListingsToAgents {
         latestLive.set(ref, ev);
       }
       earliest.set(ref, Math.min(earliest.get(ref) ?? Infinity, ev.observedAt));
-      batchTime = Math.max(batchTime, ev.observedAt);
     }
 
     const refs = [...latest.keys()];
-    const existing = await this.warehouse.query<{ ref: string; first_seen: string; agent_key: string }>(
-      `SELECT concat(source, char(0), item_id) AS ref, first_seen, agent_key
-       FROM listings FINAL WHERE concat(source, char(0), item_id) IN {refs:Array(String)}`,
-      { refs },
+    const existing = await this.warehouse.query<{ source: string; item_id: string; first_seen: string; agent_key: string; content_hash: string; changed_at: string }>(
+      `SELECT source, item_id, first_seen, agent_key, content_hash, changed_at FROM listings FINAL WHERE ${ITEM_IN}`,
+      itemParams([...latest.values()].map((ev) => [ev.source, ev.itemId])),
     );
-    const prior = new Map(existing.map((r) => [r.ref, r]));
+    const prior = new Map(existing.map((r) => [itemRef(r.source, r.item_id), r]));
 
     // A delisting (or any tombstone that names no URL of its own) carries the item's last live
     // listing forward: from this batch when it is here, else from the stored row.
@@ -255,18 +282,20 @@ export class ListingsToAgents {
     const needRows = refs.filter((ref) => carries(latest.get(ref)!) && !latestLive.has(ref) && prior.has(ref));
     const priorRows = new Map<string, ListingRow>();
     if (needRows.length > 0) {
-      const rows = await this.warehouse.query<ListingRow & { ref: string }>(
-        `SELECT concat(source, char(0), item_id) AS ref, * FROM listings FINAL WHERE concat(source, char(0), item_id) IN {refs:Array(String)}`,
-        { refs: needRows },
+      const rows = await this.warehouse.query<ListingRow>(
+        `SELECT * FROM listings FINAL WHERE ${ITEM_IN}`,
+        itemParams(needRows.map((ref) => ref.split('\u0000') as [string, string])),
       );
-      for (const { ref, ...row } of rows) priorRows.set(ref, row);
+      for (const row of rows) priorRows.set(itemRef(row.source, row.item_id), row);
     }
 
-    const touched = new Set<string>();
+    // The newest event time that touched each agent key: its agents row never goes back in version.
+    const touched = new Map<string, number>();
+    const touch = (key: string, at: number) => touched.set(key, Math.max(touched.get(key) ?? 0, at));
     const rows: ListingRow[] = [];
     for (const [ref, ev] of latest) {
       const before = prior.get(ref);
-      if (before?.agent_key) touched.add(before.agent_key);
+      if (before?.agent_key) touch(before.agent_key, ev.observedAt);
       const firstSeen = toDt(Math.min(earliest.get(ref)!, before ? fromDt(before.first_seen) : Infinity));
       const tomb = isTombstone(ev.status) ? 1 : 0;
       const carry = carries(ev);
@@ -274,12 +303,14 @@ export class ListingsToAgents {
       const kept = carry && !live ? priorRows.get(ref) : undefined;
       if (kept) {
         rows.push({ ...kept, status: ev.status, tombstoned: 1, first_seen: firstSeen, last_event_id: ev.id, version: ev.observedAt });
-        if (kept.agent_key) touched.add(kept.agent_key);
+        if (kept.agent_key) touch(kept.agent_key, ev.observedAt);
         continue;
       }
       const src = live ?? ev;
       const key = ev.status === 'invalid' ? null : agentKey(src.protocol, src);
-      if (key) touched.add(key);
+      if (key) touch(key, ev.observedAt);
+      const hash = contentHash(src);
+      const changedAt = before && before.content_hash === hash ? before.changed_at : toDt(src.observedAt);
       rows.push({
         source: ev.source,
         item_id: ev.itemId,
@@ -296,6 +327,8 @@ export class ListingsToAgents {
         raw: src.raw,
         raw_truncated: src.rawTruncated ? 1 : 0,
         tombstoned: tomb,
+        content_hash: hash,
+        changed_at: changedAt,
         first_seen: firstSeen,
         // A delisting is not a sighting: the item was last seen when it was last listed.
         last_seen: toDt(live ? live.observedAt : ev.observedAt),
@@ -305,20 +338,21 @@ export class ListingsToAgents {
     }
     await this.warehouse.insert('listings', rows);
 
-    const keys = [...touched];
-    if (keys.length > 0) await this.recomputeAgents(keys, batchTime);
-    return keys;
+    if (touched.size > 0) await this.recomputeAgents(touched);
+    return [...touched.keys()];
   }
 
   /**
-   * Rebuilds the agents rows of the given keys from every listing that names them. A key no
-   * listing names any more (its only listing changed URL or became invalid) keeps its row,
-   * marked inactive as of `asOf`.
+   * Rebuilds the agents rows of the given keys (each with the time of the newest event that
+   * touched it) from every listing that names them. A row's version is at least that time, so a
+   * recomputed agent never loses to an older stored row. A key no listing names any more (its
+   * only listing changed URL or became invalid) keeps its row, marked inactive as of that time.
    */
-  async recomputeAgents(keys: readonly string[], asOf: number = Date.now()): Promise<void> {
+  async recomputeAgents(touched: ReadonlyMap<string, number>): Promise<void> {
+    const keys = [...touched.keys()];
     const listingRows = await this.warehouse.query<ListingRow>(
-      `SELECT * FROM listings FINAL WHERE agent_key IN {keys:Array(String)} ORDER BY agent_key, version`,
-      { keys: [...keys] },
+      `SELECT ${MERGE_COLUMNS} FROM listings FINAL WHERE agent_key IN {keys:Array(String)} ORDER BY agent_key, version`,
+      { keys },
     );
     const byKey = new Map<string, ListingRow[]>();
     for (const r of listingRows) {
@@ -328,7 +362,7 @@ export class ListingsToAgents {
     }
     const optOut = this.optOut.current();
     const agents: AgentRow[] = [];
-    for (const [key, rows] of byKey) agents.push(mergeAgent(key, rows, optOut));
+    for (const [key, rows] of byKey) agents.push(mergeAgent(key, rows, optOut, touched.get(key) ?? 0));
 
     const orphans = keys.filter((k) => !byKey.has(k));
     if (orphans.length > 0) {
@@ -337,7 +371,7 @@ export class ListingsToAgents {
         { keys: orphans },
       );
       for (const a of stale) {
-        const version = Math.max(asOf, Number(a.version) + 1);
+        const version = Math.max(touched.get(a.agent_key) ?? 0, Number(a.version) + 1);
         agents.push({ ...a, sources: [], source_first_seen: {}, active: 0, inactive_since: toDt(version), version });
       }
     }
@@ -346,7 +380,7 @@ export class ListingsToAgents {
 }
 
 /** One agent from all the listings that share its key (pure; exported for unit tests). */
-export function mergeAgent(key: string, rows: readonly ListingRow[], optOut?: OptOutList): AgentRow {
+export function mergeAgent(key: string, rows: readonly ListingRow[], optOut?: OptOutList, touchedAt = 0): AgentRow {
   const version = (r: ListingRow) => Number(r.version);
   const byNewest = [...rows].sort((a, b) => version(b) - version(a) || a.source.localeCompare(b.source));
   const live = byNewest.filter((r) => Number(r.tombstoned) === 0 && !isTombstone(r.status));
@@ -358,7 +392,8 @@ export function mergeAgent(key: string, rows: readonly ListingRow[], optOut?: Op
   }
   const firstSeen = rows.reduce((m, r) => (r.first_seen < m ? r.first_seen : m), rows[0]!.first_seen);
   const lastSeen = rows.reduce((m, r) => (r.last_seen > m ? r.last_seen : m), rows[0]!.last_seen);
-  const maxVersion = Math.max(...rows.map(version));
+  const maxVersion = Math.max(touchedAt, ...rows.map(version));
+  const changedAt = (live.length > 0 ? live : rows).reduce((m, r) => (r.changed_at > m ? r.changed_at : m), '');
   const opt = optOut?.lookup({ agent_key: key, endpoint_url: head.endpoint_url, card_url: head.card_url }) ?? null;
   return {
     agent_id: agentId(key),
@@ -372,6 +407,7 @@ export function mergeAgent(key: string, rows: readonly ListingRow[], optOut?: Op
     source_first_seen: sourceFirstSeen,
     first_seen: firstSeen,
     last_seen: lastSeen,
+    changed_at: changedAt || firstSeen,
     active: live.length > 0 ? 1 : 0,
     inactive_since: live.length > 0 ? null : toDt(maxVersion),
     has_server_json: live.some((r) => r.server_json !== '') ? 1 : 0,

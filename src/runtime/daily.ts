@@ -2,6 +2,7 @@ import type { Kafka } from 'kafkajs';
 import { CHECKER_VERSION } from '../conformance/index.js';
 import { newEventId } from '../events/ids.js';
 import type { Logger } from '../log.js';
+import type { OptOutList } from '../processors/listings-to-agents.js';
 import { scheduleRun, type ScheduleSink } from '../processors/scheduler/scheduler.js';
 import { census, runStats, type Census, type RunStats } from '../stats/run-stats.js';
 import type { TopicNames } from '../topics.js';
@@ -34,6 +35,8 @@ export interface DailyRunOptions {
   /** Longest wait for each stage of the pipeline. */
   stageTimeoutMs?: number;
   checkerVersion?: string;
+  /** Owners' opt-outs, applied by the scheduler on top of agents.opt_out. */
+  optOut?: OptOutList;
 }
 
 export interface DailyRunReport {
@@ -63,6 +66,7 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
     budget: opts.budget,
     ...(opts.sampleSize !== undefined ? { sampleSize: opts.sampleSize } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.optOut ? { optOut: opts.optOut } : {}),
     now,
   });
   opts.log.info({ runId: scheduled.runId, planned: scheduled.requests.length }, 'waiting for probes and verdicts');

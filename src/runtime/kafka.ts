@@ -38,10 +38,16 @@ export async function openKafka(
     });
     brokers = broker.brokers;
   }
-  const kafka = createKafka({ brokers, clientId: opts.clientId, logger: log });
-  const topics = topicNames(opts.topicPrefix ?? '');
-  await ensureTopics(kafka, opts.topicPrefix ?? '', { logger: log });
-  return { kafka, brokers, topics, broker };
+  try {
+    const kafka = createKafka({ brokers, clientId: opts.clientId, logger: log });
+    const topics = topicNames(opts.topicPrefix ?? '');
+    await ensureTopics(kafka, opts.topicPrefix ?? '', { logger: log });
+    return { kafka, brokers, topics, broker };
+  } catch (err) {
+    // The caller never gets the handle: stop the broker this call started.
+    await broker?.stop().catch((e: unknown) => log.warn({ err: e }, 'error while stopping the local Kafka broker'));
+    throw err;
+  }
 }
 
 /**

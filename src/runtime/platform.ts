@@ -29,6 +29,12 @@ export interface Platform {
   groups: PipelineGroups;
   /** Where the API listens, when it was started. */
   apiUrl: string | null;
+  /**
+   * Resolves with the reason when a processor or the probe worker stops on a failure (its
+   * `done` rejects); never settles otherwise. The platform does not restart it: whoever runs
+   * the platform should shut down and exit non-zero, so that a supervisor restarts the process.
+   */
+  failed: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -50,6 +56,14 @@ export interface PlatformOptions {
 /** Opens the warehouse (migrated), Kafka (local broker when none is configured), processors, a probe worker and the API. */
 export async function startPlatform(config: Config, opts: PlatformOptions): Promise<Platform> {
   const { log } = opts;
+  let reportFailure!: (err: Error) => void;
+  const failed = new Promise<Error>((resolve) => (reportFailure = resolve));
+  const watch = (groupId: string, done: Promise<void>) => {
+    done.catch((err: unknown) => {
+      const reason = err instanceof Error ? err.message : String(err);
+      reportFailure(new Error(`consumer group ${groupId} stopped on a failure: ${reason}`, { cause: err }));
+    });
+  };
   const closers: Array<() => Promise<void>> = [];
   const close = async () => {
     for (const c of closers.reverse()) {
@@ -76,6 +90,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
         await runner.start();
         processors.push(runner);
         closers.push(() => runner.stop());
+        watch(runner.groupId, runner.done);
       }
     }
 
@@ -94,6 +109,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       await probeWorker.start();
       const worker = probeWorker;
       closers.push(() => worker.stop());
+      watch(PROBE_WORKER_GROUP, worker.done);
     }
 
     let apiUrl: string | null = null;
@@ -106,7 +122,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       closers.push(() => api.close());
     }
     const groups: PipelineGroups = { ...pipelineGroups(), probeWorkers: PROBE_WORKER_GROUP };
-    return { config, warehouse, kafka, producer, sink, processors, probeWorker, groups, apiUrl, close };
+    return { config, warehouse, kafka, producer, sink, processors, probeWorker, groups, apiUrl, failed, close };
   } catch (err) {
     await close();
     throw err;

@@ -60,7 +60,6 @@ describe('listing sources → Kafka → ClickHouse', () => {
   let neuronto: NeurontoFixture;
   let smithery: SmitheryFixture;
   const log = testLogger('sources-e2e');
-  const priorOptOut = process.env.VERONIKAI_OPT_OUT_FILE;
 
   beforeAll(async () => {
     ctx = await setupKafkaTest(import.meta.url, { maxPartitions: 1 });
@@ -100,7 +99,7 @@ describe('listing sources → Kafka → ClickHouse', () => {
       smitheryServer('local-only', null),
     ]);
 
-    // Owners' opt-outs: one hidden, one listed but unchecked. The processor reads VERONIKAI_OPT_OUT_FILE.
+    // Owners' opt-outs: one hidden, one listed but unchecked, from the configured file (VERONIKAI_OPT_OUT_FILE).
     const optOut = join(dataDir, 'opt-out.json');
     writeFileSync(
       optOut,
@@ -109,7 +108,6 @@ describe('listing sources → Kafka → ClickHouse', () => {
         { match: 'https://server.smithery.ai/@smith/only/mcp/', mode: 'unchecked', reason: 'owner asked us not to probe' },
       ]),
     );
-    process.env.VERONIKAI_OPT_OUT_FILE = optOut;
 
     config = loadConfig(
       {
@@ -124,11 +122,11 @@ describe('listing sources → Kafka → ClickHouse', () => {
         ],
         pageDelay: ['*=0'],
       },
-      {},
+      { VERONIKAI_OPT_OUT_FILE: optOut },
     );
     const deps = { kafka: ctx.kafka, warehouse: wh, topics: ctx.topics, logger: log };
     processors = [
-      createDedupeProcessor({ ...deps, groupId: uniqueGroupId('dedupe') }) as ConsumerRunner<unknown>,
+      createDedupeProcessor({ ...deps, groupId: uniqueGroupId('dedupe'), optOut: config.optOutFile }) as ConsumerRunner<unknown>,
       createSourceFetchLog({ ...deps, groupId: uniqueGroupId('fetch-log') }) as ConsumerRunner<unknown>,
     ];
     for (const p of processors) await p.start();
@@ -140,8 +138,6 @@ describe('listing sources → Kafka → ClickHouse', () => {
     for (const f of [mcp, a2a, org, hf, neuronto, smithery]) await f?.close();
     await wh?.close();
     await ctx?.cleanup();
-    if (priorOptOut === undefined) delete process.env.VERONIKAI_OPT_OUT_FILE;
-    else process.env.VERONIKAI_OPT_OUT_FILE = priorOptOut;
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -3,7 +3,7 @@ import { buildApi } from '../../api/server.js';
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../log.js';
 import { openWarehouse } from '../../warehouse/open.js';
-import { addConfigOptions, overridesFrom, untilSignal } from '../options.js';
+import { addConfigOptions, closeAll, overridesFrom, untilSignal } from '../options.js';
 
 /** `veronikai api`: the read API as a role of its own; it reads ClickHouse only. */
 export function registerApiCommand(program: Command): void {
@@ -12,11 +12,14 @@ export function registerApiCommand(program: Command): void {
     const config = loadConfig(overridesFrom(opts));
     const log = createLogger('veronikai-api');
     const warehouse = await openWarehouse(config.warehouse);
-    const app = buildApi({ warehouse, logger: log });
-    const url = await app.listen({ host: config.apiHost, port: config.apiPort });
-    process.stdout.write(`VeronikAI API listening on ${url}\n`);
-    await untilSignal();
-    await app.close();
-    await warehouse.close();
+    let app: ReturnType<typeof buildApi> | null = null;
+    try {
+      app = buildApi({ warehouse, logger: log });
+      const url = await app.listen({ host: config.apiHost, port: config.apiPort });
+      process.stdout.write(`VeronikAI API listening on ${url}\n`);
+      await untilSignal();
+    } finally {
+      await closeAll(log, [() => app?.close(), () => warehouse.close()]);
+    }
   });
 }

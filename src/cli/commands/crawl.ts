@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, UsageError } from '../../config.js';
-import { createEventProducer } from '../../kafka/producer.js';
+import { createEventProducer, type EventProducer } from '../../kafka/producer.js';
 import { createLogger } from '../../log.js';
 import { KafkaObservationSink } from '../../producers/kafka-sink.js';
 import { SOURCE_NAMES, type SourceSummary } from '../../producers/sources/index.js';
 import { checkSourceSettings, crawlOnce, formatProgress, formatSummary } from '../../runtime/crawl.js';
-import { openKafka } from '../../runtime/kafka.js';
-import { addConfigOptions, overridesFrom, parseDuration, untilSignal } from '../options.js';
+import { openKafka, type KafkaRuntime } from '../../runtime/kafka.js';
+import { addConfigOptions, closeAll, onShutdown, overridesFrom, parseDuration, sleepUnlessAborted } from '../options.js';
 
 const repeatable = (v: string, p: string[] = []) => [...p, v];
 
@@ -60,29 +60,33 @@ export function registerCrawlCommand(program: Command): void {
       checkSourceSettings(config.sources);
       const every = opts.every ? parseDuration(String(opts.every), '--every') : null;
       const log = createLogger('veronikai-crawl');
-      const rt = await openKafka(config, log, { clientId: 'veronikai-crawl' });
-      const producer = await createEventProducer(rt.kafka, { logger: log });
-      const sink = new KafkaObservationSink(producer, rt.topics);
+      // With --every, one shutdown listener for the whole command: a signal ends the wait at
+      // once, or the crawl in progress after it finishes.
+      const repeat = every === null ? null : { every, ...onShutdown() };
       const progress = progressLine();
+      let rt: KafkaRuntime | null = null;
+      let producer: EventProducer | null = null;
       let incomplete = false;
       try {
+        rt = await openKafka(config, log, { clientId: 'veronikai-crawl' });
+        producer = await createEventProducer(rt.kafka, { logger: log });
+        const sink = new KafkaObservationSink(producer, rt.topics);
         let full = Boolean(opts.full);
-        for (;;) {
+        while (!repeat?.signal.aborted) {
           const summaries = await crawlOnce(config, sink, log, { sources, full, onProgress: (s) => progress.update(s) });
           progress.clear();
           for (const s of summaries) process.stdout.write(`${formatSummary(s)}\n`);
           // A source skipped by configuration (disabled, terms) is not a failure; one skipped by robots.txt or failing is.
           const byChoice = (s: SourceSummary) => s.skipped === 'disabled by configuration' || Boolean(s.skipped?.startsWith('terms:'));
           incomplete = summaries.some((s) => !s.complete && !byChoice(s));
-          if (!every) break;
+          if (!repeat || !(await sleepUnlessAborted(repeat.every, repeat.signal))) break;
           full = false;
-          const wake = new Promise((r) => setTimeout(r, every));
-          if ((await Promise.race([wake, untilSignal()])) !== undefined) break;
         }
+        if (repeat?.signal.aborted) log.info({ signal: repeat.signal.reason }, 'stopping');
       } finally {
+        repeat?.dispose();
         progress.clear();
-        await producer.close();
-        await rt.broker?.stop();
+        await closeAll(log, [() => producer?.close(), () => rt?.broker?.stop()]);
       }
       if (incomplete) process.exitCode = 1;
     });

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { createEventProducer } from '../../kafka/producer.js';
+import { createEventProducer, type EventProducer } from '../../kafka/producer.js';
 import { createLogger } from '../../log.js';
 import { Canary, canaryTargetsFromEnv } from '../../producers/canary.js';
 import { ProbeEngine } from '../../producers/probe/probe-agent.js';
 import { canaryEventSink, ProbeWorker } from '../../producers/probe-worker.js';
-import { openKafka } from '../../runtime/kafka.js';
-import { addConfigOptions, overridesFrom, untilSignal } from '../options.js';
+import { openKafka, type KafkaRuntime } from '../../runtime/kafka.js';
+import { addConfigOptions, closeAll, onShutdown, overridesFrom, whenAborted } from '../options.js';
 
 /** `veronikai probe-worker`: probe workers as a role of their own (probe-requests → probes). */
 export function registerProbeWorkerCommand(program: Command): void {
@@ -14,15 +14,22 @@ export function registerProbeWorkerCommand(program: Command): void {
   addConfigOptions(cmd).action(async (opts: Record<string, unknown>) => {
     const config = loadConfig(overridesFrom(opts));
     const log = createLogger('veronikai-probe-worker');
-    const rt = await openKafka(config, log, { clientId: 'veronikai-probe-worker' });
-    const producer = await createEventProducer(rt.kafka, { logger: log });
-    const canary = new Canary({ targets: canaryTargetsFromEnv(), contact: config.contact, onEvent: canaryEventSink(producer, rt.topics), logger: log });
-    const worker = new ProbeWorker({ kafka: rt.kafka, topics: rt.topics, engine: new ProbeEngine({ contact: config.contact, canary, logger: log }), producer, logger: log });
-    await worker.start();
-    process.stdout.write('probe worker running\n');
-    await Promise.race([untilSignal(), worker.done]);
-    await worker.stop();
-    await producer.close();
-    await rt.broker?.stop();
+    const shutdown = onShutdown();
+    let rt: KafkaRuntime | null = null;
+    let producer: EventProducer | null = null;
+    let worker: ProbeWorker | null = null;
+    try {
+      rt = await openKafka(config, log, { clientId: 'veronikai-probe-worker' });
+      producer = await createEventProducer(rt.kafka, { logger: log });
+      const canary = new Canary({ targets: canaryTargetsFromEnv(), contact: config.contact, onEvent: canaryEventSink(producer, rt.topics), logger: log });
+      worker = new ProbeWorker({ kafka: rt.kafka, topics: rt.topics, engine: new ProbeEngine({ contact: config.contact, canary, logger: log }), producer, logger: log });
+      await worker.start();
+      process.stdout.write('probe worker running\n');
+      // A worker that stops on a failure rejects here: the error reaches main, which exits non-zero.
+      await Promise.race([whenAborted(shutdown.signal), worker.done]);
+    } finally {
+      shutdown.dispose();
+      await closeAll(log, [() => worker?.stop(), () => producer?.close(), () => rt?.broker?.stop()]);
+    }
   });
 }

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { loadConfig, UsageError } from '../../config.js';
+import type { ConsumerRunner } from '../../kafka/consumer-runner.js';
 import { createLogger } from '../../log.js';
 import { createProcessors, PROCESSOR_NAMES } from '../../processors/index.js';
-import { openKafka } from '../../runtime/kafka.js';
+import { openKafka, type KafkaRuntime } from '../../runtime/kafka.js';
 import { defaultSigner } from '../../runtime/platform.js';
 import { openWarehouse } from '../../warehouse/open.js';
-import { addConfigOptions, overridesFrom, untilSignal } from '../options.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { addConfigOptions, closeAll, onShutdown, overridesFrom, whenAborted } from '../options.js';
 
 /** `veronikai process <name|all>`: stream processors as a role of their own. */
 export function registerProcessCommand(program: Command): void {
@@ -19,14 +21,24 @@ export function registerProcessCommand(program: Command): void {
     }
     const config = loadConfig(overridesFrom(opts));
     const log = createLogger('veronikai-process');
-    const warehouse = await openWarehouse(config.warehouse);
-    const rt = await openKafka(config, log, { clientId: 'veronikai-process' });
-    const runners = createProcessors({ kafka: rt.kafka, warehouse, topics: rt.topics, logger: log, sign: defaultSigner(config) }, name === 'all' ? undefined : [name]);
-    for (const r of runners) await r.start();
-    process.stdout.write(`processing: ${runners.map((r) => r.groupId).join(', ')}\n`);
-    await Promise.race([untilSignal(), ...runners.map((r) => r.done)]);
-    for (const r of runners) await r.stop();
-    await rt.broker?.stop();
-    await warehouse.close();
+    const shutdown = onShutdown();
+    let warehouse: Warehouse | null = null;
+    let rt: KafkaRuntime | null = null;
+    const runners: ConsumerRunner<unknown>[] = [];
+    try {
+      warehouse = await openWarehouse(config.warehouse);
+      rt = await openKafka(config, log, { clientId: 'veronikai-process' });
+      const created = createProcessors({ kafka: rt.kafka, warehouse, topics: rt.topics, logger: log, sign: defaultSigner(config) }, name === 'all' ? undefined : [name]);
+      for (const r of created) {
+        runners.push(r);
+        await r.start();
+      }
+      process.stdout.write(`processing: ${runners.map((r) => r.groupId).join(', ')}\n`);
+      // A runner that stops on a failure rejects here: the error reaches main, which exits non-zero.
+      await Promise.race([whenAborted(shutdown.signal), ...runners.map((r) => r.done)]);
+    } finally {
+      shutdown.dispose();
+      await closeAll(log, [...runners.map((r) => () => r.stop()), () => rt?.broker?.stop(), () => warehouse?.close()]);
+    }
   });
 }

@@ -7,7 +7,7 @@ import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
 import { canaryTargetsFromEnv } from '../../producers/canary.js';
 import { dailyRun, formatDailyReport } from '../../runtime/daily.js';
 import { startPlatform } from '../../runtime/platform.js';
-import { addConfigOptions, overridesFrom, parseCount, parseDuration, untilSignal } from '../options.js';
+import { addConfigOptions, onShutdown, overridesFrom, parseCount, parseDuration, whenAborted } from '../options.js';
 
 /** `veronikai run`: everything in one process on the embedded default. */
 export function registerRunCommand(program: Command): void {
@@ -56,27 +56,46 @@ export function registerRunCommand(program: Command): void {
         for (const line of formatDailyReport(report)) out(line);
       };
 
+      let stopping = false;
       let timer: NodeJS.Timeout | undefined;
       let running: Promise<void>;
-      const schedule = () => {
+      let closing: Promise<void> | null = null;
+      const close = () => (closing ??= platform.close());
+      // The next cycle is armed once the previous one finished, and never once shutdown began.
+      const armNext = () => {
+        if (stopping) return;
         timer = setTimeout(() => {
-          running = cycle(false).catch((err: unknown) => log.error({ err }, 'run failed')).finally(schedule);
+          running = cycle(false).catch((err: unknown) => log.error({ err }, 'run failed')).finally(armNext);
         }, every);
       };
+      // Nothing restarts a processor or the probe worker that stopped on a failure (a sink that keeps
+      // failing, say): say so, shut down and exit non-zero, so that a supervisor restarts the process.
+      // A cycle in flight would only wait for the stopped consumer, so it is not waited for.
+      void platform.failed.then(async (err) => {
+        stopping = true;
+        clearTimeout(timer);
+        process.stderr.write(`veronikai: ${err.message}; shutting down\n`);
+        log.error({ err }, 'a consumer stopped on a failure; shutting down');
+        await close();
+        process.exit(1);
+      });
+
+      const shutdown = opts.once ? null : onShutdown();
       running = cycle(Boolean(opts.full)).catch((err: unknown) => {
         log.error({ err }, 'run failed');
         process.exitCode = 1;
       });
-      if (opts.once) {
+      if (!shutdown) {
         await running;
-        await platform.close();
+        await close();
         return;
       }
-      schedule();
-      const sig = await untilSignal();
-      out(`received ${sig}, shutting down`);
+      running = running.finally(armNext);
+      await whenAborted(shutdown.signal);
+      out(`received ${String(shutdown.signal.reason)}, shutting down`);
+      stopping = true;
       clearTimeout(timer);
       await running;
-      await platform.close();
+      await close();
     });
 }

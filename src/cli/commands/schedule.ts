@@ -1,15 +1,16 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { createEventProducer } from '../../kafka/producer.js';
+import { createEventProducer, type EventProducer } from '../../kafka/producer.js';
 import { createLogger } from '../../log.js';
 import { pipelineGroups } from '../../processors/index.js';
 import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
 import { KafkaObservationSink } from '../../producers/kafka-sink.js';
 import { PROBE_WORKER_GROUP } from '../../producers/probe-worker.js';
 import { dailyRun, formatDailyReport } from '../../runtime/daily.js';
-import { openKafka } from '../../runtime/kafka.js';
+import { openKafka, type KafkaRuntime } from '../../runtime/kafka.js';
 import { openWarehouse } from '../../warehouse/open.js';
-import { addConfigOptions, overridesFrom, parseCount, parseDuration, untilSignal } from '../options.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { addConfigOptions, closeAll, onShutdown, overridesFrom, parseCount, parseDuration, sleepUnlessAborted } from '../options.js';
 
 /**
  * `veronikai schedule`: the scheduler as a role of its own. Plans a daily run from the
@@ -29,11 +30,17 @@ export function registerScheduleCommand(program: Command): void {
       const sampleSize = parseCount(String(opts.sampleSize), '--sample-size');
       const every = opts.every ? parseDuration(String(opts.every), '--every') : null;
       const log = createLogger('veronikai-schedule');
-      const warehouse = await openWarehouse(config.warehouse);
-      const rt = await openKafka(config, log, { clientId: 'veronikai-schedule' });
-      const producer = await createEventProducer(rt.kafka, { logger: log });
+      // With --every, one shutdown listener for the whole command: a signal ends the wait at
+      // once, or the daily run in progress after it finishes.
+      const repeat = every === null ? null : { every, ...onShutdown() };
+      let warehouse: Warehouse | null = null;
+      let rt: KafkaRuntime | null = null;
+      let producer: EventProducer | null = null;
       try {
-        for (;;) {
+        warehouse = await openWarehouse(config.warehouse);
+        rt = await openKafka(config, log, { clientId: 'veronikai-schedule' });
+        producer = await createEventProducer(rt.kafka, { logger: log });
+        while (!repeat?.signal.aborted) {
           const report = await dailyRun({
             kafka: rt.kafka,
             topics: rt.topics,
@@ -46,13 +53,12 @@ export function registerScheduleCommand(program: Command): void {
             ...(typeof opts.seed === 'string' ? { seed: opts.seed } : {}),
           });
           for (const line of formatDailyReport(report)) process.stdout.write(`${line}\n`);
-          if (!every) break;
-          if ((await Promise.race([new Promise((r) => setTimeout(r, every)), untilSignal()])) !== undefined) break;
+          if (!repeat || !(await sleepUnlessAborted(repeat.every, repeat.signal))) break;
         }
+        if (repeat?.signal.aborted) log.info({ signal: repeat.signal.reason }, 'stopping');
       } finally {
-        await producer.close();
-        await rt.broker?.stop();
-        await warehouse.close();
+        repeat?.dispose();
+        await closeAll(log, [() => producer?.close(), () => rt?.broker?.stop(), () => warehouse?.close()]);
       }
     });
 }

@@ -3,7 +3,9 @@ import { newEventId } from '../../events/ids.js';
 import type { ProbeRequestEvent, RunEvent } from '../../events/types.js';
 import { siteOf } from '../../identity/agent-key.js';
 import type { Logger } from '../../log.js';
+import { fromDateTime64OrNull } from '../../warehouse/time.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
+import type { OptOutList } from '../listings-to-agents.js';
 import { planRun, SCHEDULE_DEFAULTS, type AgentScheduleState, type Plan } from './plan.js';
 
 /** Where a run's probe requests and run events go (Kafka in production). */
@@ -19,13 +21,16 @@ export interface ScheduledAgent extends AgentScheduleState {
   transport: string | null;
 }
 
-const dt = (s: string | null): number | null => (s ? Date.parse(`${s.replace(' ', 'T')}Z`) : null);
+const dt = fromDateTime64OrNull;
 
 /**
  * Active agents that may be checked (not opted out, with a URL to check), with the
- * time of their last check under any checker version (agent_latest is never expired).
+ * time of their last check under any checker version (agent_latest is never expired)
+ * and of the last change of their listed content. The opt-out list, when given, is
+ * applied here too, so an owner's opt-out stops probes from the next run on, before
+ * any listing of the agent has been processed again.
  */
-export async function loadSchedulableAgents(warehouse: Warehouse): Promise<ScheduledAgent[]> {
+export async function loadSchedulableAgents(warehouse: Warehouse, optOut?: OptOutList): Promise<ScheduledAgent[]> {
   const rows = await warehouse.query<{
     agent_key: string;
     agent_id: string;
@@ -38,7 +43,7 @@ export async function loadSchedulableAgents(warehouse: Warehouse): Promise<Sched
     last_checked: string | null;
   }>(
     `SELECT a.agent_key AS agent_key, a.agent_id AS agent_id, a.protocol AS protocol, a.endpoint_url AS endpoint_url,
-            a.card_url AS card_url, a.first_seen AS first_seen, NULL AS changed_at,
+            a.card_url AS card_url, a.first_seen AS first_seen, a.changed_at AS changed_at,
             if(l.n = 0, NULL, l.last_checked) AS last_checked,
             t.transport AS transport
      FROM (SELECT * FROM agents FINAL WHERE active = 1 AND opt_out = '') AS a
@@ -51,6 +56,7 @@ export async function loadSchedulableAgents(warehouse: Warehouse): Promise<Sched
   );
   const out: ScheduledAgent[] = [];
   for (const r of rows) {
+    if (optOut?.lookup({ agent_key: r.agent_key, endpoint_url: r.endpoint_url, card_url: r.card_url })) continue;
     const targetUrl = r.protocol === 'a2a' ? r.card_url || r.endpoint_url : r.endpoint_url;
     if (!targetUrl) continue;
     out.push({
@@ -75,6 +81,8 @@ export interface ScheduleRunOptions {
   sampleSize?: number;
   /** Recorded in the run event; random when not given. */
   seed?: string;
+  /** Owners' opt-outs, applied on top of agents.opt_out. */
+  optOut?: OptOutList;
   runId?: string;
   now?: () => number;
 }
@@ -92,7 +100,7 @@ export async function scheduleRun(opts: ScheduleRunOptions): Promise<ScheduledRu
   const runId = opts.runId ?? newEventId();
   const seed = opts.seed ?? randomBytes(8).toString('hex');
   const sampleSize = opts.sampleSize ?? SCHEDULE_DEFAULTS.sampleSize;
-  const agents = await loadSchedulableAgents(opts.warehouse);
+  const agents = await loadSchedulableAgents(opts.warehouse, opts.optOut);
   const plan = planRun(agents, { budget: opts.budget, now, seed, sampleSize });
   const requests: ProbeRequestEvent[] = plan.checks.map((c) => ({
     id: newEventId(),

@@ -50,6 +50,7 @@ describe('agents from tombstoned listings', () => {
     source, item_id: `${source}-item`, agent_key: 'https://mcp.acme.dev/mcp', protocol: 'mcp', name: `from ${source}`, description: 'd',
     version_label: '1', endpoint_url: 'https://mcp.acme.dev/mcp', endpoint_transport: 'streamable-http', card_url: '', server_json: '',
     status, raw: '{}', raw_truncated: 0, tombstoned: status === 'deleted' || status === 'delisted' ? 1 : 0,
+    content_hash: 'h', changed_at: '2026-01-01 00:00:00.000',
     first_seen: '2026-01-01 00:00:00.000', last_seen: '2026-01-02 00:00:00.000', last_event_id: 'e', version, ...extra,
   });
 

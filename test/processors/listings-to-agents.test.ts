@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListingEvent } from '../../src/events/types.js';
+import { ListingsToAgents } from '../../src/processors/listings-to-agents.js';
+import { loadSchedulableAgents } from '../../src/processors/scheduler/scheduler.js';
+import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
+import { migrate } from '../../src/warehouse/migrate.js';
+import { fromDateTime64 } from '../../src/warehouse/time.js';
+
+let n = 0;
+const listing = (source: string, itemId: string, endpointUrl: string, at: number, extra: Partial<ListingEvent> = {}): ListingEvent => ({
+  id: `e${++n}`, observedAt: at, runId: 'r', fetchId: 'f', source, itemId, protocol: 'mcp', name: itemId, description: 'A server',
+  version: '1.0.0', endpointUrl, endpointTransport: 'streamable-http', cardUrl: null, serverJson: null, status: 'active',
+  invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false, ...extra,
+});
+
+describe('listings → agents on the chdb engine', () => {
+  let dir: string;
+  let wh: EmbeddedWarehouse;
+  let writer: ListingsToAgents;
+  const A = 'https://a.acme-tools.dev/mcp';
+  const B = 'https://b.acme-tools.dev/mcp';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'veronikai-l2a-'));
+    wh = new EmbeddedWarehouse(dir);
+    await migrate(wh);
+    writer = new ListingsToAgents(wh);
+  });
+  afterAll(async () => {
+    await wh.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const agent = async (key: string) =>
+    (await wh.query<{ sources: string[]; active: number; changed_at: string }>('SELECT sources, active, changed_at FROM agents FINAL WHERE agent_key = {k:String}', { k: key }))[0];
+
+  it('drops a source from an agent when its listing moves to another key, even though the other listing is older', async () => {
+    await writer.write([listing('smithery', 's1', A, 1000), listing('mcp-registry', 'r1', A, 3000)]);
+    expect((await agent(A))?.sources).toEqual(['mcp-registry', 'smithery']);
+    await writer.write([listing('mcp-registry', 'r1', B, 5000)]);
+    expect((await agent(A))?.sources).toEqual(['smithery']);
+    expect((await agent(B))?.sources).toEqual(['mcp-registry']);
+    // Written twice (a crash before the commit), nothing changes.
+    await writer.write([listing('mcp-registry', 'r1', B, 5000)]);
+    expect((await agent(A))?.sources).toEqual(['smithery']);
+  });
+
+  it('records when the listed content changed, not when it was merely seen again', async () => {
+    await writer.write([listing('smithery', 's1', A, 7000)]);
+    const seenAgain = await agent(A);
+    expect(fromDateTime64(seenAgain!.changed_at)).toBe(1000);
+    await writer.write([listing('smithery', 's1', A, 9000, { description: 'A server that now does more' })]);
+    expect(fromDateTime64((await agent(A))!.changed_at)).toBe(9000);
+    const [scheduled] = (await loadSchedulableAgents(wh)).filter((x) => x.agentKey === A);
+    expect(scheduled?.changedAt).toBe(9000);
+  });
+});
