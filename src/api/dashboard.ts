@@ -43,12 +43,12 @@ function share(p: Proportion): string {
 function runCard(title: string, r: RunStatsResponse): string {
   const s = r.sample;
   const badge = r.partial
-    ? '<span class="badge warn">in progress</span>'
+    ? `<span class="badge warn">${escapeHtml(r.status)}</span>`
     : '<span class="badge ok">complete</span>';
   return `<section class="card">
   <h2>${escapeHtml(title)} ${badge}</h2>
   <p class="muted">run <code>${escapeHtml(r.runId)}</code> · started ${escapeHtml(when(r.startedAt))}${r.finishedAt ? ` · finished ${escapeHtml(when(r.finishedAt))}` : ''}</p>
-  ${r.partial ? `<p class="warnbox">In progress: ${num(s.checks)} of ${r.planned === null ? '?' : num(r.planned)} sampled checks are in. These are partial figures of this run's sample, not the whole index.</p>` : ''}
+  ${r.partial ? `<p class="warnbox">${escapeHtml(r.status === 'incomplete' ? 'Ended early' : 'In progress')}: ${num(s.checks)} of ${r.planned === null ? '?' : num(r.planned)} sampled checks are in. These are partial figures of this run's sample, not the whole index.</p>` : ''}
   <dl class="figures">
     <dt>Agents up (sample)</dt><dd>${share(s.up)}</dd>
     <dt>Passing conformance (sample)</dt><dd>${share(s.pass)}</dd>

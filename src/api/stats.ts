@@ -44,9 +44,9 @@ export async function latestDailyRuns(warehouse: Warehouse): Promise<{ latest: s
 }
 
 export interface RunStatsResponse extends Omit<RunStats, 'status'> {
-  status: 'complete' | 'in progress';
+  status: 'complete' | 'incomplete' | 'in progress';
   kind: 'sample estimate';
-  /** True while the run is in progress: the counts so far, not the run's figures and never the whole index. */
+  /** True unless the run completed: the counts so far, not the run's figures and never the whole index. */
   partial: boolean;
 }
 

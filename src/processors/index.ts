@@ -3,13 +3,13 @@ import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 import type { Logger } from '../log.js';
 import type { TopicNames } from '../topics.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { createDedupeProcessor, DEDUPE_GROUP } from './dedupe.js';
-import { createListingHistory, LISTING_HISTORY_GROUP } from './listing-history.js';
-import { createRunLog, RUN_LOG_GROUP } from './run-log.js';
+import { createDedupeProcessor } from './dedupe.js';
+import { createListingHistory } from './listing-history.js';
+import { createRunLog } from './run-log.js';
 import { createSourceFetchLog } from './source-fetch-log.js';
-import { CURRENT_CHECKER, type Checker } from './verdicts/checker.js';
+import type { Checker } from './verdicts/checker.js';
 import type { Signer } from './verdicts/judge-probe.js';
-import { createVerdictProcessor, verdictGroupId } from './verdicts/processor.js';
+import { createVerdictProcessor } from './verdicts/processor.js';
 
 export interface ProcessorDeps {
   kafka: Kafka;
@@ -36,13 +36,4 @@ export const PROCESSOR_NAMES = Object.keys(FACTORIES);
 
 export function createProcessors(deps: ProcessorDeps, names: readonly string[] = PROCESSOR_NAMES): ConsumerRunner<unknown>[] {
   return names.map((n) => FACTORIES[n]!(deps));
-}
-
-/** The groups a daily run waits on, for the default processors. */
-export function pipelineGroups(checker: Checker = CURRENT_CHECKER) {
-  return {
-    listings: [DEDUPE_GROUP, LISTING_HISTORY_GROUP],
-    verdicts: verdictGroupId(checker.version),
-    runLog: RUN_LOG_GROUP,
-  };
 }

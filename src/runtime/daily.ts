@@ -5,9 +5,26 @@ import type { Logger } from '../log.js';
 import type { OptOutList } from '../processors/listings-to-agents.js';
 import { scheduleRun, type ScheduleSink } from '../processors/scheduler/scheduler.js';
 import { census, runStats, type Census, type RunStats } from '../stats/run-stats.js';
+import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
+import { DEDUPE_GROUP } from '../processors/dedupe.js';
+import { LISTING_HISTORY_GROUP } from '../processors/listing-history.js';
+import { RUN_LOG_GROUP } from '../processors/run-log.js';
+import { CURRENT_CHECKER, type Checker } from '../processors/verdicts/checker.js';
+import { verdictGroupId } from '../processors/verdicts/processor.js';
+import { PROBE_WORKER_GROUP } from '../producers/probe-worker.js';
 import type { TopicNames } from '../topics.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { waitUntilConsumed } from './kafka.js';
+
+/** The default deployment's consumer groups, in pipeline order. */
+export function defaultPipelineGroups(checker: Checker = CURRENT_CHECKER): PipelineGroups {
+  return {
+    listings: [DEDUPE_GROUP, LISTING_HISTORY_GROUP],
+    probeWorkers: PROBE_WORKER_GROUP,
+    verdicts: verdictGroupId(checker.version),
+    runLog: RUN_LOG_GROUP,
+  };
+}
 
 /** The consumer groups a daily run waits for, in pipeline order. */
 export interface PipelineGroups {
@@ -70,9 +87,16 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
     now,
   });
   opts.log.info({ runId: scheduled.runId, planned: scheduled.requests.length }, 'waiting for probes and verdicts');
-  await waitUntilConsumed(opts.kafka, opts.groups.probeWorkers, [opts.topics.probeRequests], timeout);
-  await waitUntilConsumed(opts.kafka, opts.groups.verdicts, [opts.topics.probes], timeout);
-
+  // The run's finish is recorded whatever happens: a run that ended early says so (complete
+  // false, with the reason) and is never left looking "in progress" forever.
+  let failure: Error | null = null;
+  try {
+    await waitUntilConsumed(opts.kafka, opts.groups.probeWorkers, [opts.topics.probeRequests], timeout);
+    await waitUntilConsumed(opts.kafka, opts.groups.verdicts, [opts.topics.probes], timeout);
+    await pinCheckerVersion(opts.warehouse, checker, `verdicts caught up after run ${scheduled.runId}`);
+  } catch (err) {
+    failure = err as Error;
+  }
   const stats = await runStats(opts.warehouse, scheduled.runId, checker);
   const counts: Record<string, number> = {
     ...scheduled.plan.counts,
@@ -91,9 +115,10 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
     sampleSize: scheduled.plan.counts.sample,
     seed: scheduled.seed,
     counts,
-    complete: true,
-    note: null,
+    complete: failure === null,
+    note: failure ? `ended early: ${failure.message}`.slice(0, 1000) : null,
   });
+  if (failure) throw failure;
   await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], timeout);
   return {
     runId: scheduled.runId,

@@ -4,7 +4,7 @@ import { signVerdict } from '../conformance/index.js';
 import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 import { createEventProducer, type EventProducer } from '../kafka/producer.js';
 import type { Logger } from '../log.js';
-import { createProcessors, pipelineGroups } from '../processors/index.js';
+import { createProcessors } from '../processors/index.js';
 import type { Signer } from '../processors/verdicts/judge-probe.js';
 import { Canary } from '../producers/canary.js';
 import { KafkaObservationSink } from '../producers/kafka-sink.js';
@@ -15,7 +15,7 @@ import { loadSigningKey } from '../signing/keys.js';
 import { migrate } from '../warehouse/migrate.js';
 import { openWarehouse } from '../warehouse/open.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import type { PipelineGroups } from './daily.js';
+import { defaultPipelineGroups, type PipelineGroups } from './daily.js';
 import { openKafka, type KafkaRuntime } from './kafka.js';
 
 export interface Platform {
@@ -121,7 +121,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       apiUrl = `http://${config.apiHost.includes(':') ? `[${config.apiHost}]` : config.apiHost}:${port}`;
       closers.push(() => api.close());
     }
-    const groups: PipelineGroups = { ...pipelineGroups(), probeWorkers: PROBE_WORKER_GROUP };
+    const groups: PipelineGroups = defaultPipelineGroups();
     return { config, warehouse, kafka, producer, sink, processors, probeWorker, groups, apiUrl, failed, close };
   } catch (err) {
     await close();

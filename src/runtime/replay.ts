@@ -7,6 +7,7 @@ import type { Checker } from '../processors/verdicts/checker.js';
 import type { Signer } from '../processors/verdicts/judge-probe.js';
 import { createVerdictProcessor, verdictGroupId } from '../processors/verdicts/processor.js';
 import type { TopicNames } from '../topics.js';
+import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /**
@@ -283,6 +284,8 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
     );
     const previous = opts.compareWith ?? (await previousCheckerVersion(warehouse, checker.version));
     const comparison = previous ? await compareVersions(warehouse, previous, checker.version, opts.agentLimit ?? 50) : null;
+    // Caught up: from now on the current-version views show this version's verdicts.
+    await pinCheckerVersion(warehouse, checker.version, 'replay caught up');
     const summary: ReplaySummary = {
       checkerVersion: checker.version,
       groupId,

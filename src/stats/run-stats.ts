@@ -12,7 +12,8 @@ import { wilson, type Proportion } from './wilson.js';
 
 export interface RunStats {
   runId: string;
-  status: 'complete' | 'in progress' | 'unknown run';
+  /** complete: finished with every probe judged; incomplete: finished early (its counts are partial); in progress: no finish yet. */
+  status: 'complete' | 'incomplete' | 'in progress' | 'unknown run';
   startedAt: string | null;
   finishedAt: string | null;
   seed: string | null;
@@ -31,8 +32,8 @@ export interface RunStats {
 }
 
 export async function runStats(warehouse: Warehouse, runId: string, checkerVersion: string): Promise<RunStats> {
-  const phases = await warehouse.query<{ phase: string; observed_at: string; seed: string; counts: Record<string, string> }>(
-    'SELECT phase, observed_at, seed, counts FROM runs FINAL WHERE run_id = {runId:String}',
+  const phases = await warehouse.query<{ phase: string; observed_at: string; seed: string; counts: Record<string, string>; complete: number; note: string }>(
+    'SELECT phase, observed_at, seed, counts, complete, note FROM runs FINAL WHERE run_id = {runId:String}',
     { runId },
   );
   const start = phases.find((p) => p.phase === 'start');
@@ -50,7 +51,7 @@ export async function runStats(warehouse: Warehouse, runId: string, checkerVersi
   const s = c ?? {};
   const n = (k: string) => Number(s[k] ?? 0);
   const planned = start?.counts?.sample !== undefined ? Number(start.counts.sample) : null;
-  const status = finish ? 'complete' : start ? 'in progress' : 'unknown run';
+  const status = finish ? (Number(finish.complete) === 1 ? 'complete' : 'incomplete') : start ? 'in progress' : 'unknown run';
   return {
     runId,
     status,
@@ -71,7 +72,9 @@ export async function runStats(warehouse: Warehouse, runId: string, checkerVersi
     note:
       status === 'complete'
         ? 'Shares come from this run\'s uniform random sample; intervals are 95% Wilson score intervals.'
-        : `This run is still in progress: ${n('checks')} of ${planned ?? '?'} sampled checks are in. These are partial figures, not the whole index.`,
+        : status === 'incomplete'
+          ? `This run ended before every probe was judged (${finish?.note || 'no reason recorded'}): ${n('checks')} of ${planned ?? '?'} sampled checks are in. These are partial figures, not the whole index.`
+          : `This run is still in progress: ${n('checks')} of ${planned ?? '?'} sampled checks are in. These are partial figures, not the whole index.`,
   };
 }
 

@@ -176,6 +176,12 @@ describe('daily run end to end', () => {
     expect(lines[2]).toContain('6 active agent(s)');
   });
 
+  it('pins the checker version whose verdicts caught up as the current one', async () => {
+    expect(await platform.warehouse.query('SELECT checker_version, pinned FROM v_checker_current__v1')).toEqual([
+      { checker_version: CHECKER_VERSION, pinned: 1 },
+    ]);
+  });
+
   it('records the run start and finish with its budget and seed', async () => {
     const runs = await platform.warehouse.query<{ phase: string; budget: number; seed: string; complete: number }>(
       'SELECT phase, budget, seed, complete FROM runs FINAL WHERE run_id = {r:String} ORDER BY phase DESC',

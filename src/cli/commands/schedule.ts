@@ -2,11 +2,9 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { createEventProducer, type EventProducer } from '../../kafka/producer.js';
 import { createLogger } from '../../log.js';
-import { pipelineGroups } from '../../processors/index.js';
 import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
 import { KafkaObservationSink } from '../../producers/kafka-sink.js';
-import { PROBE_WORKER_GROUP } from '../../producers/probe-worker.js';
-import { dailyRun, formatDailyReport } from '../../runtime/daily.js';
+import { dailyRun, defaultPipelineGroups, formatDailyReport } from '../../runtime/daily.js';
 import { openKafka, type KafkaRuntime } from '../../runtime/kafka.js';
 import { openWarehouse } from '../../warehouse/open.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
@@ -46,7 +44,7 @@ export function registerScheduleCommand(program: Command): void {
             topics: rt.topics,
             warehouse,
             sink: new KafkaObservationSink(producer, rt.topics),
-            groups: { ...pipelineGroups(), probeWorkers: PROBE_WORKER_GROUP },
+            groups: defaultPipelineGroups(),
             log,
             budget,
             sampleSize,
