@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS listings
     last_seen          DateTime64(3, 'UTC'),
     last_event_id      String,
     version            UInt64,
+    INDEX agent_key_idx agent_key TYPE bloom_filter GRANULARITY 1,
     CONSTRAINT listings_protocol CHECK protocol IN ('a2a', 'mcp')
 )
 ENGINE = ReplacingMergeTree(version)

@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS agents
     inactive_since    Nullable(DateTime64(3, 'UTC')),
     has_server_json   UInt8,
     version           UInt64,
+    INDEX agent_id_idx agent_id TYPE bloom_filter GRANULARITY 1,
     CONSTRAINT agents_protocol CHECK protocol IN ('a2a', 'mcp'),
     CONSTRAINT agents_description_length CHECK lengthUTF8(description) <= 500
 )

@@ -1,4 +1,6 @@
+import { fromDateTime64 } from '../../warehouse/time.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
+import { TOMBSTONE_STATUSES } from '../listings-to-agents.js';
 import type { ListingContext } from './observation.js';
 
 export interface HistoryRow {
@@ -11,12 +13,13 @@ export interface HistoryRow {
   server_json: string;
 }
 
-const TOMBSTONES = new Set(['deleted', 'delisted', 'invalid']);
-const ms = (s: string) => Date.parse(`${s.replace(' ', 'T')}Z`);
+const itemRef = (r: { source: string; item_id: string }) => `${r.source}\u0000${r.item_id}`;
 
 /**
  * Resolves, for each (agent key, time) of a batch of probes, what the agent's listings
- * said at that time: the newest server.json of a live listing at or before the probe.
+ * said at that time: every listing item that ever named the agent, in the state it had at
+ * the probe (its newest event at or before it). An item counts only while it is live and
+ * still names this agent, so an item that moved to another URL no longer speaks for it.
  */
 export class ListingContextResolver {
   constructor(private readonly warehouse: Warehouse) {}
@@ -24,41 +27,60 @@ export class ListingContextResolver {
   async resolve(probes: ReadonlyArray<{ agentKey: string; observedAt: number }>): Promise<Array<ListingContext | null>> {
     if (probes.length === 0) return [];
     const keys = [...new Set(probes.map((p) => p.agentKey))];
-    const until = new Date(Math.max(...probes.map((p) => p.observedAt)));
-    const rows = await this.warehouse.query<HistoryRow>(
-      `SELECT agent_key, observed_at, source, item_id, status, endpoint_transport, server_json
-       FROM listing_history FINAL
-       WHERE agent_key IN {keys:Array(String)} AND observed_at <= {until:DateTime64(3, 'UTC')}
-       ORDER BY agent_key, observed_at, event_id`,
+    const times = probes.map((p) => p.observedAt);
+    const from = new Date(Math.min(...times));
+    const until = new Date(Math.max(...times));
+    const items = await this.warehouse.query<{ source: string; item_id: string }>(
+      `SELECT DISTINCT source, item_id FROM listing_history WHERE agent_key IN {keys:Array(String)} AND observed_at <= {until:DateTime64(3, 'UTC')}`,
       { keys, until },
     );
-    const byKey = new Map<string, HistoryRow[]>();
+    if (items.length === 0) return probes.map(() => null);
+    // Each item's state just before the batch's first probe, then every change during the batch's span.
+    const params = { sources: items.map((i) => i.source), items: items.map((i) => i.item_id), from, until };
+    const itemIn = '(source, item_id) IN (SELECT arrayJoin(arrayZip({sources:Array(String)}, {items:Array(String)})))';
+    const rows = await this.warehouse.query<HistoryRow>(
+      `SELECT agent_key, observed_at, source, item_id, status, endpoint_transport, server_json FROM (
+         SELECT * FROM listing_history FINAL WHERE ${itemIn} AND observed_at <= {from:DateTime64(3, 'UTC')}
+         ORDER BY observed_at DESC, event_id DESC LIMIT 1 BY source, item_id)
+       UNION ALL
+       SELECT agent_key, observed_at, source, item_id, status, endpoint_transport, server_json
+       FROM listing_history FINAL WHERE ${itemIn} AND observed_at > {from:DateTime64(3, 'UTC')} AND observed_at <= {until:DateTime64(3, 'UTC')}`,
+      params,
+    );
+    const byItem = new Map<string, HistoryRow[]>();
     for (const r of rows) {
-      const list = byKey.get(r.agent_key) ?? [];
+      const list = byItem.get(itemRef(r)) ?? [];
       list.push(r);
-      byKey.set(r.agent_key, list);
+      byItem.set(itemRef(r), list);
     }
-    return probes.map((p) => contextAt(byKey.get(p.agentKey) ?? [], p.observedAt));
+    for (const list of byItem.values()) list.sort((a, b) => fromDateTime64(a.observed_at) - fromDateTime64(b.observed_at));
+    return probes.map((p) => contextAt(byItem, p.agentKey, p.observedAt));
   }
 }
 
-/** The listing context at time t from an agent's history rows (ascending by time). */
-export function contextAt(rows: readonly HistoryRow[], t: number): ListingContext | null {
-  const seen = rows.filter((r) => ms(r.observed_at) <= t);
-  if (seen.length === 0) return null;
-  // Each listing item's newest state at t; only live ones list the agent.
-  const latestPerItem = new Map<string, HistoryRow>();
-  for (const r of seen) latestPerItem.set(`${r.source}\u0000${r.item_id}`, r);
-  const live = [...latestPerItem.values()].filter((r) => !TOMBSTONES.has(r.status));
-  const withDoc = live.filter((r) => r.server_json !== '').sort((a, b) => ms(a.observed_at) - ms(b.observed_at)).at(-1);
+/** The listing context of one agent at time t, from its items' histories (each ascending by time). */
+export function contextAt(byItem: ReadonlyMap<string, readonly HistoryRow[]>, agentKey: string, t: number): ListingContext | null {
+  const live: HistoryRow[] = [];
+  for (const history of byItem.values()) {
+    let state: HistoryRow | undefined;
+    for (const r of history) {
+      if (fromDateTime64(r.observed_at) > t) break;
+      state = r;
+    }
+    if (state && state.agent_key === agentKey && !TOMBSTONE_STATUSES.has(state.status)) live.push(state);
+  }
+  if (live.length === 0) return null;
+  // The item with a server.json speaks for the agent (only the official registry has one), then the newest.
+  live.sort((a, b) => Number(b.server_json !== '') - Number(a.server_json !== '') || fromDateTime64(b.observed_at) - fromDateTime64(a.observed_at) || a.source.localeCompare(b.source));
+  const head = live[0]!;
   let serverJson: unknown = null;
-  if (withDoc) {
+  if (head.server_json !== '') {
     try {
-      serverJson = JSON.parse(withDoc.server_json);
+      serverJson = JSON.parse(head.server_json);
     } catch {
-      serverJson = withDoc.server_json; // judged as what it is: not a JSON object
+      serverJson = head.server_json; // judged as what it is: not a JSON object
     }
   }
-  const transport = live.map((r) => r.endpoint_transport).filter(Boolean).at(-1) ?? null;
-  return { serverJson, transport, source: seen[0]!.source };
+  const transport = live.map((r) => r.endpoint_transport).find(Boolean) ?? null;
+  return { serverJson, transport, source: head.source };
 }
