@@ -1,3 +1,4 @@
+import { fromDateTime64 } from '../warehouse/time.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { wilson, type Proportion } from './wilson.js';
 
@@ -44,9 +45,12 @@ export async function runStats(warehouse: Warehouse, runId: string, checkerVersi
             toUInt32(countIf(c.uptime = 'unknown')) AS unknown, toUInt32(countIf(c.uptime = 'skipped')) AS skipped,
             toUInt32(countIf(v.result = 'pass')) AS pass, toUInt32(countIf(v.result = 'fail')) AS fail,
             toUInt32(countIf(v.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(v.result = 'n/a')) AS na
-     FROM (SELECT event_id, uptime FROM checks FINAL WHERE run_id = {runId:String} AND in_sample = 1 AND checker_version = {cv:String}) AS c
-     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {cv:String}) AS v ON v.event_id = c.event_id`,
-    { runId, cv: checkerVersion },
+     FROM (SELECT event_id, uptime FROM checks FINAL
+           WHERE run_id = {runId:String} AND in_sample = 1 AND checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}) AS c
+     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}) AS v
+       ON v.event_id = c.event_id`,
+    // Probes of a run are observed after its start: the bound prunes older monthly partitions.
+    { runId, cv: checkerVersion, since: start ? new Date(fromDateTime64(start.observed_at)) : new Date(0) },
   );
   const s = c ?? {};
   const n = (k: string) => Number(s[k] ?? 0);
