@@ -43,8 +43,13 @@ export function parseDuration(value: string, flag: string): number {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(value.trim());
   if (!m) throw new UsageError(`${flag} expects a duration such as 30s, 15m, 24h or 7d, got "${value}"`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
-  return Number(m[1]) * unit;
+  const ms = Number(m[1]) * unit;
+  // Node timers hold at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once.
+  if (ms < 1 || ms > MAX_TIMER_MS) throw new UsageError(`${flag} must be between 1ms and 24d, got "${value}"`);
+  return ms;
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Resolves on SIGINT or SIGTERM. */
 export function untilSignal(): Promise<NodeJS.Signals> {
