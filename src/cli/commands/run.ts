@@ -4,7 +4,7 @@ import { createLogger } from '../../log.js';
 import { SOURCE_NAMES } from '../../producers/sources/index.js';
 import { crawlOnce, formatSummary } from '../../runtime/crawl.js';
 import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
-import { canaryTargetsFromEnv } from '../../producers/canary.js';
+import { canaryTargetsFor } from '../../runtime/canary-targets.js';
 import { dailyRun, formatDailyReport } from '../../runtime/daily.js';
 import { startPlatform } from '../../runtime/platform.js';
 import { addConfigOptions, onShutdown, overridesFrom, parseCount, parseDuration, whenAborted } from '../options.js';
@@ -26,7 +26,7 @@ export function registerRunCommand(program: Command): void {
       const every = parseDuration(String(opts.every), '--every');
       const budget = parseCount(String(opts.budget), '--budget');
       const sampleSize = parseCount(String(opts.sampleSize), '--sample-size');
-      const canaryTargets = canaryTargetsFromEnv();
+      const canaryTargets = canaryTargetsFor(config);
       const sources = (opts.source as string[] | undefined) ?? [];
       for (const s of sources) if (!SOURCE_NAMES.includes(s)) throw new UsageError(`unknown source "${s}" (known: ${SOURCE_NAMES.join(', ')})`);
       const log = createLogger('veronikai');
