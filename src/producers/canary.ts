@@ -37,7 +37,7 @@ export interface CanaryOptions extends AddressPolicy {
   failureRecheckMs?: number;
   timeoutMs?: number;
   maxBytes?: number;
-  /** Transient-error retries per target check (default 1: a canary must answer quickly). */
+  /** Transient-error retries per target check (default CANARY.maxRetries: a canary must answer quickly). */
   maxRetries?: number;
   /** Clock and timers, injectable for tests. */
   timers?: Partial<CanaryTimers>;
@@ -182,8 +182,8 @@ export class Canary {
             maxBytes: this.opts.maxBytes ?? CANARY.maxBytes,
             overCap: 'truncate',
             timeoutMs: this.opts.timeoutMs ?? CANARY.timeoutMs,
-            maxRetries: this.opts.maxRetries ?? 1,
-            retryBaseDelayMs: 200,
+            maxRetries: this.opts.maxRetries ?? CANARY.maxRetries,
+            retryBaseDelayMs: CANARY.retryBaseDelayMs,
           });
     } catch (err) {
       return { id: newEventId(), observedAt, runId: this.runId, target, ok: false, status: null, durationMs: 0, errorClass: 'other' };

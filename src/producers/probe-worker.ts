@@ -11,6 +11,11 @@
  * Requests are keyed by site, so the worker owning a partition owns every host of its sites and
  * the per-host, per-site and per-run limits hold without coordination. Messages of a batch are
  * probed concurrently (`concurrency`); the limiter keeps each host and site within its bounds.
+ *
+ * Size: each Probe event fits EVENT_MAX_BYTES (the engine sheds headers and bodies past it), and
+ * the sink (KafkaObservationSink) splits a batch's events into produce calls of at most
+ * PRODUCE_MAX_BYTES, so a batch of large cards never meets Kafka's 1 MB limit. A request whose
+ * target URL or agent key is longer than MAX_URL_CHARS goes to dead letters.
  */
 import { createHash } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
@@ -21,6 +26,8 @@ import { EventProducer } from '../kafka/producer.js';
 import { silentLogger, type Logger } from '../log.js';
 import { decodeStep } from '../processors/decode-step.js';
 import type { TopicNames } from '../topics.js';
+import { MAX_URL_CHARS } from './http/limits.js';
+import { KafkaObservationSink } from './kafka-sink.js';
 import { probeRequestTarget, type ProbeEngine } from './probe/probe-agent.js';
 
 export const PROBE_WORKER_GROUP = 'veronikai-probe-workers';
@@ -59,9 +66,8 @@ export function probeEventIdFor(requestId: string): string {
 
 /** An onEvent for Canary that produces CanaryEvents to the canary topic, keyed by target. */
 export function canaryEventSink(producer: EventProducer, topics: TopicNames, codec: EventCodec = eventCodec()): (e: CanaryEvent) => Promise<void> {
-  return async (e) => {
-    await producer.send(topics.canary, [{ key: e.target, value: codec.encode('Canary', e) }]);
-  };
+  const sink = new KafkaObservationSink(producer, topics, codec);
+  return (e) => sink.canary(e);
 }
 
 export class ProbeWorker {
@@ -81,6 +87,7 @@ export class ProbeWorker {
     const engine = opts.engine;
     const topics = opts.topics;
     const producer = this.producer;
+    const probes = new KafkaObservationSink(producer, topics, codec);
 
     this.runner = new ConsumerRunner<ProbeEvent>({
       kafka: opts.kafka,
@@ -102,16 +109,16 @@ export class ProbeWorker {
         const req = decoded.value;
         if (req.protocol !== 'a2a' && req.protocol !== 'mcp') return dlq(`probe request with unknown protocol "${String(req.protocol).slice(0, 50)}"`);
         if (typeof req.targetUrl !== 'string' || req.targetUrl === '') return dlq('probe request without a target URL');
+        if (req.targetUrl.length > MAX_URL_CHARS || req.agentKey.length > MAX_URL_CHARS) {
+          return dlq(`probe request with a target URL or agent key over ${MAX_URL_CHARS} characters`);
+        }
         await engine.beforeRun(req.runId);
         const event = await engine.probe(probeRequestTarget(req));
         return ok({ ...event, id: probeEventIdFor(req.id) });
       },
-      // The sink step: produce to the probes topic; resolves once every event is acknowledged.
+      // The sink step: produce to the probes topic (in calls of bounded size); resolves once every event is acknowledged.
       sink: async (items) => {
-        await producer.send(
-          topics.probes,
-          items.map((i) => ({ key: i.value.agentKey, value: codec.encode('Probe', i.value) })),
-        );
+        await probes.probes(items.map((i) => i.value));
       },
     });
   }

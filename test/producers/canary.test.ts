@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanaryEvent } from '../../src/events/types.js';
 import { Canary, canaryTargetsFromEnv, type CanaryTimers } from '../../src/producers/canary.js';
+import { REQUEST_TIMEOUT_MS } from '../../src/producers/http/limits.js';
+import { CANARY } from '../../src/producers/politeness/constants.js';
 import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
-import { startHttpServer, type TestServer } from '../helpers/hostile-servers.js';
+import { startHttpServer, startRawServer, type TestServer } from '../helpers/hostile-servers.js';
 import { startMcpStreamableStateless, type Peer } from '../helpers/peers.js';
 
 const contact = 'probes@veronikai.test';
@@ -68,6 +70,20 @@ describe('Canary', () => {
       [`${good.url}/`, true, 200, null, 'run-1'],
       [dead, false, null, 'refused', 'run-1'],
     ]);
+  });
+
+  it('its limits are named: one exchange limit like any other, one quick retry (CANARY)', async () => {
+    expect(CANARY.timeoutMs).toBe(REQUEST_TIMEOUT_MS);
+    // A target that resets every connection is tried 1 + CANARY.maxRetries times per check.
+    const resetting = await startRawServer((s) => s.destroy());
+    try {
+      const c = new Canary({ targets: [`${resetting.url}/`], contact, allowLoopback: true });
+      const [e] = await c.check();
+      expect(e).toMatchObject({ ok: false, errorClass: 'reset' });
+      expect(resetting.connections()).toBe(1 + CANARY.maxRetries);
+    } finally {
+      await resetting.close();
+    }
   });
 
   it('failed when no target answers', async () => {

@@ -7,8 +7,14 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventCodec } from '../../src/events/codec.js';
 import type { ProbeEvent } from '../../src/events/types.js';
-import { CARD_MAX_BYTES } from '../../src/producers/http/limits.js';
-import { EVENT_BODY_BUDGET, ProbeEngine, applyBodyBudget, type ProbeEngineOptions } from '../../src/producers/probe/probe-agent.js';
+import { CARD_MAX_BYTES, EVENT_MAX_BYTES } from '../../src/producers/http/limits.js';
+import {
+  OMITTED_HEADERS_MARKER,
+  ProbeEngine,
+  applyBodyBudget,
+  fitProbeEvent,
+  type ProbeEngineOptions,
+} from '../../src/producers/probe/probe-agent.js';
 import { startHttpServer, startRawServer, type TestServer } from '../helpers/hostile-servers.js';
 import { usePeers } from '../helpers/peer-lifecycle.js';
 import {
@@ -300,7 +306,7 @@ describe('hostile servers: the error class reaches the event, in bounded time an
     expect(ev.exchanges[0]!.body.length).toBe(CARD_MAX_BYTES);
     expect(ev.exchanges[0]!.bodyBytes).toBeLessThan(CARD_MAX_BYTES + 256 * 1024);
     const total = ev.exchanges.reduce((n, e) => n + e.body.length, 0);
-    expect(total).toBeLessThanOrEqual(EVENT_BODY_BUDGET);
+    expect(total).toBeLessThanOrEqual(EVENT_MAX_BYTES);
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
     expect(ms).toBeLessThan(5000);
   });
@@ -342,5 +348,141 @@ describe('event size', () => {
     const out = applyBodyBudget([ex(500), ex(500), ex(300)], 800, 2);
     expect(out.map((e) => e.body.length)).toEqual([500, 0, 300]);
     expect(out[1]).toMatchObject({ bodyTruncated: true, bodyBytes: 500 });
+  });
+});
+
+/** ~14 KB of response headers: under undici's 16 KB header limit, near the 16 KB we record. */
+const PAD_HEADERS: Record<string, string> = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`x-pad-${i}`, 'h'.repeat(1000)]));
+
+describe('event size: the encoded event stays under Kafka\'s 1 MB limit', () => {
+  it('a hostile A2A chain (18 hops with 14 KB of headers, 400 KB non-card bodies) fits EVENT_MAX_BYTES; redirect headers go first, then bodies', async () => {
+    const body = Buffer.alloc(400 * 1024, 'x');
+    // Every URL redirects five times (hop=1..5), then answers 200 with a body that is not a card,
+    // so the chain reads all three candidate URLs: 3 × 6 exchanges.
+    const srv = await startHttpServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      if (u.pathname === '/robots.txt') {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      const hop = Number(u.searchParams.get('hop') ?? '0');
+      if (hop < 5) {
+        res.writeHead(302, { ...PAD_HEADERS, location: `${u.pathname}?hop=${hop + 1}` });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { ...PAD_HEADERS, 'content-type': 'text/plain' });
+      res.end(body);
+    });
+    try {
+      const url = `${srv.url}/card`;
+      const unbounded = await engine({ eventMaxBytes: Number.POSITIVE_INFINITY }).probe({ protocol: 'a2a', url, runId: 'r' });
+      expect(unbounded.exchanges).toHaveLength(18);
+      expect(codec.encode('Probe', unbounded).length).toBeGreaterThan(1024 * 1024);
+
+      const ev = await engine().probe({ protocol: 'a2a', url, runId: 'r' });
+      const size = codec.encode('Probe', ev).length;
+      expect(size).toBeLessThanOrEqual(EVENT_MAX_BYTES);
+      roundTrip(ev);
+      expect(ev.exchanges.map((e) => e.role)).toEqual(unbounded.exchanges.map((e) => e.role));
+      // 1. redirect hops keep only their Location, marked
+      const redirects = ev.exchanges.filter((e) => e.role === 'redirect');
+      expect(redirects).toHaveLength(15);
+      for (const r of redirects) {
+        expect(Object.keys(r.headers).sort()).toEqual(['location', OMITTED_HEADERS_MARKER].sort());
+        expect(r.headers[OMITTED_HEADERS_MARKER]).toMatch(/^\d+ header\(s\), \d+ bytes, left out/);
+      }
+      // the final hops keep their headers
+      expect(ev.exchanges.filter((e) => e.role !== 'redirect').every((e) => e.headers['x-pad-0'] !== undefined)).toBe(true);
+      // 2. then bodies, in order, marked truncated with the size and hash of what was read
+      const finals = ev.exchanges.filter((e) => e.role !== 'redirect');
+      expect(finals.map((e) => e.body.length)).toEqual([body.length, body.length, 0]);
+      expect(finals[2]).toMatchObject({ bodyTruncated: true, bodyBytes: body.length, bodySha256: unbounded.exchanges[17]!.bodySha256 });
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('fitProbeEvent: the card body is the last to go, and a last resort keeps the guarantee', () => {
+    const ex = (role: string, n: number, headers: Record<string, string> = {}) => ({
+      role,
+      url: 'http://x/',
+      status: 200,
+      headers,
+      body: Buffer.alloc(n),
+      bodyTruncated: false,
+      bodyBytes: n,
+      bodySha256: 'h',
+      remoteAddress: null,
+      startedAt: 0,
+      durationMs: 0,
+      errorClass: null,
+      errorMessage: null,
+      retries: 0,
+    });
+    const ev: ProbeEvent = {
+      id: 'e', observedAt: 0, runId: 'r', requestId: null, agentKey: 'k', protocol: 'a2a', targetUrl: 'http://x/', transport: null,
+      inSample: false, robots: 'allowed', canary: 'unknown', errorClass: null, retries: 0,
+      exchanges: [ex('redirect', 0, { location: '/a', 'x-big': 'y'.repeat(5000) }), ex('card', 6000), ex('well-known', 3000)],
+    };
+    const size = (e: ProbeEvent) => codec.encode('Probe', e).length;
+    const full = size(ev);
+    // Shedding the redirect's headers is enough.
+    const a = fitProbeEvent(ev, full - 1000, null, size);
+    expect(a.exchanges[0]!.headers).toMatchObject({ location: '/a', [OMITTED_HEADERS_MARKER]: expect.stringContaining('1 header(s)') });
+    expect(a.exchanges.map((e) => e.body.length)).toEqual([0, 6000, 3000]);
+    // Then bodies: the card (keep = 1) stays, the other goes.
+    const b = fitProbeEvent(ev, full - 7000, 1, size);
+    expect(b.exchanges.map((e) => e.body.length)).toEqual([0, 6000, 0]);
+    expect(size(b)).toBeLessThanOrEqual(full - 7000);
+    // Nothing fits but the event itself: the exchanges go, and the event still says something failed.
+    const c = fitProbeEvent(ev, 200, 1, size);
+    expect(c).toMatchObject({ exchanges: [], errorClass: 'other' });
+    expect(size(c)).toBeLessThanOrEqual(200);
+    // An event within the limit is returned as it is.
+    expect(fitProbeEvent(ev, full, null, size)).toBe(ev);
+  });
+});
+
+describe('hop refusals are labelled as hops, not as the target\'s robots.txt', () => {
+  it('a redirect to an origin whose robots.txt disallows us, or cannot be read: hop_refused, robots stays allowed', async () => {
+    const disallowing = await startHttpServer((req, res) => {
+      res.writeHead(200, { 'content-type': req.url === '/robots.txt' ? 'text/plain' : 'application/json' });
+      res.end(req.url === '/robots.txt' ? 'User-agent: veronikai\nDisallow: /\n' : '{"name":"never asked"}');
+    });
+    const down = await startHttpServer((req, res) => {
+      res.writeHead(req.url === '/robots.txt' ? 503 : 200);
+      res.end();
+    });
+    const origin = await startHttpServer((req, res) => {
+      if (req.url === '/to-disallowed') res.writeHead(302, { location: `${disallowing.url}/card.json` });
+      else if (req.url === '/to-down') res.writeHead(302, { location: `${down.url}/card.json` });
+      else res.writeHead(404);
+      res.end();
+    });
+    try {
+      const a = roundTrip(await engine().probe({ protocol: 'a2a', url: `${origin.url}/to-disallowed`, runId: 'r' }));
+      expect(a).toMatchObject({ robots: 'allowed', errorClass: 'hop_refused' });
+      expect(a.exchanges.map((e) => [e.role, e.status, e.errorClass])).toEqual([
+        ['redirect', 302, null],
+        ['card', null, 'robots_disallowed'],
+        ['well-known', 404, null],
+        ['legacy', 404, null],
+      ]);
+      expect(disallowing.paths).toEqual(['/robots.txt']);
+
+      const b = roundTrip(await engine().probe({ protocol: 'a2a', url: `${origin.url}/to-down`, runId: 'r' }));
+      expect(b).toMatchObject({ robots: 'allowed', errorClass: 'hop_refused' });
+      expect(b.exchanges[1]).toMatchObject({ role: 'card', status: null, errorClass: 'robots_unreachable' });
+      expect(b.exchanges[1]!.errorMessage).toMatch(/robots\.txt of .* unreachable \(503\)/);
+      expect(down.paths).toEqual(['/robots.txt']);
+
+      // The target's own robots.txt still decides the event-level class.
+      const c = roundTrip(await engine().probe({ protocol: 'a2a', url: `${disallowing.url}/card.json`, runId: 'r' }));
+      expect(c).toMatchObject({ robots: 'disallowed', errorClass: 'robots_disallowed', exchanges: [] });
+    } finally {
+      await Promise.all([disallowing.close(), down.close(), origin.close()]);
+    }
   });
 });

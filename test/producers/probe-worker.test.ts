@@ -11,6 +11,7 @@ import { agentId, agentKey, siteOf } from '../../src/identity/agent-key.js';
 import type { BatchOutcome } from '../../src/kafka/consumer-runner.js';
 import { EventProducer } from '../../src/kafka/producer.js';
 import { Canary } from '../../src/producers/canary.js';
+import { MAX_URL_CHARS } from '../../src/producers/http/limits.js';
 import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
 import { ProbeWorker, canaryEventSink, probeEventIdFor } from '../../src/producers/probe-worker.js';
 import { startHttpServer, type TestServer } from '../helpers/hostile-servers.js';
@@ -183,5 +184,46 @@ describe('probe worker over Kafka', () => {
     }
     expect(outcomes.reduce((n, o) => n + o.outcome.dlq, 0)).toBe(1);
     expect(probes).toHaveLength(3);
+  });
+
+  it('a batch of large cards on one site (one request partition) reaches the probes topic: no produce call nears 1 MB', async () => {
+    // Five agents on one site, each with a ~500 KB card: one consumer batch, and at least three of
+    // the five Probe events share one of the two probes partitions (1.5 MB in one record batch
+    // if sent in one call; Kafka's default limit is 1 MB).
+    const card = JSON.stringify({ name: 'Large Card Agent', description: 'd'.repeat(500 * 1024) });
+    const big = await startHttpServer((req, res) => {
+      if (req.url === '/robots.txt') {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(card);
+    });
+    try {
+      const runId = 'run-large';
+      const reqs = Array.from({ length: 5 }, (_, i) => request('a2a', `${big.url}/agents/${i}/card.json`, runId));
+      await producer.send(
+        ctx.topics.probeRequests,
+        reqs.map((r) => ({ key: r.site, value: codec.encode('ProbeRequest', r) })),
+      );
+      const probes: ProbeEvent[] = [];
+      readers.push(await readAll(ctx, ctx.topics.probes, (v) => codec.decodeAs('Probe', v), probes));
+      const ids = new Set(reqs.map((r) => r.id));
+      await waitFor(() => probes.filter((p) => ids.has(p.requestId ?? '')).length >= 5, 25_000, 'five large probe events');
+      for (const p of probes.filter((x) => ids.has(x.requestId ?? ''))) {
+        expect(p.exchanges.map((e) => [e.role, e.status])).toEqual([['card', 200]]);
+        expect(p.exchanges[0]!.body.length).toBe(Buffer.byteLength(card));
+      }
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('a probe request with an over-long target URL goes to dead letters, and the worker goes on', async () => {
+    const before = outcomes.reduce((n, o) => n + o.outcome.dlq, 0);
+    const r = request('mcp', `${mcp.url}?${'q'.repeat(MAX_URL_CHARS)}`, 'run-long');
+    await producer.send(ctx.topics.probeRequests, [{ key: r.site, value: codec.encode('ProbeRequest', r) }]);
+    await waitFor(() => outcomes.reduce((n, o) => n + o.outcome.dlq, 0) > before, 20_000, 'a dead letter');
   });
 });

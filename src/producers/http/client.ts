@@ -28,12 +28,13 @@ import {
   MAX_RECORDED_HEADER_VALUE,
   MAX_REDIRECTS,
   MAX_RETRIES,
+  MAX_URL_CHARS,
   REQUEST_TIMEOUT_MS,
   RETRY_BASE_DELAY_MS,
   WIRE_SLACK_BYTES,
 } from './limits.js';
 import { checkHost, isAddressPermitted, parseProbeUrl } from './ssrf-guard.js';
-import type { AddressPolicy, ErrorClass, Exchange, FetchResult, LookupAddress } from './types.js';
+import { OMITTED_HEADERS_MARKER, REDIRECT_STATUSES, type AddressPolicy, type ErrorClass, type Exchange, type FetchResult, type LookupAddress } from './types.js';
 
 /** The crawler's User-Agent, built from the configured contact address. */
 export function userAgent(contact: string): string {
@@ -94,8 +95,6 @@ export type GateDecision =
 
 export type RequestGate = (url: URL) => Promise<GateDecision>;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
 /** Headers a caller may not set: we never authenticate, and the transport owns framing. */
 const FORBIDDEN_REQUEST_HEADERS = new Set([
   'host',
@@ -114,8 +113,8 @@ const FORBIDDEN_REQUEST_HEADERS = new Set([
   'user-agent',
 ]);
 
-/** Response headers never recorded (server-set cookies are not ours to keep). */
-const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2']);
+/** Response headers never recorded (server-set cookies are not ours to keep; our own size mark is ours alone). */
+const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2', OMITTED_HEADERS_MARKER]);
 
 /** Recorded first, so the total-size cap never drops them. */
 const PRIORITY_HEADERS = [
@@ -190,6 +189,29 @@ function recordHeaders(raw: Record<string, string | string[] | undefined>): Reco
 interface Attempt {
   exchange: Exchange;
   retryable: boolean;
+  /** The redirect target as sent (read from the raw headers, never from the cut recorded value). */
+  location: RedirectLocation;
+}
+
+/**
+ * The Location of a response: none, one usable value, or one we will not follow (longer than we
+ * record, MAX_RECORDED_HEADER_VALUE, or several different values).
+ */
+type RedirectLocation = { kind: 'none' } | { kind: 'url'; value: string } | { kind: 'refused'; reason: string };
+
+const NO_LOCATION: RedirectLocation = { kind: 'none' };
+
+function redirectLocation(raw: string | string[] | undefined): RedirectLocation {
+  if (raw === undefined) return NO_LOCATION;
+  const values = [...new Set((Array.isArray(raw) ? raw : [raw]).map(String))];
+  if (values.length === 0) return NO_LOCATION;
+  if (values.length > 1) return { kind: 'refused', reason: `${values.length} different Location headers` };
+  const value = values[0]!;
+  // The recorded Location is cut at MAX_RECORDED_HEADER_VALUE: a longer one would be followed unrecorded.
+  if (value.length > MAX_RECORDED_HEADER_VALUE) {
+    return { kind: 'refused', reason: `Location is ${value.length} characters long, over the ${MAX_RECORDED_HEADER_VALUE}-character limit` };
+  }
+  return { kind: 'url', value };
 }
 
 function baseExchange(url: string, requestHeaders: Record<string, string>, started: Date): Exchange {
@@ -214,7 +236,7 @@ function baseExchange(url: string, requestHeaders: Record<string, string>, start
 
 /** A synthetic exchange: nothing was sent (invalid URL, loop, too many redirects, skipped host). */
 function syntheticExchange(url: string, opts: FetchOptions, errorClass: ErrorClass, message: string): Exchange {
-  const ex = baseExchange(url, buildRequestHeaders(opts), new Date());
+  const ex = baseExchange(cut(url, MAX_URL_CHARS), buildRequestHeaders(opts), new Date());
   ex.errorClass = errorClass;
   ex.errorMessage = cut(message);
   return ex;
@@ -432,11 +454,12 @@ async function attempt(url: URL, opts: FetchOptions, ro: ResolvedOptions): Promi
   let body: Readable | undefined;
   let windowTimer: NodeJS.Timeout | undefined;
   let retryable = false;
+  let location: RedirectLocation = NO_LOCATION;
 
   const finish = (): Attempt => {
     ex.durationMs = Math.round(performance.now() - t0);
     ex.remoteAddress = state.remoteAddress;
-    return { exchange: ex, retryable };
+    return { exchange: ex, retryable, location };
   };
 
   try {
@@ -471,9 +494,10 @@ async function attempt(url: URL, opts: FetchOptions, ro: ResolvedOptions): Promi
     body.on('error', () => undefined);
     ex.status = res.statusCode;
     ex.headers = recordHeaders(res.headers as Record<string, string | string[] | undefined>);
+    location = redirectLocation(res.headers.location);
 
-    // A redirect we will follow: its body is not read.
-    if (ro.follow && REDIRECT_STATUSES.has(res.statusCode) && ex.headers.location !== undefined) {
+    // A redirect we will follow (or refuse to): its body is not read.
+    if (ro.follow && REDIRECT_STATUSES.has(res.statusCode) && location.kind !== 'none') {
       ex.bodyTruncated = ex.headers['content-length'] !== '0';
       body.destroy();
       return finish();
@@ -649,20 +673,21 @@ async function attempt(url: URL, opts: FetchOptions, ro: ResolvedOptions): Promi
 const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** One hop with retries of transient network errors and the host-failure tracker. */
-async function exchangeWithRetries(url: URL, opts: FetchOptions, ro: ResolvedOptions): Promise<Exchange> {
+async function exchangeWithRetries(url: URL, opts: FetchOptions, ro: ResolvedOptions): Promise<{ exchange: Exchange; location: RedirectLocation }> {
   const tracker = opts.hostTracker;
   if (tracker?.isSkipped(url.hostname)) {
-    return syntheticExchange(
+    const exchange = syntheticExchange(
       url.href,
       opts,
       'host_skipped',
       `host ${url.hostname} skipped for this run after ${tracker.limit} consecutive network failures`,
     );
+    return { exchange, location: NO_LOCATION };
   }
   let permit: ((exchange: Exchange) => void) | null = null;
   if (opts.gate) {
     const decision = await opts.gate(url);
-    if (!decision.ok) return syntheticExchange(url.href, opts, decision.errorClass, decision.message);
+    if (!decision.ok) return { exchange: syntheticExchange(url.href, opts, decision.errorClass, decision.message), location: NO_LOCATION };
     permit = decision.done;
   }
   const maxRetries = Math.max(0, opts.maxRetries ?? MAX_RETRIES);
@@ -671,12 +696,12 @@ async function exchangeWithRetries(url: URL, opts: FetchOptions, ro: ResolvedOpt
   let last: Exchange | null = null;
   try {
     for (let retries = 0; ; retries++) {
-      const { exchange, retryable } = await attempt(url, opts, ro);
+      const { exchange, retryable, location } = await attempt(url, opts, ro);
       exchange.retries = retries;
       last = exchange;
       if (!retryable || retries >= maxRetries) {
         tracker?.record(url.hostname, exchange);
-        return exchange;
+        return { exchange, location };
       }
       await sleep(base * 2 ** retries);
     }
@@ -714,15 +739,19 @@ export async function fetchBounded(url: string, opts: FetchOptions): Promise<Fet
         break;
       }
       visited.add(href);
-      const ex = await exchangeWithRetries(parsed.url, opts, ro);
+      const { exchange: ex, location } = await exchangeWithRetries(parsed.url, opts, ro);
       exchanges.push(ex);
-      const location = ex.headers.location;
-      if (!ro.follow || ex.status === null || !REDIRECT_STATUSES.has(ex.status) || location === undefined) break;
+      if (!ro.follow || ex.status === null || !REDIRECT_STATUSES.has(ex.status) || location.kind === 'none') break;
+      if (location.kind === 'refused') {
+        // The recorded Location is cut at MAX_RECORDED_HEADER_VALUE: never follow a cut URL.
+        exchanges.push(syntheticExchange(ex.headers.location ?? '', opts, 'invalid_url', `redirect not followed: ${location.reason}`));
+        break;
+      }
       let next: URL;
       try {
-        next = new URL(location, parsed.url);
+        next = new URL(location.value, parsed.url);
       } catch {
-        exchanges.push(syntheticExchange(cut(location, 2000), opts, 'invalid_url', 'redirect Location is not a valid URL'));
+        exchanges.push(syntheticExchange(location.value, opts, 'invalid_url', 'redirect Location is not a valid URL'));
         break;
       }
       if (followed >= maxRedirects) {

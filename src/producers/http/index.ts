@@ -7,6 +7,7 @@ export {
   checkUrl,
   classifyAddress,
   isAddressPermitted,
+  isLocalNetworkAddress,
   parseProbeUrl,
   type AddressClassification,
   type HostCheck,
@@ -14,8 +15,13 @@ export {
 } from './ssrf-guard.js';
 export { jsonObjectOrNull, parseRetryAfter, textOrNull, type BodyText } from './text.js';
 export {
+  CONNECTIVITY_ERROR_CLASSES,
   ERROR_CLASSES,
+  GATE_ERROR_CLASSES,
   NETWORK_ERROR_CLASSES,
+  OMITTED_HEADERS_MARKER,
+  ORIGIN_UNREACHABLE_ERROR_CLASSES,
+  REDIRECT_STATUSES,
   type AddressPolicy,
   type ErrorClass,
   type Exchange,

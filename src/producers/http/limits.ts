@@ -1,6 +1,7 @@
 /**
- * Every bound the HTTP client applies, in one place. Sizes are in bytes (1 KB = 1024 bytes);
- * body caps apply to DECODED bytes (after gzip/deflate/br), so a compressed bomb stops at the cap.
+ * Every bound the HTTP client applies, and the size bounds of the events producers write, in one
+ * place. Sizes are in bytes (1 KB = 1024 bytes); body caps apply to DECODED bytes (after
+ * gzip/deflate/br), so a compressed bomb stops at the cap.
  */
 
 const KIB = 1024;
@@ -26,6 +27,13 @@ export const MAX_RECORDED_HEADER_BYTES = 16 * KIB;
 
 /** A single recorded header value is cut to this many characters. */
 export const MAX_RECORDED_HEADER_VALUE = 4 * KIB;
+
+/**
+ * The longest URL we request or keep (a listed endpoint or card URL, a probe target, a page URL):
+ * 8 KB, a common server limit for the request line. A longer one is refused as `invalid_url`.
+ * A redirect is followed only when its Location fits MAX_RECORDED_HEADER_VALUE (what we record).
+ */
+export const MAX_URL_CHARS = 8 * KIB;
 
 /** Redirects followed by hand per fetch. */
 export const MAX_REDIRECTS = 5;
@@ -58,3 +66,25 @@ export const WIRE_SLACK_BYTES = 1 * MIB;
 
 /** Error messages recorded on an Exchange are cut to this many characters. */
 export const MAX_ERROR_MESSAGE = 500;
+
+/**
+ * Kafka refuses a record batch over its default `message.max.bytes` (1 MB, 1,048,588 bytes),
+ * and one produce call makes one record batch per partition. The bounds below keep well under it.
+ */
+export const KAFKA_DEFAULT_MESSAGE_MAX_BYTES = 1_048_588;
+
+/**
+ * The largest ENCODED event a producer writes (Avro single-object encoding, headers, bodies and
+ * all). A probe event over it sheds redirect-hop headers first, then bodies (see probe-agent.ts);
+ * listing fields are capped so a listing always fits (sources/limits.ts).
+ */
+export const EVENT_MAX_BYTES = 900 * KIB;
+
+/**
+ * Encoded events (keys included) sent in one produce call at most; a larger set is sent in
+ * several calls, in order. One event over it goes alone.
+ */
+export const PRODUCE_MAX_BYTES = 900 * KIB;
+
+/** Per-record overhead counted against PRODUCE_MAX_BYTES (record framing, varints, timestamp). */
+export const PRODUCE_RECORD_OVERHEAD_BYTES = 64;

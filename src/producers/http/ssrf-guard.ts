@@ -8,6 +8,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { MAX_URL_CHARS } from './limits.js';
 import type { AddressPolicy, LookupAddress, LookupFn } from './types.js';
 
 type IP = ipaddr.IPv4 | ipaddr.IPv6;
@@ -152,6 +153,18 @@ export function classifyAddress(address: string): AddressClassification {
 }
 
 /**
+ * True for the addresses an operator may point a configured source at: loopback (127.0.0.0/8,
+ * ::1), RFC 1918 private IPv4 (also IPv4-mapped) and IPv6 unique-local (fc00::/7). Never
+ * link-local, cloud metadata, CGNAT or any other non-public class.
+ */
+export function isLocalNetworkAddress(address: string): boolean {
+  const c = classifyAddress(address);
+  if (c.loopback) return true;
+  const v6 = c.normalized.includes(':');
+  return (c.range === 'private' && !v6) || c.range === 'ipv4-mapped private' || c.range === 'unique-local';
+}
+
+/**
  * Whether one resolved address may be contacted under the policy. `allowLoopback` adds
  * 127.0.0.0/8 and ::1 (also IPv4-mapped) and nothing else; `allowAddress` is a test hook.
  */
@@ -287,14 +300,17 @@ export async function checkUrl(input: string | URL, policy: AddressPolicy = {}):
   return { ok: true, url: url.url, hostname: host.hostname, addresses: host.addresses };
 }
 
-/** The URL rules shared by the guard and the client: absolute http(s), no user info. */
+/** The URL rules shared by the guard and the client: absolute http(s), no user info, at most MAX_URL_CHARS. */
 export function parseProbeUrl(input: string | URL): { ok: true; url: URL } | { ok: false; message: string } {
+  const text = String(input instanceof URL ? input.href : input);
+  if (text.length > MAX_URL_CHARS) return { ok: false, message: `URL is ${text.length} characters long, over the ${MAX_URL_CHARS}-character limit` };
   let url: URL;
   try {
-    url = new URL(String(input));
+    url = new URL(text);
   } catch {
-    return { ok: false, message: `not an absolute URL: ${String(input).slice(0, 200)}` };
+    return { ok: false, message: `not an absolute URL: ${text.slice(0, 200)}` };
   }
+  if (url.href.length > MAX_URL_CHARS) return { ok: false, message: `URL is ${url.href.length} characters long, over the ${MAX_URL_CHARS}-character limit` };
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { ok: false, message: `unsupported scheme ${url.protocol}` };
   }

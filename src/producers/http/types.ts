@@ -20,6 +20,8 @@ export type ErrorClass =
   | 'host_skipped'
   /** Refused by a politeness gate: robots.txt disallows this URL for our user agent. */
   | 'robots_disallowed'
+  /** Refused by a politeness gate: this URL's robots.txt could not be read, so everything is disallowed (RFC 9309). */
+  | 'robots_unreachable'
   /** Refused by a politeness gate: the host asked us to wait (Retry-After, pacing) longer than we wait. */
   | 'rate_limited'
   | 'other';
@@ -39,12 +41,35 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
   'protocol',
   'host_skipped',
   'robots_disallowed',
+  'robots_unreachable',
   'rate_limited',
   'other',
 ];
 
 /** Error classes that count as a network failure of the host (HostFailureTracker). */
 export const NETWORK_ERROR_CLASSES: readonly ErrorClass[] = ['dns', 'refused', 'reset', 'timeout'];
+
+/**
+ * Failures after which other URLs on the same origin are not tried (the A2A card chain): the
+ * host did not answer, or we may not contact it.
+ */
+export const ORIGIN_UNREACHABLE_ERROR_CLASSES: readonly ErrorClass[] = [...NETWORK_ERROR_CLASSES, 'tls', 'blocked_address', 'host_skipped'];
+
+/** Failures that may be our own connectivity's: a probe with one asks the canary again. */
+export const CONNECTIVITY_ERROR_CLASSES: readonly ErrorClass[] = [...NETWORK_ERROR_CLASSES, 'tls', 'protocol', 'other'];
+
+/** Refusals of a politeness gate (robots.txt, pacing): nothing was sent. */
+export const GATE_ERROR_CLASSES: readonly ErrorClass[] = ['robots_disallowed', 'robots_unreachable', 'rate_limited'];
+
+/**
+ * The header a recorded exchange carries when some of its headers were later left out to fit an
+ * event (how many, and their size). The client never records a response header of this name, so
+ * it only ever carries that mark.
+ */
+export const OMITTED_HEADERS_MARKER = 'veronikai-omitted-headers';
+
+/** HTTP statuses whose Location is followed. */
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
  * One HTTP request/response (one hop: a redirect chain is an array of these).

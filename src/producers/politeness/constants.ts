@@ -2,6 +2,8 @@
  * Every politeness number of the probe engine, in one place (Methods §2, RFC 9309).
  * Tests pass smaller values through the constructors' options; production uses these.
  */
+import { REQUEST_TIMEOUT_MS } from '../http/limits.js';
+
 const KIB = 1024;
 const MIB = 1024 * KIB;
 const MINUTE = 60_000;
@@ -43,6 +45,8 @@ export const POLITENESS = {
   robotsErrorTtlMs: 10 * MINUTE,
   /** robots.txt is read up to this many bytes (RFC 9309 §2.5: at least 500 KiB); the rest is ignored. */
   robotsMaxBytes: 500 * KIB,
+  /** An unreachable robots.txt's answers are kept as evidence on the probe event up to this many body bytes each. */
+  robotsEvidenceMaxBytes: 4 * KIB,
   /** Origins whose robots.txt is cached (least recently used evicted first)… */
   robotsCacheMaxEntries: 1_000,
   /** …and the total robots.txt text kept, in characters. */
@@ -56,8 +60,12 @@ export const CANARY = {
   intervalMs: 5 * MINUTE,
   /** When a probe fails and the last canary check is older than this, check again before recording. */
   failureRecheckMs: 30_000,
-  /** Limit on one canary exchange. */
-  timeoutMs: 10_000,
+  /** Limit on one canary exchange: the same as any exchange. */
+  timeoutMs: REQUEST_TIMEOUT_MS,
   /** Bytes read from a canary target. */
   maxBytes: 16 * KIB,
+  /** Transient-error retries per target check (a canary must answer quickly). */
+  maxRetries: 1,
+  /** Delay before that retry. */
+  retryBaseDelayMs: 200,
 } as const;

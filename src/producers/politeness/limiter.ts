@@ -13,6 +13,12 @@
  *
  * Keying probe requests by site means one worker owns a site, so these limits need no
  * coordination between workers. Waiters are served first come, first served per host.
+ *
+ * Memory: a host's state is kept while it matters — requests in flight or waiting, a
+ * Retry-After still ahead, or a pacing interval that could still delay the next start. Once the
+ * last start is at least pacingMaxIntervalMs ago and its Retry-After has passed, nothing it holds
+ * can delay a request, and the state is dropped (checked on release, and over all hosts at most
+ * once per pacingMaxIntervalMs).
  */
 import { siteOf } from '../../identity/agent-key.js';
 import type { GateDecision, RequestGate } from '../http/client.js';
@@ -96,6 +102,7 @@ export class Limiter {
   private readonly budgets = new Map<string, Map<string, number>>();
   private timer: unknown = null;
   private timerAt = Number.POSITIVE_INFINITY;
+  private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(opts: LimiterOptions = {}) {
     this.perHost = Math.max(1, opts.perHostConcurrency ?? POLITENESS.perHostConcurrency);
@@ -147,6 +154,7 @@ export class Limiter {
 
   /** Waits for a slot for `url`'s host and site, or refuses when the host's pacing is too long. */
   acquire(url: URL | string): Promise<Acquired> {
+    this.sweep();
     const { host, site } = limitKeys(url);
     return new Promise<Acquired>((resolve) => {
       this.queue.push({ host, site, enqueuedAt: this.now(), resolve });
@@ -253,11 +261,28 @@ export class Limiter {
     }
   }
 
+  /** True when a host's state can no longer delay or refuse anything. */
+  private expired(h: HostState, now: number): boolean {
+    if (h.inflight > 0 || h.notBefore > now) return false;
+    return h.intervalMs <= 0 || now - h.lastStart >= Math.max(this.maxInterval, h.intervalMs);
+  }
+
   /** Drops a host's state once it carries nothing worth remembering. */
   private forget(host: string): void {
     const h = this.hosts.get(host);
-    if (!h || h.inflight > 0 || h.intervalMs > 0 || h.notBefore > this.now()) return;
+    if (!h || !this.expired(h, this.now())) return;
     if (this.queue.some((w) => w.host === host)) return;
     this.hosts.delete(host);
+  }
+
+  /** Drops every expired host's state, at most once per pacingMaxIntervalMs. */
+  private sweep(): void {
+    const now = this.now();
+    if (now - this.lastSweep < this.maxInterval) return;
+    this.lastSweep = now;
+    const waiting = new Set(this.queue.map((w) => w.host));
+    for (const [host, h] of this.hosts) {
+      if (!waiting.has(host) && this.expired(h, now)) this.hosts.delete(host);
+    }
   }
 }

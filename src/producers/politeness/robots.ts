@@ -163,28 +163,45 @@ export function parseRobotsTxt(
   };
 }
 
-const NOT_CHECKED_CLASSES: readonly ErrorClass[] = ['blocked_address', 'invalid_url'];
-const UNAVAILABLE_CLASSES: readonly ErrorClass[] = ['too_many_redirects', 'redirect_loop'];
+const NOT_CHECKED_CLASSES: readonly string[] = ['blocked_address', 'invalid_url'];
+const UNAVAILABLE_CLASSES: readonly string[] = ['too_many_redirects', 'redirect_loop'];
 
-/** How a robots.txt fetch result is treated (RFC 9309 §2.3.1). */
-export function classifyRobotsFetch(result: FetchResult): { fetch: RobotsFetchKind; cacheable: 'ok' | 'error' | 'no' } {
-  const final = result.final;
-  if (final.errorClass !== null && NOT_CHECKED_CLASSES.includes(final.errorClass)) {
+/** The parts of a robots.txt fetch that decide what it means. */
+export interface RobotsFetchOutcome {
+  /** Status of the final exchange, or null when none answered. */
+  status: number | null;
+  /** Error class of the final exchange (the client's vocabulary), or null. */
+  errorClass: string | null;
+  /** Exchanges the fetch made (redirect hops included); 1 when unknown. */
+  hops: number;
+}
+
+/**
+ * What a robots.txt fetch means (RFC 9309 §2.3.1), for the probes (RobotsCache) and the crawl
+ * gate of listing sources alike. `cacheable` says how long the probes' cache keeps it.
+ */
+export function robotsFetchKind(o: RobotsFetchOutcome): { fetch: RobotsFetchKind; cacheable: 'ok' | 'error' | 'no' } {
+  if (o.errorClass !== null && NOT_CHECKED_CLASSES.includes(o.errorClass)) {
     // The origin itself refused: no request left. A refused redirect target: we could not read it.
-    return result.exchanges.length === 1 ? { fetch: 'not_checked', cacheable: 'no' } : { fetch: 'unreachable', cacheable: 'error' };
+    return o.hops <= 1 ? { fetch: 'not_checked', cacheable: 'no' } : { fetch: 'unreachable', cacheable: 'error' };
   }
-  if (final.errorClass !== null && UNAVAILABLE_CLASSES.includes(final.errorClass)) return { fetch: 'unavailable', cacheable: 'ok' };
-  const s = final.status;
+  if (o.errorClass !== null && UNAVAILABLE_CLASSES.includes(o.errorClass)) return { fetch: 'unavailable', cacheable: 'ok' };
+  const s = o.status;
   if (s === null) return { fetch: 'unreachable', cacheable: 'no' };
   if (s >= 200 && s < 300) {
     // A body cut by a network error is not a robots.txt we can trust; a body cut at the cap is (§2.5).
-    if (final.errorClass !== null) return { fetch: 'unreachable', cacheable: 'no' };
+    if (o.errorClass !== null && o.errorClass !== 'body_too_large') return { fetch: 'unreachable', cacheable: 'no' };
     return { fetch: 'parsed', cacheable: 'ok' };
   }
   if (s === 429) return { fetch: 'unreachable', cacheable: 'error' };
   if (s >= 400 && s < 500) return { fetch: 'unavailable', cacheable: 'ok' };
   if (s >= 300 && s < 400) return { fetch: 'unavailable', cacheable: 'ok' }; // a redirect without a usable Location
   return { fetch: 'unreachable', cacheable: 'error' };
+}
+
+/** How a robots.txt fetch result is treated (RFC 9309 §2.3.1). */
+export function classifyRobotsFetch(result: FetchResult): { fetch: RobotsFetchKind; cacheable: 'ok' | 'error' | 'no' } {
+  return robotsFetchKind({ status: result.final.status, errorClass: result.final.errorClass, hops: result.exchanges.length });
 }
 
 /** The robots.txt URL of a URL's origin, or null for an invalid URL. */
@@ -195,7 +212,8 @@ export function robotsUrlFor(url: string | URL): string | null {
 
 /** Evidence is kept without bodies beyond a few KB (a 5xx page tells nothing more). */
 function trimEvidence(exchanges: Exchange[]): Exchange[] {
-  return exchanges.map((e) => (e.body.length > 4096 ? { ...e, body: e.body.subarray(0, 4096), bodyTruncated: true } : e));
+  const max = POLITENESS.robotsEvidenceMaxBytes;
+  return exchanges.map((e) => (e.body.length > max ? { ...e, body: e.body.subarray(0, max), bodyTruncated: true } : e));
 }
 
 /**

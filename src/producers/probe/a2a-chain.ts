@@ -9,7 +9,7 @@ import { fetchBounded, type FetchOptions } from '../http/client.js';
 import { CARD_MAX_BYTES } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
 import { jsonObjectOrNull } from '../http/text.js';
-import type { ErrorClass, Exchange } from '../http/types.js';
+import { ORIGIN_UNREACHABLE_ERROR_CLASSES, type Exchange } from '../http/types.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 export const LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';
@@ -49,9 +49,6 @@ export type A2AChainOptions = Omit<FetchOptions, 'accept' | 'maxBytes' | 'overCa
   /** Per-read cap; default CARD_MAX_BYTES (512 KB). */
   maxBytes?: number;
 };
-
-/** Network-level failures after which other URLs on the same origin are not tried. */
-const ORIGIN_FAILURES: readonly ErrorClass[] = ['dns', 'refused', 'reset', 'timeout', 'tls', 'blocked_address', 'host_skipped'];
 
 function originOf(url: string): string | null {
   try {
@@ -113,7 +110,7 @@ export async function fetchA2ACardChain(cardUrl: string, opts: A2AChainOptions):
       cardStep = steps.length - 1;
       continue;
     }
-    if (final.status === null && final.errorClass !== null && ORIGIN_FAILURES.includes(final.errorClass)) {
+    if (final.status === null && final.errorClass !== null && ORIGIN_UNREACHABLE_ERROR_CLASSES.includes(final.errorClass)) {
       const failedOrigin = originOf(final.url);
       if (failedOrigin !== null) deadOrigins.add(failedOrigin);
     }

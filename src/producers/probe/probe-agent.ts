@@ -14,20 +14,37 @@
  * - `host_skipped`: the host failed 3 times in a row at the network level in this run; nothing
  *   was sent (a synthetic exchange says so);
  * - `budget_exhausted`: the site's checks for this run are used up; nothing was sent;
- * - otherwise the network error class of the probe when it got no usable answer: for A2A the
- *   first failed exchange of a chain that found no card; for MCP the GET's own error class;
- *   null when the target answered (whatever the status).
+ * - `hop_refused`: the target's robots.txt allowed it, but a later hop (a redirect target on
+ *   another origin, or another URL of the card chain) was refused by that hop's own robots.txt
+ *   (disallowed or unreachable); the refused hop is a synthetic exchange whose error class says
+ *   why (`robots_disallowed`, `robots_unreachable`), and the event's `robots` stays the
+ *   target's ('allowed');
+ * - otherwise the error class of the probe when it got no usable answer: for A2A the first
+ *   failed exchange of a chain that found no card; for MCP the GET's own error class (a hop the
+ *   pacing refused is `rate_limited`); null when the target answered (whatever the status).
+ *
+ * Size: an event stays within EVENT_MAX_BYTES encoded (Kafka refuses a batch over 1 MB). Past
+ * it, redirect hops lose their headers (Location kept) first, then bodies are left out (the
+ * card's last), each cut marked (see fitProbeEvent).
  */
 import { agentKey as agentKeyOf } from '../../identity/agent-key.js';
+import { eventCodec } from '../../events/codec.js';
 import { newEventId } from '../../events/ids.js';
 import type { ProbeEvent, ProbeExchange, ProbeRequestEvent } from '../../events/types.js';
 import { silentLogger, type Logger } from '../../log.js';
 import type { Canary } from '../canary.js';
 import type { RequestGate } from '../http/client.js';
 import { HostFailureTracker } from '../http/host-tracker.js';
-import { HOST_FAILURE_LIMIT } from '../http/limits.js';
+import { EVENT_MAX_BYTES, HOST_FAILURE_LIMIT } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
-import type { AddressPolicy, ErrorClass, Exchange } from '../http/types.js';
+import {
+  CONNECTIVITY_ERROR_CLASSES,
+  OMITTED_HEADERS_MARKER,
+  REDIRECT_STATUSES,
+  type AddressPolicy,
+  type ErrorClass,
+  type Exchange,
+} from '../http/types.js';
 import { POLITENESS } from '../politeness/constants.js';
 import { Limiter, limitKeys } from '../politeness/limiter.js';
 import { RobotsCache, type RobotsDecision } from '../politeness/robots.js';
@@ -40,14 +57,24 @@ export type ProbeProtocol = 'a2a' | 'mcp';
 export type ExchangeRole = 'card' | 'well-known' | 'legacy' | 'mcp-get' | 'resource-metadata' | 'redirect' | 'robots';
 
 /** Event-level error classes added by the engine to the client's ErrorClass. */
-export type ProbeErrorClass = ErrorClass | 'robots_disallowed' | 'robots_unreachable' | 'budget_exhausted';
+export type ProbeErrorClass = ErrorClass | 'budget_exhausted' | 'hop_refused';
 
-/**
- * Bodies kept in one probe event, in total. A Kafka message must stay under the broker's
- * 1 MB default; one card (≤ 512 KB) always fits. Bodies past the budget are left out: `body`
- * empty, `bodyTruncated` true, `bodyBytes` and `bodySha256` still those of the bounded body read.
- */
-export const EVENT_BODY_BUDGET = 768 * 1024;
+/** Hop-level refusals by a later hop's own robots.txt: the event says `hop_refused`. */
+const HOP_ROBOTS_CLASSES: readonly string[] = ['robots_disallowed', 'robots_unreachable'];
+
+export { OMITTED_HEADERS_MARKER };
+
+/** Headers kept when an exchange that is not a redirect hop must shed headers (the ones processors read). */
+const JUDGED_HEADERS: readonly string[] = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'location',
+  'www-authenticate',
+  'retry-after',
+  'mcp-session-id',
+  'mcp-protocol-version',
+];
 
 export interface ProbeTarget {
   protocol: ProbeProtocol;
@@ -76,7 +103,8 @@ export interface ProbeEngineOptions extends AddressPolicy {
   /** MCP body read window (default MCP_BODY_WINDOW_MS). */
   bodyWindowMs?: number;
   hostFailureLimit?: number;
-  eventBodyBudget?: number;
+  /** Largest encoded Probe event (default EVENT_MAX_BYTES). */
+  eventMaxBytes?: number;
   now?: () => number;
   logger?: Logger;
 }
@@ -95,9 +123,6 @@ class RunHostTracker extends HostFailureTracker {
     super.record(host, outcome);
   }
 }
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const NETWORK_FAILURES: readonly string[] = ['dns', 'refused', 'reset', 'timeout', 'tls', 'protocol', 'other'];
 
 const STEP_ROLE: Record<A2AChainStepKind, ExchangeRole> = {
   listing: 'card',
@@ -143,7 +168,7 @@ export function mcpExchanges(res: McpProbeResult): ProbeExchange[] {
   meta.forEach((e, i) => {
     const next = meta[i + 1];
     let followed = false;
-    if (next && e.status !== null && REDIRECTS.has(e.status) && e.headers.location !== undefined) {
+    if (next && e.status !== null && REDIRECT_STATUSES.has(e.status) && e.headers.location !== undefined) {
       try {
         followed = new URL(e.headers.location, e.url).href === next.url;
       } catch {
@@ -177,6 +202,59 @@ export function applyBodyBudget(exchanges: ProbeExchange[], budget: number, keep
   return out;
 }
 
+/** The exchange with only the `keep` headers, and a marker naming what was left out. */
+function shedHeaders(e: ProbeExchange, keep: readonly string[]): ProbeExchange {
+  const kept: Record<string, string> = {};
+  let count = 0;
+  let bytes = 0;
+  for (const [name, value] of Object.entries(e.headers)) {
+    if (name === OMITTED_HEADERS_MARKER) continue;
+    if (keep.includes(name)) kept[name] = value;
+    else {
+      count += 1;
+      bytes += name.length + value.length;
+    }
+  }
+  if (count === 0) return e;
+  const before = e.headers[OMITTED_HEADERS_MARKER];
+  kept[OMITTED_HEADERS_MARKER] = `${count} header(s), ${bytes} bytes, left out to fit the event size limit${before ? `; ${before}` : ''}`;
+  return { ...e, headers: kept };
+}
+
+const NO_BODY = Buffer.alloc(0);
+
+/**
+ * Fits a probe event within `maxBytes` as `size` measures it (the encoded Kafka message):
+ *
+ * 1. redirect hops lose their headers, Location kept (each marked with OMITTED_HEADERS_MARKER);
+ * 2. bodies are left out, the `keep` exchange's (the card's) last (applyBodyBudget: `body` empty,
+ *    `bodyTruncated` true, `bodyBytes` and `bodySha256` still those of the body read);
+ * 3. every exchange keeps only the headers processors read (marked);
+ * 4. as a last resort the exchanges are left out (errorClass `other` unless it had one).
+ *
+ * With the client's bounds (URLs ≤ MAX_URL_CHARS, headers ≤ 16 KB, at most 3 × 6 hops) steps 1
+ * and 2 always suffice; 3 and 4 only keep the guarantee unconditional.
+ */
+export function fitProbeEvent(ev: ProbeEvent, maxBytes: number, keep: number | null, size: (e: ProbeEvent) => number): ProbeEvent {
+  if (size(ev) <= maxBytes) return ev;
+  let out: ProbeEvent = { ...ev, exchanges: ev.exchanges.map((e) => (e.role === 'redirect' ? shedHeaders(e, ['location']) : e)) };
+  if (size(out) <= maxBytes) return out;
+  const bare = size({ ...out, exchanges: out.exchanges.map((e) => ({ ...e, body: NO_BODY })) });
+  // An Avro bytes field is its length (a varint, up to 5 bytes more than an empty one's) and its bytes.
+  const room = maxBytes - bare - 5 * out.exchanges.length;
+  out = { ...out, exchanges: applyBodyBudget(out.exchanges, Math.max(0, room), keep) };
+  if (size(out) <= maxBytes) return out;
+  out = { ...out, exchanges: out.exchanges.map((e) => shedHeaders(e, JUDGED_HEADERS)) };
+  if (size(out) <= maxBytes) return out;
+  return { ...out, exchanges: [], errorClass: out.errorClass ?? 'other' };
+}
+
+/** The event-level error class for the first failed exchange of a probe (see the header comment). */
+function eventErrorClass(exchangeClass: ErrorClass | null): ProbeErrorClass | null {
+  if (exchangeClass !== null && HOP_ROBOTS_CLASSES.includes(exchangeClass)) return 'hop_refused';
+  return exchangeClass;
+}
+
 /** A probe request from the probe-requests topic as a target. */
 export function probeRequestTarget(req: ProbeRequestEvent): ProbeTarget {
   return {
@@ -203,6 +281,7 @@ export class ProbeEngine {
   private readonly now: () => number;
   private readonly logger: Logger;
   private readonly policy: AddressPolicy;
+  private readonly eventSize = (ev: ProbeEvent): number => eventCodec().encode('Probe', ev).length;
 
   constructor(private readonly opts: ProbeEngineOptions) {
     this.policy = {
@@ -257,17 +336,22 @@ export class ProbeEngine {
     return p;
   }
 
-  /** The per-hop gate: robots.txt of the hop's own origin, then a limiter slot. */
+  /**
+   * The per-hop gate: robots.txt of the hop's own origin, then a limiter slot. A refused hop is
+   * recorded as `robots_disallowed`, `robots_unreachable`, or `rate_limited` (its robots.txt
+   * could not be read because its host asked us to wait longer than we do).
+   */
   private hopGate(tracker: HostFailureTracker): RequestGate {
     const limiterGate = this.limiter.gate();
     return async (url) => {
       const d = await this.robots.check(url, { hostTracker: tracker, gate: limiterGate });
       if (!d.permitted) {
-        const why =
-          d.verdict === 'unreachable'
-            ? `robots.txt of ${url.origin} unreachable (${d.status ?? d.errorClass ?? 'error'}): everything disallowed`
-            : `robots.txt disallows ${url.pathname} (group ${d.group ?? '*'}${d.line ? `, line ${d.line}` : ''})`;
-        return { ok: false, errorClass: 'robots_disallowed', message: why };
+        if (d.verdict === 'disallowed') {
+          const why = `robots.txt disallows ${url.pathname} (group ${d.group ?? '*'}${d.line ? `, line ${d.line}` : ''})`;
+          return { ok: false, errorClass: 'robots_disallowed', message: why };
+        }
+        const why = `robots.txt of ${url.origin} unreachable (${d.status ?? d.errorClass ?? 'error'}): everything disallowed`;
+        return { ok: false, errorClass: d.errorClass === 'rate_limited' ? 'rate_limited' : 'robots_unreachable', message: why };
       }
       return limiterGate(url);
     };
@@ -295,11 +379,11 @@ export class ProbeEngine {
     };
     try {
       const r = await this.observe(target, runId, tracker);
-      const exchanges = applyBodyBudget(r.exchanges, this.opts.eventBodyBudget ?? EVENT_BODY_BUDGET, r.keep);
-      const failed = exchanges.some((e) => e.status === null && e.errorClass !== null && NETWORK_FAILURES.includes(e.errorClass));
+      const exchanges = r.exchanges;
+      const failed = exchanges.some((e) => e.status === null && e.errorClass !== null && CONNECTIVITY_ERROR_CLASSES.includes(e.errorClass as ErrorClass));
       let canary = this.canary?.state ?? 'unknown';
       if (this.canary && failed) canary = await this.canary.recheckIfStale();
-      return {
+      const event: ProbeEvent = {
         ...base,
         exchanges,
         robots: r.robots,
@@ -307,6 +391,10 @@ export class ProbeEngine {
         errorClass: r.errorClass,
         retries: exchanges.reduce((n, e) => n + e.retries, 0),
       };
+      const maxBytes = this.opts.eventMaxBytes ?? EVENT_MAX_BYTES;
+      const fitted = fitProbeEvent(event, maxBytes, r.keep, this.eventSize);
+      if (fitted !== event) this.logger.info({ url: target.url, maxBytes }, 'probe event shortened to fit the event size limit');
+      return fitted;
     } catch (err) {
       this.logger.error({ err, url: target.url }, 'probe failed internally');
       return {
@@ -369,7 +457,7 @@ export class ProbeEngine {
         ...common,
         ...(this.opts.bodyWindowMs !== undefined ? { bodyWindowMs: this.opts.bodyWindowMs } : {}),
       });
-      return { exchanges: mcpExchanges(res), errorClass: res.final.errorClass, keep: res.exchanges.length - 1 };
+      return { exchanges: mcpExchanges(res), errorClass: eventErrorClass(res.final.errorClass), keep: res.exchanges.length - 1 };
     }
     const chain = await fetchA2ACardChain(target.url, common);
     const exchanges = a2aExchanges(chain);
@@ -379,7 +467,7 @@ export class ProbeEngine {
       const before = chain.steps.slice(0, chain.cardStep + 1).reduce((n, s) => n + s.exchanges.length, 0);
       keep = before - 1;
     } else {
-      errorClass = (exchanges.find((e) => e.errorClass !== null)?.errorClass ?? null) as ProbeErrorClass | null;
+      errorClass = eventErrorClass((exchanges.find((e) => e.errorClass !== null)?.errorClass ?? null) as ErrorClass | null);
     }
     return { exchanges, errorClass, keep };
   }

@@ -1,4 +1,4 @@
-import { boundedRaw, hashOf, httpUrl, isObject, str } from './runner.js';
+import { boundedRaw, httpUrl, invalidDraft, isObject, str } from './runner.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type SourceIO } from './types.js';
 
 /**
@@ -53,11 +53,7 @@ export function parsePaginatedAgents(json: unknown) {
 
 /** One `AgentPublic` → a listing draft. */
 export function toA2aRegistryOrgListing(item: unknown): ListingDraft {
-  const { raw, rawTruncated } = boundedRaw(item);
-  const base: ListingDraft = {
-    itemId: `invalid:${hashOf(raw)}`, protocol: 'a2a', name: '', description: '', version: null, endpointUrl: null,
-    endpointTransport: null, cardUrl: null, serverJson: null, status: 'invalid', invalidReason: null, updatedAt: null, raw, rawTruncated,
-  };
+  const base = invalidDraft(boundedRaw(item), 'a2a');
   if (!isObject(item)) return { ...base, invalidReason: 'item is not an object' };
   const id = str(item.id);
   if (!id) return { ...base, invalidReason: 'item has no "id"' };

@@ -1,18 +1,20 @@
+import { textOrNull } from '../http/text.js';
 import { POLITENESS } from '../politeness/constants.js';
-import { parseRobotsTxt, robotsUrlFor, selectGroup } from '../politeness/robots.js';
+import { parseRobotsTxt, robotsFetchKind, robotsUrlFor } from '../politeness/robots.js';
 
 /**
  * The crawl gate's robots.txt decision (RFC 9309) for listing sources. The runner fetches
- * `<origin>/robots.txt` through the page fetcher (so it is recorded and paced like a page)
- * and asks these pure functions what the answer means. Parsing and group choice are the
- * probes' own (`../politeness/robots.ts`: the group for `veronikai`, else the legacy
- * `veronica-agents`, else `*`, read with robots-parser's grammar); the status rules below
- * match its `classifyRobotsFetch`:
+ * `<origin>/robots.txt` through the page fetcher (bounded and paced like a page; it becomes a
+ * source-fetch event only when the gate refuses a request) and asks these pure functions what
+ * the answer means. Parsing, group choice and the meaning of a status are the probes' own
+ * (`../politeness/robots.ts`: the group for `veronikai`, else the legacy `veronica-agents`,
+ * else `*`, read with robots-parser's grammar; `robotsFetchKind` for the status rules):
  *
  * - 2xx: the rules of our group (a body over the cap is parsed as far as it was read, §2.5);
- * - 4xx other than 429 ("unavailable"), too many redirects or a redirect loop: all allowed;
- * - 5xx, 429, or no response (timeout, refused, DNS, a refused redirect target…):
- *   "unreachable", a complete disallow: the source is skipped for this run (fail closed).
+ * - 3xx or 4xx other than 429 ("unavailable"), too many redirects or a redirect loop: all allowed;
+ * - 5xx, 429, or no response (timeout, refused, DNS, a refused address…): "unreachable", a
+ *   complete disallow: the source is skipped for this run (fail closed). An address the guard
+ *   refuses, which the probes record as not checked, fails closed here too.
  */
 
 export const PRODUCT_TOKENS = POLITENESS.robotsUserAgents;
@@ -49,30 +51,31 @@ export function robotsUrlOf(url: string): string {
   return robotsUrlFor(url) ?? new URL('/robots.txt', new URL(url).origin).toString();
 }
 
-/** Which group applies to us: `veronikai`, else `veronica-agents`, else `*`. */
-export function chooseGroup(text: string): string {
-  return selectGroup(text, PRODUCT_TOKENS);
-}
-
-const UNAVAILABLE_CLASSES = new Set(['too_many_redirects', 'redirect_loop']);
-
 /** What a robots.txt response means for every URL of its origin. */
 export function robotsPolicy(robotsUrl: string, res: RobotsResponse): RobotsPolicy {
-  if (res.errorClass && UNAVAILABLE_CLASSES.has(res.errorClass)) {
-    return { kind: 'allow-all', robotsUrl, reason: `robots.txt unavailable (${res.errorClass})` };
+  const { status, errorClass } = res;
+  const { fetch } = robotsFetchKind({ status, errorClass, hops: 1 });
+  switch (fetch) {
+    case 'parsed': {
+      const text = textOrNull(res.body.subarray(0, ROBOTS_MAX_BYTES), true).text ?? '';
+      const robots = parseRobotsTxt(robotsUrl, text, PRODUCT_TOKENS);
+      return { kind: 'rules', robotsUrl, group: robots.group, isAllowed: robots.isAllowed };
+    }
+    case 'unavailable':
+      return {
+        kind: 'allow-all',
+        robotsUrl,
+        reason: errorClass ? `robots.txt unavailable (${errorClass})` : `no robots.txt (HTTP ${status ?? '?'})`,
+      };
+    case 'unreachable':
+    case 'not_checked': {
+      if (errorClass) return { kind: 'unreachable', robotsUrl, errorClass, reason: `${errorClass}: ${res.errorMessage ?? 'no response'}` };
+      if (status === null) return { kind: 'unreachable', robotsUrl, errorClass: 'no_response', reason: 'no HTTP response' };
+      if (status === 429) return { kind: 'unreachable', robotsUrl, errorClass: 'rate_limited', reason: 'HTTP 429' };
+      if (status >= 500) return { kind: 'unreachable', robotsUrl, errorClass: 'http_5xx', reason: `HTTP ${status}` };
+      return { kind: 'unreachable', robotsUrl, errorClass: 'unexpected_status', reason: `HTTP ${status}` };
+    }
   }
-  if (res.errorClass && res.errorClass !== 'body_too_large') {
-    return { kind: 'unreachable', robotsUrl, errorClass: res.errorClass, reason: `${res.errorClass}: ${res.errorMessage ?? 'no response'}` };
-  }
-  const status = res.status;
-  if (status === null) return { kind: 'unreachable', robotsUrl, errorClass: 'no_response', reason: 'no HTTP response' };
-  if (status === 429) return { kind: 'unreachable', robotsUrl, errorClass: 'rate_limited', reason: 'HTTP 429' };
-  if (status >= 500) return { kind: 'unreachable', robotsUrl, errorClass: 'http_5xx', reason: `HTTP ${status}` };
-  if (status >= 300) return { kind: 'allow-all', robotsUrl, reason: `no robots.txt (HTTP ${status})` };
-  if (status < 200) return { kind: 'unreachable', robotsUrl, errorClass: 'unexpected_status', reason: `HTTP ${status}` };
-  const text = res.body.subarray(0, ROBOTS_MAX_BYTES).toString('utf8');
-  const robots = parseRobotsTxt(robotsUrl, text, PRODUCT_TOKENS);
-  return { kind: 'rules', robotsUrl, group: robots.group, isAllowed: robots.isAllowed };
 }
 
 /** The gate's answer for one URL under a policy. */

@@ -1,4 +1,4 @@
-import { boundedRaw, hashOf, isObject, str } from './runner.js';
+import { boundedRaw, invalidDraft, isObject, str } from './runner.js';
 import {
   PageShapeError,
   type CrawlOptions,
@@ -127,11 +127,7 @@ export function spaceEndpoint(item: Record<string, unknown>): string | null {
 }
 
 export function toSpaceListing(item: unknown): ListingDraft {
-  const { raw, rawTruncated } = boundedRaw(item);
-  const base: ListingDraft = {
-    itemId: `invalid:${hashOf(raw)}`, protocol: 'mcp', name: '', description: '', version: null, endpointUrl: null,
-    endpointTransport: null, cardUrl: null, serverJson: null, status: 'invalid', invalidReason: null, updatedAt: null, raw, rawTruncated,
-  };
+  const base = invalidDraft(boundedRaw(item), 'mcp');
   if (!isObject(item)) return { ...base, invalidReason: 'item is not an object' };
   const id = str(item.id);
   if (!id || !/^[^/\s]+\/[^/\s]+$/.test(id)) return { ...base, invalidReason: 'Space has no "id" of the form owner/name' };

@@ -1,4 +1,5 @@
 import { fetchBounded } from '../http/client.js';
+import { isLocalNetworkAddress } from '../http/ssrf-guard.js';
 import type { LookupFn } from '../http/types.js';
 import type { PageFetcher } from './types.js';
 
@@ -6,8 +7,9 @@ export interface PageFetcherOptions {
   contact: string;
   /**
    * Hosts of the configured source base URLs. They were chosen by the operator, so they
-   * may be private (a registry mirror on 127.0.0.1); anything a redirect leads to is
-   * still checked like every other target.
+   * may resolve to loopback or a private network (a registry mirror on 127.0.0.1 or
+   * 10.x) — never to link-local, cloud metadata or any other non-public class. Anything a
+   * redirect leads to is still checked like every other target.
    */
   trustedHosts?: Iterable<string>;
   lookup?: LookupFn;
@@ -26,7 +28,7 @@ export function createPageFetcher(opts: PageFetcherOptions): PageFetcher {
       maxBytes: req.maxBytes,
       timeoutMs: req.timeoutMs,
       ...(req.truncateOverCap ? { overCap: 'truncate' as const } : {}),
-      allowAddress: (_address, hostname) => trusted.has(hostname.toLowerCase().replace(/^\[|\]$/g, '')),
+      allowAddress: (address, hostname) => trusted.has(hostname.toLowerCase().replace(/^\[|\]$/g, '')) && isLocalNetworkAddress(address),
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
       ...(opts.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries }),
     });

@@ -1,6 +1,10 @@
-import { LISTING_PAGE_MAX_BYTES, REQUEST_TIMEOUT_MS } from '../http/limits.js';
+import { LISTING_PAGE_MAX_BYTES, MAX_URL_CHARS, REQUEST_TIMEOUT_MS } from '../http/limits.js';
 
-/** Bounds on reading listing sources, in one place (HTTP-level bounds live in ../http/limits.ts). */
+/**
+ * Bounds on reading listing sources, in one place (HTTP-level bounds and the event size limit
+ * live in ../http/limits.ts). The field caps keep every listing event far under
+ * EVENT_MAX_BYTES: raw ≤ 64 Ki chars, server.json ≤ 256 KB, the text fields a few KB.
+ */
 export const SOURCE_LIMITS = {
   /** A listing page larger than this is refused as too_large. */
   pageMaxBytes: LISTING_PAGE_MAX_BYTES,
@@ -8,6 +12,23 @@ export const SOURCE_LIMITS = {
   pageTimeoutMs: REQUEST_TIMEOUT_MS,
   /** Raw listing items kept in the event, as JSON text. */
   rawItemMaxChars: 64 * 1024,
+  /** An item's server.json (UTF-8 bytes); a larger one makes the listing `invalid`, with the reason. */
+  serverJsonMaxBytes: 256 * 1024,
+  /** An item id longer than this makes the listing `invalid` (ids key state and events). */
+  itemIdMaxChars: 1024,
+  /**
+   * Endpoint and card URLs; a longer one makes the listing `invalid` (it is never requested).
+   * Source-fetch events cut their URL and cursors to it too.
+   */
+  urlMaxChars: MAX_URL_CHARS,
+  /** Text fields are cut to these many characters (the cut marked with "…"). */
+  nameMaxChars: 512,
+  descriptionMaxChars: 8 * 1024,
+  versionMaxChars: 256,
+  /** Short fields (transport, updatedAt). */
+  shortFieldMaxChars: 256,
+  /** Reasons and errors in words (a listing's invalidReason, a source-fetch event's error). */
+  reasonMaxChars: 1024,
   /** List pages a single source may read in one run unless the source or the configuration says otherwise. */
   defaultMaxPages: 1000,
   /** Per-item detail requests (Smithery) a single source may make in one run. */

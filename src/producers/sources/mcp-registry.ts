@@ -1,11 +1,15 @@
-import { boundedRaw, hashOf, isObject } from './runner.js';
+import { boundedRaw, httpUrl, invalidDraft, isObject } from './runner.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type SourceIO } from './types.js';
 
 /**
  * The official MCP Registry (API v0.1): latest version of every server.json.
  * Daily incremental reads with `updated_since` (the registry then includes
  * deleted rows, which tombstone their listing); a full resync every 7 days or
- * on demand. Paging follows the opaque `metadata.nextCursor` verbatim.
+ * on demand. Paging follows the opaque `metadata.nextCursor` verbatim; a cursor the pass
+ * already followed fails the page (a loop would spend the page budget every run).
+ *
+ * The watermark is the newest valid `updatedAt` of a complete pass, read as a time (not
+ * compared as text), never later than the pass's start, stored as an RFC 3339 UTC time.
  */
 export const MCP_REGISTRY = 'mcp-registry';
 const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
@@ -21,34 +25,57 @@ export function createMcpRegistrySource(): ListingSource {
   };
 }
 
+/** A time as the registry's `updated_since` takes it: RFC 3339 UTC, milliseconds only when there are some. */
+export function watermarkText(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** A stored or listed time as epoch ms, capped at `notAfter`; null when it is not a time. */
+export function watermarkTime(value: unknown, notAfter: number): number | null {
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) return null;
+  return Math.min(t, notAfter);
+}
+
 async function crawlMcpRegistry(io: SourceIO, opts: CrawlOptions): Promise<CrawlResult> {
   const startedAt = io.now();
   const lastFull = opts.state.lastFullAt ?? 0;
-  const full = opts.full || !opts.state.watermark || startedAt - lastFull >= FULL_RESYNC_EVERY_MS;
+  const stored = watermarkTime(opts.state.watermark, startedAt);
+  const full = opts.full || stored === null || startedAt - lastFull >= FULL_RESYNC_EVERY_MS;
   const mode = full ? 'full' : 'incremental';
   io.setMode(mode);
-  let watermark = full ? undefined : opts.state.watermark;
-  let maxUpdated = opts.state.watermark;
+  const since = full || stored === null ? null : watermarkText(stored);
+  let maxUpdated = stored;
 
   let cursor: string | null = null;
+  const followed = new Set<string>();
   for (;;) {
     const params = new URLSearchParams({ limit: String(PAGE_LIMIT), version: 'latest' });
-    if (watermark) params.set('updated_since', watermark);
+    if (since) params.set('updated_since', since);
     if (cursor) params.set('cursor', cursor);
     const url = `${opts.baseUrl}/v0.1/servers?${params.toString()}`;
-    const outcome = await io.page({ url, cursor }, parseServerList);
+    const outcome = await io.page({ url, cursor }, (json) => {
+      const page = parseServerList(json);
+      if (page.nextCursor !== null && followed.has(page.nextCursor)) {
+        throw new PageShapeError(`cursor repeated: metadata.nextCursor ${page.nextCursor.slice(0, 100)} was already followed in this pass`);
+      }
+      return page;
+    });
     if (!outcome.ok) return { complete: false, mode, state: opts.state };
     for (const l of outcome.page.listings) {
-      if (l.updatedAt && (!maxUpdated || l.updatedAt > maxUpdated)) maxUpdated = l.updatedAt;
+      const t = watermarkTime(l.updatedAt, startedAt);
+      if (t !== null && (maxUpdated === null || t > maxUpdated)) maxUpdated = t;
     }
     cursor = outcome.page.nextCursor ?? null;
     if (!cursor) break;
+    followed.add(cursor);
   }
-  watermark = maxUpdated;
+  const { watermark: _old, ...rest } = opts.state;
   return {
     complete: true,
     mode,
-    state: { ...opts.state, watermark, lastFullAt: full ? startedAt : lastFull },
+    state: { ...rest, ...(maxUpdated === null ? {} : { watermark: watermarkText(maxUpdated) }), lastFullAt: full ? startedAt : lastFull },
   };
 }
 
@@ -69,33 +96,17 @@ export function parseServerList(json: unknown): { listings: ListingDraft[]; next
 
 /** One registry entry → a listing draft; invalid entries are kept as `invalid` with a reason. Non-latest versions are skipped. */
 export function toListing(entry: unknown): ListingDraft | null {
-  const { raw, rawTruncated } = boundedRaw(entry);
-  const invalid = (itemId: string, reason: string): ListingDraft => ({
-    itemId,
-    protocol: 'mcp',
-    name: '',
-    description: '',
-    version: null,
-    endpointUrl: null,
-    endpointTransport: null,
-    cardUrl: null,
-    serverJson: null,
-    status: 'invalid',
-    invalidReason: reason,
-    updatedAt: null,
-    raw,
-    rawTruncated,
-  });
-  if (!isObject(entry) || !isObject(entry.server)) return invalid(`invalid:${hashOf(raw)}`, 'entry has no "server" object');
+  const raw = boundedRaw(entry);
+  if (!isObject(entry) || !isObject(entry.server)) return invalidDraft(raw, 'mcp', 'entry has no "server" object');
   const server = entry.server;
   const official = isObject(entry._meta) && isObject(entry._meta[OFFICIAL_META]) ? entry._meta[OFFICIAL_META] : {};
   const name = server.name;
   if (typeof name !== 'string' || !/^[^/\s]+\/[^/\s]+$/.test(name)) {
-    return invalid(`invalid:${hashOf(raw)}`, 'server.name is missing or not of the form namespace/name');
+    return invalidDraft(raw, 'mcp', 'server.name is missing or not of the form namespace/name');
   }
   if (official.isLatest === false) return null;
   const missing = ['version', 'description'].filter((k) => typeof server[k] !== 'string');
-  if (missing.length > 0) return invalid(name, `server.json lacks required string field(s): ${missing.join(', ')}`);
+  if (missing.length > 0) return invalidDraft(raw, 'mcp', `server.json lacks required string field(s): ${missing.join(', ')}`, name);
 
   const status = typeof official.status === 'string' ? official.status : 'active';
   const remote = pickRemote(server.remotes);
@@ -112,16 +123,24 @@ export function toListing(entry: unknown): ListingDraft | null {
     status: status === 'deleted' ? 'deleted' : status === 'deprecated' ? 'deprecated' : 'active',
     invalidReason: null,
     updatedAt: typeof official.updatedAt === 'string' ? official.updatedAt : null,
-    raw,
-    rawTruncated,
+    raw: raw.raw,
+    rawTruncated: raw.rawTruncated,
   };
 }
 
-/** The remote an MCP server is reached at: the first streamable-http remote, else the first SSE one. */
+/**
+ * The remote an MCP server is reached at: the first probeable streamable-http remote, else the
+ * first probeable SSE one. A remote is probeable when its URL passes `httpUrl` as it is: a URL
+ * that still holds a `{…}` template (server.json allows variables, e.g. `/{tenant}/mcp`) or is not
+ * http(s) names no endpoint we can request, so the server is listed without one.
+ */
 export function pickRemote(remotes: unknown): { type: string; url: string } | null {
   if (!Array.isArray(remotes)) return null;
-  const valid = remotes.filter(
-    (r): r is { type: string; url: string } => isObject(r) && typeof r.type === 'string' && typeof r.url === 'string',
-  );
+  const valid: Array<{ type: string; url: string }> = [];
+  for (const r of remotes) {
+    if (!isObject(r) || typeof r.type !== 'string') continue;
+    const url = httpUrl(r.url);
+    if (url !== null) valid.push({ type: r.type, url });
+  }
   return valid.find((r) => r.type === 'streamable-http') ?? valid.find((r) => r.type === 'sse') ?? null;
 }

@@ -1,5 +1,5 @@
 import { pickRemote } from './mcp-registry.js';
-import { boundedRaw, hashOf, httpUrl, isObject, str } from './runner.js';
+import { boundedRaw, httpUrl, invalidDraft, isObject, str } from './runner.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type ParsedPage, type SourceIO } from './types.js';
 
 /**
@@ -11,7 +11,8 @@ import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft,
  *
  * Entries are MCP server cards and A2A agent cards, told apart by their media type
  * (matched leniently: Neuronto normalises several spellings); other kinds (skills, APIs)
- * are not agents and are passed over.
+ * are not agents and are passed over. A page token the pass already followed fails the page
+ * (a loop would spend the whole page budget every run).
  */
 export const NEURONTO = 'neuronto';
 const PAGE_SIZE = 100;
@@ -33,6 +34,7 @@ async function crawlNeuronto(io: SourceIO, opts: CrawlOptions): Promise<CrawlRes
   let token = resumeFrom;
   const sweepStartedAt = token && typeof opts.state.sweepStartedAt === 'number' ? opts.state.sweepStartedAt : io.now();
   let pages = 0;
+  const followed = new Set<string>(token ? [token] : []);
   for (;;) {
     if (io.pagesLeft() === 0) {
       io.note(`rolling sweep paused after ${pages} page(s) this run; it resumes there next run`);
@@ -44,7 +46,14 @@ async function crawlNeuronto(io: SourceIO, opts: CrawlOptions): Promise<CrawlRes
       };
     }
     const url = `${opts.baseUrl}/agents?pageSize=${PAGE_SIZE}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
-    const outcome = await io.page({ url, cursor: token }, parseArdList);
+    const outcome = await io.page({ url, cursor: token }, (json) => {
+      const page = parseArdList(json);
+      const next = page.nextCursor ?? null;
+      if (next !== null && followed.has(next)) {
+        throw new PageShapeError(`cursor repeated: pageToken ${next.slice(0, 100)} was already followed in this pass`);
+      }
+      return page;
+    });
     if (!outcome.ok) {
       const status = outcome.response?.status ?? null;
       const stale = pages === 0 && resumeFrom !== null && status !== null && status >= 400 && status < 500 && status !== 429;
@@ -58,6 +67,7 @@ async function crawlNeuronto(io: SourceIO, opts: CrawlOptions): Promise<CrawlRes
     }
     pages += 1;
     token = outcome.page.nextCursor ?? null;
+    if (token) followed.add(token);
     if (!token) {
       return {
         complete: true,
@@ -93,11 +103,7 @@ export function kindOfMediaType(type: unknown): 'mcp' | 'a2a' | null {
 
 /** One catalogEntry → a listing draft; null for entries that are not MCP servers or A2A agents. */
 export function toNeurontoListing(item: unknown): ListingDraft | null {
-  const { raw, rawTruncated } = boundedRaw(item);
-  const base: ListingDraft = {
-    itemId: `invalid:${hashOf(raw)}`, protocol: 'mcp', name: '', description: '', version: null, endpointUrl: null,
-    endpointTransport: null, cardUrl: null, serverJson: null, status: 'invalid', invalidReason: null, updatedAt: null, raw, rawTruncated,
-  };
+  const base = invalidDraft(boundedRaw(item), 'mcp');
   if (!isObject(item)) return { ...base, invalidReason: 'entry is not an object' };
   const kind = kindOfMediaType(item.type);
   if (!kind) return null;
@@ -108,7 +114,7 @@ export function toNeurontoListing(item: unknown): ListingDraft | null {
   let endpointTransport: string | null = null;
   if (kind === 'mcp') {
     const remote = pickRemote(data.remotes);
-    endpointUrl = remote ? httpUrl(remote.url) : (httpUrl(data.endpoint) ?? httpUrl(data.url));
+    endpointUrl = remote ? remote.url : (httpUrl(data.endpoint) ?? httpUrl(data.url));
     endpointTransport = remote?.type ?? (endpointUrl ? 'streamable-http' : null);
   } else {
     endpointUrl = httpUrl(data.url);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { newEventId } from '../../events/ids.js';
 import type { ListingEvent, SourceFetchEvent } from '../../events/types.js';
 import type { Logger } from '../../log.js';
+import { textOrNull } from '../http/text.js';
 import type { ObservationSink } from '../sink.js';
 import { gateDecision, robotsPolicy, robotsUrlOf, ROBOTS_MAX_BYTES, type RobotsPolicy } from './gate.js';
 import { SOURCE_LIMITS } from './limits.js';
@@ -259,8 +260,9 @@ export async function runSource(source: ListingSource, deps: SourceRunnerDeps, o
     }
   };
 
-  const emit = async (drafts: ListingDraft[], fetchId: string, observedAt: number) => {
-    if (drafts.length === 0) return;
+  const emit = async (listed: ListingDraft[], fetchId: string, observedAt: number) => {
+    if (listed.length === 0) return;
+    const drafts = listed.map(finalizeDraft);
     const events: ListingEvent[] = drafts.map((draft) => ({
       ...draft, id: newEventId(), observedAt, runId: opts.runId, fetchId, source: source.name,
     }));
@@ -301,17 +303,19 @@ export async function runSource(source: ListingSource, deps: SourceRunnerDeps, o
       });
       lastRequestAt = now();
       const observedAt = now();
-      const outcome = interpret(res, parse, req.notModified);
-      const listings = outcome.ok ? outcome.page.listings : [];
+      const { invalidUtf8, ...outcome } = interpret(res, parse, req.notModified);
+      const listings = outcome.ok ? outcome.page.listings.map(finalizeDraft) : [];
       const notice = outcome.ok ? outcome.page.notice : undefined;
+      // A page that is not valid UTF-8 is still read (invalid sequences become U+FFFD), and says so.
+      const textNotice = invalidUtf8 ? { errorClass: 'invalid_utf8', message: 'page is not valid UTF-8; invalid sequences were replaced by U+FFFD' } : undefined;
       const event: SourceFetchEvent = {
         id: fetchId,
         observedAt,
         runId: opts.runId,
         source: source.name,
-        url: req.url,
+        url: capText(req.url, SOURCE_LIMITS.urlMaxChars),
         page: summary.pages,
-        cursor: req.cursor ?? null,
+        cursor: capOrNull(req.cursor ?? null, SOURCE_LIMITS.urlMaxChars),
         mode: summary.mode,
         status: res.status,
         ok: outcome.ok,
@@ -319,12 +323,12 @@ export async function runSource(source: ListingSource, deps: SourceRunnerDeps, o
         etag: res.headers.etag ?? null,
         itemCount: outcome.ok ? (outcome.page.itemCount ?? listings.length) : 0,
         invalidItemCount: listings.filter((l) => l.status === 'invalid').length,
-        nextCursor: outcome.ok ? (outcome.page.nextCursor ?? null) : null,
+        nextCursor: outcome.ok ? capOrNull(outcome.page.nextCursor ?? null, SOURCE_LIMITS.urlMaxChars) : null,
         bytes: res.body.length,
         gate: 'allowed',
         durationMs: Math.round(res.durationMs),
-        errorClass: outcome.ok ? (notice?.errorClass ?? null) : outcome.errorClass,
-        error: outcome.ok ? (notice?.message ?? null) : outcome.error,
+        errorClass: outcome.ok ? (notice?.errorClass ?? textNotice?.errorClass ?? null) : outcome.errorClass,
+        error: capOrNull(outcome.ok ? ([notice?.message, textNotice?.message].filter(Boolean).join('; ') || null) : outcome.error, SOURCE_LIMITS.reasonMaxChars),
       };
       await deps.sink.sourceFetch(event);
       if (!outcome.ok) {
@@ -336,6 +340,7 @@ export async function runSource(source: ListingSource, deps: SourceRunnerDeps, o
       }
       if (!detail) lastListFetchId = fetchId;
       if (notice) summary.notes.push(`${notice.errorClass}: ${notice.message}`);
+      if (textNotice) summary.notes.push(`${textNotice.errorClass}: ${req.url}: ${textNotice.message}`);
       if (outcome.page.carried) carry(outcome.page.carried);
       await emit(listings, fetchId, observedAt);
       progress();
@@ -434,11 +439,14 @@ export async function runSource(source: ListingSource, deps: SourceRunnerDeps, o
   }
 }
 
+/** A page's outcome, and whether its text was not valid UTF-8 (read anyway, with replacement characters). */
+type Interpreted = DistributiveOmit<PageOutcome, 'fetchId'> & { invalidUtf8?: boolean };
+
 function interpret(
   res: PageResponse,
   parse: (json: unknown, res: PageResponse) => ParsedPage,
   notModified?: () => ParsedPage,
-): DistributiveOmit<PageOutcome, 'fetchId'> {
+): Interpreted {
   const fail = (errorClass: string, error: string) => ({ ok: false as const, errorClass, error, response: res });
   if (res.errorClass) {
     const cls = res.errorClass === 'body_too_large' ? 'too_large' : res.errorClass;
@@ -461,14 +469,16 @@ function interpret(
   if (res.status === 403) return fail('forbidden', `HTTP 403: ${snippet()}`);
   if (res.status >= 400) return fail('http_4xx', `HTTP ${res.status}: ${snippet()}`);
   if (res.status < 200 || res.status >= 300) return fail('unexpected_status', `HTTP ${res.status}`);
+  // UTF-8 (RFC 8259 §8.1), a leading BOM ignored.
+  const { text, validUtf8 } = textOrNull(res.body);
   let json: unknown;
   try {
-    json = JSON.parse(res.body.toString('utf8'));
+    json = JSON.parse(text ?? '');
   } catch (err) {
-    return fail('not_json', `page is not JSON: ${(err as Error).message}`);
+    return fail('not_json', `page is not JSON${validUtf8 ? '' : ' (nor valid UTF-8)'}: ${(err as Error).message}`);
   }
   try {
-    return { ok: true, page: parse(json, res), response: res };
+    return { ok: true, page: parse(json, res), response: res, ...(validUtf8 ? {} : { invalidUtf8: true }) };
   } catch (err) {
     if (err instanceof PageShapeError) return fail('invalid_shape', err.message);
     throw err;
@@ -477,8 +487,14 @@ function interpret(
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/** A raw item as JSON text, bounded, and whether it was cut. */
+export interface BoundedRaw {
+  raw: string;
+  rawTruncated: boolean;
+}
+
 /** Bounds a raw item to keep events small; returns the JSON text and whether it was cut. */
-export function boundedRaw(item: unknown, maxChars: number = SOURCE_LIMITS.rawItemMaxChars): { raw: string; rawTruncated: boolean } {
+export function boundedRaw(item: unknown, maxChars: number = SOURCE_LIMITS.rawItemMaxChars): BoundedRaw {
   let text: string;
   try {
     text = JSON.stringify(item) ?? 'null';
@@ -486,6 +502,96 @@ export function boundedRaw(item: unknown, maxChars: number = SOURCE_LIMITS.rawIt
     text = '"[unserializable]"';
   }
   return text.length > maxChars ? { raw: text.slice(0, maxChars), rawTruncated: true } : { raw: text, rawTruncated: false };
+}
+
+/**
+ * The draft every source starts an item from: an `invalid` listing of the raw item, with its
+ * reason, under `itemId` (default `invalid:<hash of the raw text>`). A source fills in the fields
+ * and sets `status` for a valid item.
+ */
+export function invalidDraft(
+  raw: BoundedRaw,
+  protocol: 'a2a' | 'mcp',
+  invalidReason: string | null = null,
+  itemId = `invalid:${hashOf(raw.raw)}`,
+): ListingDraft {
+  return {
+    itemId,
+    protocol,
+    name: '',
+    description: '',
+    version: null,
+    endpointUrl: null,
+    endpointTransport: null,
+    cardUrl: null,
+    serverJson: null,
+    status: 'invalid',
+    invalidReason,
+    updatedAt: null,
+    raw: raw.raw,
+    rawTruncated: raw.rawTruncated,
+  };
+}
+
+/** Cuts text to at most `max` characters, the cut marked with "…" (never splitting a surrogate pair). */
+export function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  const last = text.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+function capOrNull(text: string | null, max: number): string | null {
+  return text === null ? null : capText(text, max);
+}
+
+/**
+ * The one finaliser every listing draft passes before it becomes an event (SOURCE_LIMITS):
+ * name, description, version and the short fields are cut to their caps; an item id or an
+ * endpoint or card URL over its cap, or a server.json over its cap, is dropped and makes the
+ * listing `invalid` with the reason (a tombstone only loses the field). Idempotent.
+ */
+export function finalizeDraft(d: ListingDraft): ListingDraft {
+  const L = SOURCE_LIMITS;
+  const short = (v: string | null) => (v === null ? null : capText(v, L.shortFieldMaxChars));
+  const out: ListingDraft = {
+    ...d,
+    name: capText(d.name, L.nameMaxChars),
+    description: capText(d.description, L.descriptionMaxChars),
+    version: d.version === null ? null : capText(d.version, L.versionMaxChars),
+    endpointTransport: short(d.endpointTransport),
+    updatedAt: short(d.updatedAt),
+    invalidReason: d.invalidReason === null ? null : capText(d.invalidReason, L.reasonMaxChars),
+  };
+  const problems: string[] = [];
+  let idDropped = false;
+  if (out.itemId.length > L.itemIdMaxChars) {
+    problems.push(`item id is ${out.itemId.length} characters long, over the ${L.itemIdMaxChars}-character cap`);
+    out.itemId = `invalid:${hashOf(out.itemId)}`;
+    idDropped = true;
+  }
+  for (const field of ['endpointUrl', 'cardUrl'] as const) {
+    const url = out[field];
+    if (url !== null && url.length > L.urlMaxChars) {
+      problems.push(`${field} is ${url.length} characters long, over the ${L.urlMaxChars}-character cap`);
+      out[field] = null;
+    }
+  }
+  if (out.serverJson !== null) {
+    const bytes = Buffer.byteLength(out.serverJson);
+    if (bytes > L.serverJsonMaxBytes) {
+      problems.push(`server.json is ${bytes} bytes, over the ${L.serverJsonMaxBytes}-byte cap`);
+      out.serverJson = null;
+    }
+  }
+  if (problems.length === 0 || (out.status === 'deleted' && !idDropped)) return out;
+  const reason = problems.join('; ');
+  return {
+    ...out,
+    status: 'invalid',
+    invalidReason: capText(out.status === 'invalid' && out.invalidReason ? `${out.invalidReason}; ${reason}` : reason, L.reasonMaxChars),
+  };
 }
 
 /** `isObject` for parsers: a plain JSON object. */
@@ -508,10 +614,14 @@ export function str(v: unknown): string | null {
   return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
 }
 
-/** An absolute http(s) URL given by an item, or null. */
+/**
+ * An absolute http(s) URL given by an item that can be requested as it is, or null: no `{…}`
+ * template left in it (braces are not URL characters, RFC 3986), at most SOURCE_LIMITS.urlMaxChars.
+ * Every URL a source lists (endpoints, card URLs, MCP remotes) passes here.
+ */
 export function httpUrl(v: unknown): string | null {
   const s = str(v);
-  if (!s) return null;
+  if (!s || s.length > SOURCE_LIMITS.urlMaxChars || /[{}]/.test(s)) return null;
   try {
     const u = new URL(s);
     return u.protocol === 'http:' || u.protocol === 'https:' ? s : null;

@@ -1,4 +1,5 @@
-import { boundedRaw, hashOf, httpUrl, isObject, str } from './runner.js';
+import { SOURCE_LIMITS } from './limits.js';
+import { boundedRaw, httpUrl, invalidDraft, isObject, str } from './runner.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type ParsedPage, type SourceIO } from './types.js';
 
 /**
@@ -14,6 +15,11 @@ import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft,
  * The docs say reads need a Bearer key, public clients read anonymously up to a cap: a 401
  * is recorded as `unauthorized` (the pass fails, nothing is read as empty), and a list that
  * ends before the pages it announced is recorded as a `truncated` notice on that page.
+ *
+ * The qualifiedName becomes a path of the detail call, so only names of the shape Smithery
+ * uses — `name` or `owner/name` (the owner usually `@owner`) — are read; anything else (more
+ * segments, an empty, `.` or `..` segment, also percent-encoded like `%2e%2e`) is an `invalid`
+ * listing with the reason, and no request is made for it.
  */
 export const SMITHERY = 'smithery';
 export const SMITHERY_WINDOW_PAGES = 10;
@@ -34,6 +40,29 @@ interface ServersPage {
   count: number;
   totalPages: number | null;
   totalCount: number | null;
+}
+
+/**
+ * Why a qualifiedName cannot be a detail path, or null when it can: at most
+ * SOURCE_LIMITS.itemIdMaxChars long, one or two segments
+ * (`name`, `owner/name`), none of them empty, `.` or `..` once percent-decoded, none holding a
+ * backslash, whitespace or a control character.
+ */
+export function qualifiedNameProblem(qn: string): string | null {
+  if (qn.length > SOURCE_LIMITS.itemIdMaxChars) return `qualifiedName is ${qn.length} characters long, over the ${SOURCE_LIMITS.itemIdMaxChars}-character cap`;
+  const segments = qn.split('/');
+  if (segments.length > 2) return `qualifiedName has ${segments.length} path segments; expected "name" or "owner/name"`;
+  for (const segment of segments) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return 'qualifiedName holds an invalid percent-encoding';
+    }
+    if (decoded === '' || decoded === '.' || decoded === '..') return `qualifiedName has an empty, "." or ".." segment; expected "name" or "owner/name"`;
+    if (/[\\/\s\u0000-\u001f\u007f]/.test(decoded)) return 'qualifiedName holds a slash, backslash, whitespace or control character inside a segment';
+  }
+  return null;
 }
 
 /** `@owner/name` stays readable in the path; every other reserved character is escaped. */
@@ -104,14 +133,12 @@ function needsDetail(item: Record<string, unknown>): boolean {
 }
 
 export function toSmitheryListing(item: unknown): ListingDraft {
-  const { raw, rawTruncated } = boundedRaw(item);
-  const base: ListingDraft = {
-    itemId: `invalid:${hashOf(raw)}`, protocol: 'mcp', name: '', description: '', version: null, endpointUrl: null,
-    endpointTransport: null, cardUrl: null, serverJson: null, status: 'invalid', invalidReason: null, updatedAt: null, raw, rawTruncated,
-  };
+  const base = invalidDraft(boundedRaw(item), 'mcp');
   if (!isObject(item)) return { ...base, invalidReason: 'item is not an object' };
   const qn = str(item.qualifiedName);
   if (!qn || /\s/.test(qn)) return { ...base, invalidReason: 'server has no "qualifiedName"' };
+  const problem = qualifiedNameProblem(qn);
+  if (problem) return { ...base, invalidReason: problem };
   const endpointUrl = httpUrl(item.deploymentUrl);
   return {
     ...base,

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchBounded, userAgent, type FetchOptions } from '../../../src/producers/http/client.js';
 import { HostFailureTracker } from '../../../src/producers/http/host-tracker.js';
-import { CARD_MAX_BYTES } from '../../../src/producers/http/limits.js';
+import { CARD_MAX_BYTES, MAX_RECORDED_HEADER_VALUE, MAX_URL_CHARS } from '../../../src/producers/http/limits.js';
 import { jsonObjectOrNull, parseRetryAfter, textOrNull } from '../../../src/producers/http/text.js';
 import type { LookupFn } from '../../../src/producers/http/types.js';
 import {
@@ -230,6 +230,45 @@ describe('fetchBounded: redirects', () => {
     expect(bad.exchanges.map((e) => e.errorClass)).toEqual([null, 'invalid_url']);
     const file = await fetchBounded(`${srv.url}/redirect?to=file:///etc/passwd`, base);
     expect(file.exchanges.map((e) => e.errorClass)).toEqual([null, 'invalid_url']);
+  });
+
+  it('a Location longer than we record is recorded (cut) and not followed: the cut URL is never requested', async () => {
+    const paths: string[] = [];
+    const s = await startHttpServer((req, res) => {
+      paths.push(req.url ?? '');
+      if (req.url === '/long') res.writeHead(302, { location: `/${'a'.repeat(MAX_RECORDED_HEADER_VALUE + 500)}` });
+      else if (req.url === '/two') res.setHeader('location', ['/x', '/y']).writeHead(302);
+      else if (req.url === '/at-limit') res.writeHead(302, { location: `/${'b'.repeat(MAX_RECORDED_HEADER_VALUE - 200)}` });
+      else res.writeHead(200);
+      res.end();
+    });
+    try {
+      const r = await fetchBounded(`${s.url}/long`, base);
+      expect(r.exchanges.map((e) => [e.status, e.errorClass])).toEqual([
+        [302, null],
+        [null, 'invalid_url'],
+      ]);
+      expect(r.exchanges[0]!.headers.location).toHaveLength(MAX_RECORDED_HEADER_VALUE);
+      expect(r.final.errorMessage).toMatch(/^redirect not followed: Location is \d+ characters long, over the 4096-character limit/);
+      expect(r.final.url.length).toBeLessThanOrEqual(MAX_RECORDED_HEADER_VALUE);
+      expect(paths).toEqual(['/long']);
+
+      const two = await fetchBounded(`${s.url}/two`, base);
+      expect(two.exchanges.map((e) => e.errorClass)).toEqual([null, 'invalid_url']);
+      expect(two.final.errorMessage).toMatch(/2 different Location headers/);
+
+      const ok = await fetchBounded(`${s.url}/at-limit`, base);
+      expect(ok.exchanges.map((e) => e.status)).toEqual([302, 200]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a URL over the limit is never requested', async () => {
+    const r = await fetchBounded(`${srv.url}/ok?${'q'.repeat(MAX_URL_CHARS)}`, base);
+    expect(r.exchanges).toHaveLength(1);
+    expect(r.final).toMatchObject({ status: null, errorClass: 'invalid_url' });
+    expect(r.final.url.length).toBeLessThanOrEqual(MAX_URL_CHARS);
   });
 });
 

@@ -200,6 +200,34 @@ describe('adaptive pacing after 429 and 503', () => {
     expect(l2.pacing('h.pace.test').intervalMs).toBe(1000);
   });
 
+  it('forgets a paced host once its pacing can no longer delay anything, so host state does not grow without bound', async () => {
+    let now = 1_700_000_000_000;
+    const l = new Limiter({ now: () => now, setTimer: () => null, clearTimer: () => undefined });
+    const slot = async (url: string, status: number) => {
+      const a = await l.acquire(url);
+      if (!a.ok) throw new Error('expected a slot');
+      a.release({ status });
+    };
+    // A thousand hosts answer 429 once: each is paced (1 s interval, notBefore 1 s ahead).
+    for (let i = 0; i < 1000; i++) await slot(`http://h${i}.many.test/`, 429);
+    expect(l.pacing('h0.many.test')).toMatchObject({ intervalMs: POLITENESS.pacingInitialIntervalMs });
+    // Half the longest interval later the state still matters.
+    now += POLITENESS.pacingMaxIntervalMs / 2;
+    await slot('http://other.many.test/', 200);
+    expect(l.pacing('h0.many.test').intervalMs).toBe(POLITENESS.pacingInitialIntervalMs);
+    // Once the last start is pacingMaxIntervalMs ago and Retry-After has passed, it is dropped.
+    now += POLITENESS.pacingMaxIntervalMs / 2;
+    await slot('http://other.many.test/', 200);
+    for (const i of [0, 500, 999]) expect(l.pacing(`h${i}.many.test`)).toEqual({ inflight: 0, notBefore: 0, intervalMs: 0 });
+    // A host still inside its Retry-After is kept.
+    const a = await l.acquire('http://held.many.test/');
+    if (!a.ok) throw new Error('expected a slot');
+    a.release({ status: 503, headers: { 'retry-after': String(3 * 60) } });
+    now += POLITENESS.pacingMaxIntervalMs;
+    await slot('http://other.many.test/', 200);
+    expect(l.pacing('held.many.test').notBefore).toBeGreaterThan(now);
+  });
+
   it('a Retry-After longer than a probe waits: the request is not sent, recorded rate_limited', async () => {
     let hits = 0;
     const srv = await startHttpServer((req, res) => {

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chooseGroup, gateDecision, robotsPolicy, robotsUrlOf } from '../../../src/producers/sources/gate.js';
+import type { Exchange } from '../../../src/producers/http/types.js';
+import { classifyRobotsFetch, selectGroup } from '../../../src/producers/politeness/robots.js';
+import { gateDecision, PRODUCT_TOKENS, robotsPolicy, robotsUrlOf } from '../../../src/producers/sources/gate.js';
 import { createA2aRegistrySource } from '../../../src/producers/sources/a2a-registry.js';
 import { a2aAgent, startFixtureA2aRegistry, type A2aRegistryFixture } from '../../helpers/fixture-a2a-registry.js';
 import { faults, ROBOTS_DISALLOW_US } from '../../helpers/fixture-common.js';
@@ -10,6 +12,7 @@ const R = 'https://reg.example/robots.txt';
 
 describe('robots.txt decision (RFC 9309)', () => {
   it('uses the veronikai group, then veronica-agents, then *', () => {
+    const chooseGroup = (text: string) => selectGroup(text, PRODUCT_TOKENS);
     expect(chooseGroup('User-agent: *\nDisallow: /\n')).toBe('*');
     expect(chooseGroup('User-agent: Veronica-Agents/2\nDisallow:\nUser-agent: *\nDisallow: /')).toBe('veronica-agents');
     expect(chooseGroup('User-agent: veronica-agents\nAllow: /\n\nUser-agent: VeronikAI\nDisallow: /x')).toBe('veronikai');
@@ -44,6 +47,29 @@ describe('robots.txt decision (RFC 9309)', () => {
     const timeout = robotsPolicy(R, { status: null, body: Buffer.alloc(0), errorClass: 'timeout', errorMessage: 'took too long' });
     expect(gateDecision(timeout, 'https://reg.example/x')).toMatchObject({ allowed: false, gate: 'robots_unreachable', errorClass: 'timeout' });
     expect(robotsUrlOf('https://a2aregistry.org/api/agents?x=1')).toBe('https://a2aregistry.org/robots.txt');
+  });
+});
+
+describe('one status → decision rule for the crawl gate and the probes', () => {
+  it('robotsPolicy decides as classifyRobotsFetch does, for every status and error class', () => {
+    const cases: Array<[number | null, string | null]> = [
+      [200, null], [200, 'timeout'], [200, 'body_too_large'], [204, null], [301, null], [304, null], [400, null], [401, null],
+      [403, null], [404, null], [410, null], [429, null], [500, null], [503, null], [100, null], [null, 'timeout'], [null, 'refused'],
+      [null, 'dns'], [null, 'tls'], [null, 'too_many_redirects'], [null, 'redirect_loop'], [null, 'blocked_address'], [404, 'reset'],
+    ];
+    const asPolicy = { parsed: 'rules', unavailable: 'allow-all', unreachable: 'unreachable', not_checked: 'unreachable' } as const;
+    for (const [status, errorClass] of cases) {
+      const final = { status, errorClass } as Exchange;
+      const probes = classifyRobotsFetch({ exchanges: [final], final }).fetch;
+      const gate = robotsPolicy(R, { status, errorClass, errorMessage: null, body: Buffer.from('User-agent: *\nDisallow: /x\n') }).kind;
+      expect([status, errorClass, gate]).toEqual([status, errorClass, asPolicy[probes]]);
+    }
+  });
+
+  it('a BOM does not hide the first group', () => {
+    const p = robotsPolicy(R, ok('\uFEFFUser-agent: veronikai\nDisallow: /\n'));
+    expect(p).toMatchObject({ kind: 'rules', group: 'veronikai' });
+    expect(gateDecision(p, 'https://reg.example/x').allowed).toBe(false);
   });
 });
 

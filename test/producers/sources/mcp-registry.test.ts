@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventCodec } from '../../../src/events/codec.js';
 import { silentLogger } from '../../../src/log.js';
+import { EVENT_MAX_BYTES } from '../../../src/producers/http/limits.js';
 import { MemorySink } from '../../../src/producers/sink.js';
 import { createPageFetcher } from '../../../src/producers/sources/http-page-fetcher.js';
-import { createMcpRegistrySource, FULL_RESYNC_EVERY_MS } from '../../../src/producers/sources/mcp-registry.js';
+import { SOURCE_LIMITS } from '../../../src/producers/sources/limits.js';
+import { createMcpRegistrySource, FULL_RESYNC_EVERY_MS, pickRemote } from '../../../src/producers/sources/mcp-registry.js';
 import { runSource, type SourceRunnerDeps } from '../../../src/producers/sources/runner.js';
 import { MemorySourceStateStore } from '../../../src/producers/sources/state.js';
 import { entry, faults, startFixtureRegistry, type FixtureRegistry } from '../../helpers/fixture-mcp-registry.js';
@@ -132,6 +135,109 @@ describe('MCP Registry source', () => {
     expect(sink.fetches).toHaveLength(1);
     expect(sink.fetches[0]).toMatchObject({ ok: false, status: null, errorClass: 'refused', gate: 'robots_unreachable' });
     expect(sink.fetches[0]!.url).toBe(`${registry.url}/robots.txt`);
+  });
+
+  it('caps listing fields and marks an oversized server.json invalid, so one item cannot stall the source', async () => {
+    deps.limits = { ...deps.limits, pageMaxBytes: 8 * 1024 * 1024 };
+    registry.entries.push(
+      entry('io.github.long/text', {
+        description: 'd'.repeat(200 * 1024),
+        version: `1.0.0-${'v'.repeat(5000)}`,
+        extra: { title: '\u{1F600}'.repeat(2000) },
+        updatedAt: '2025-11-02T00:00:00Z',
+      }),
+    );
+    registry.entries.push(entry('io.github.huge/json', { extra: { blob: 'x'.repeat(2 * 1024 * 1024) } }));
+    const summary = await run();
+    expect(summary).toMatchObject({ complete: true, errors: 0, invalid: 1 });
+    const long = sink.listingEvents.find((l) => l.itemId === 'io.github.long/text')!;
+    expect(long.status).toBe('active');
+    expect(long.description).toHaveLength(SOURCE_LIMITS.descriptionMaxChars);
+    expect(long.description.endsWith('…')).toBe(true);
+    expect(long.version!.length).toBeLessThanOrEqual(SOURCE_LIMITS.versionMaxChars);
+    expect(long.name.length).toBeLessThanOrEqual(SOURCE_LIMITS.nameMaxChars);
+    expect(long.name).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/); // never a cut surrogate pair
+    expect(long.serverJson).not.toBeNull(); // ~200 KB: under its cap
+    const huge = sink.listingEvents.find((l) => l.itemId === 'io.github.huge/json')!;
+    expect(huge).toMatchObject({ status: 'invalid', serverJson: null });
+    expect(huge.invalidReason).toMatch(/^server\.json is \d+ bytes, over the 262144-byte cap$/);
+    expect(sink.fetches.reduce((n, f) => n + f.invalidItemCount, 0)).toBe(1);
+    for (const l of sink.listingEvents) expect(eventCodec().encode('Listing', l).length).toBeLessThan(EVENT_MAX_BYTES);
+    // the pass completed, so the state moved on (a stalled source would resume at the same page)
+    expect((await state.load('mcp-registry')).watermark).toBe('2025-11-02T00:00:00Z');
+  });
+
+  it('lists a server whose remotes are templated or not http(s) without an endpoint, keeping its server.json', async () => {
+    registry.entries.push(entry('io.github.tmpl/host', { remoteUrl: 'https://{tenant}.example.org/mcp' }));
+    registry.entries.push(
+      entry('io.github.tmpl/path', {
+        remoteUrl: null,
+        extra: {
+          remotes: [
+            { type: 'streamable-http', url: 'https://x.example.org/{tenant}/mcp' },
+            { type: 'streamable-http', url: 'ftp://x.example.org/mcp' },
+            { type: 'sse', url: 'https://x.example.org/sse' },
+          ],
+        },
+      }),
+    );
+    await run();
+    const host = sink.listingEvents.find((l) => l.itemId === 'io.github.tmpl/host')!;
+    expect(host).toMatchObject({ status: 'active', endpointUrl: null, endpointTransport: null });
+    expect(JSON.parse(host.serverJson!).remotes[0].url).toBe('https://{tenant}.example.org/mcp');
+    // the first probeable remote wins: the templated and the ftp streamable-http ones are passed over
+    expect(sink.listingEvents.find((l) => l.itemId === 'io.github.tmpl/path')).toMatchObject({
+      endpointUrl: 'https://x.example.org/sse',
+      endpointTransport: 'sse',
+    });
+    expect(pickRemote([{ type: 'streamable-http', url: 'https://a.example/{x}' }])).toBeNull();
+    expect(pickRemote([{ type: 'streamable-http', url: 'https://a.example/mcp' }])).toEqual({ type: 'streamable-http', url: 'https://a.example/mcp' });
+  });
+
+  it('reads the watermark as a time: an invalid one means a full pass, a future one is capped at the pass start, .123Z orders right', async () => {
+    await state.save('mcp-registry', { watermark: 'zzz', lastFullAt: clock });
+    registry.entries.push(entry('io.github.frac/server', { updatedAt: '2025-11-01T00:00:59.500Z' }));
+    const first = await run();
+    expect(first.mode).toBe('full');
+    expect(registry.requests[0]).not.toContain('updated_since');
+    // '…59.500Z' sorts before '…59Z' as text, but is the later time
+    expect((await state.load('mcp-registry')).watermark).toBe('2025-11-01T00:00:59.500Z');
+
+    registry.entries.push(entry('io.github.future/server', { updatedAt: '2999-01-01T00:00:00Z' }));
+    registry.entries.push(entry('io.github.garbage/server', { updatedAt: 'not a date' }));
+    clock += 1000;
+    registry.requests.length = 0;
+    const second = await run();
+    expect(second.mode).toBe('incremental');
+    expect(registry.requests[0]).toContain(`updated_since=${encodeURIComponent('2025-11-01T00:00:59.500Z')}`);
+    // capped at the start of the pass, so the next incremental read is not frozen in the future
+    expect((await state.load('mcp-registry')).watermark).toBe(new Date(clock).toISOString().replace('.000Z', 'Z'));
+  });
+
+  it('fails the page when the registry repeats a cursor, instead of spending the page budget', async () => {
+    // The second page answers with the very cursor it was asked with.
+    registry.faultAt.set(2, (req, res) => {
+      const cursor = new URL(req.url ?? '/', 'http://x').searchParams.get('cursor');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ servers: [], metadata: { nextCursor: cursor } }));
+    });
+    const summary = await run();
+    expect(summary).toMatchObject({ complete: false, pages: 2, errors: 1 });
+    expect(summary.failure).toMatch(/^invalid_shape: cursor repeated/);
+    expect(sink.fetches[1]).toMatchObject({ ok: false, errorClass: 'invalid_shape' });
+    expect(await state.load('mcp-registry')).toEqual({});
+  });
+
+  it('records an over-long cursor bounded, and does not request a URL over the limit', async () => {
+    registry.faultAt.set(1, faults.page({ servers: [entry('io.github.one/server')], metadata: { nextCursor: 'c'.repeat(100_000) } }));
+    const summary = await run();
+    expect(summary).toMatchObject({ complete: false, pages: 2, errors: 1 });
+    expect(sink.fetches[0]!.nextCursor!.length).toBeLessThanOrEqual(SOURCE_LIMITS.urlMaxChars);
+    expect(sink.fetches[1]).toMatchObject({ ok: false, errorClass: 'invalid_url' });
+    expect(sink.fetches[1]!.url.length).toBeLessThanOrEqual(SOURCE_LIMITS.urlMaxChars);
+    expect(sink.fetches[1]!.cursor!.length).toBeLessThanOrEqual(SOURCE_LIMITS.urlMaxChars);
+    expect(registry.requests).toHaveLength(1);
+    for (const f of sink.fetches) expect(eventCodec().encode('SourceFetch', f).length).toBeLessThan(64 * 1024);
   });
 
   it('tombstones what a complete full pass no longer lists, and counts new and changed items', async () => {

@@ -96,4 +96,17 @@ describe('Neuronto open agent feed', () => {
     expect(await run(4)).toMatchObject({ complete: true, pages: 4 });
     expect(fx.requests[fx.requests.length - 4]).toBe('/agents?pageSize=100');
   });
+
+  it('fails the page when the feed hands back a token it already gave, instead of spending the page budget', async () => {
+    // The third page answers with the token it was asked with: a loop.
+    fx.faultAt.set(3, (req, res) => {
+      const token = new URL(req.url ?? '/', 'http://x').searchParams.get('pageToken');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: [], total: 1000, pageToken: token }));
+    });
+    const s = await run();
+    expect(s).toMatchObject({ complete: false, pages: 3, errors: 1 });
+    expect(s.failure).toMatch(/^invalid_shape: cursor repeated/);
+    expect(h.sink.fetches[2]).toMatchObject({ ok: false, errorClass: 'invalid_shape' });
+  });
 });

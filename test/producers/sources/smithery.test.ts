@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSmitherySource, detailPath } from '../../../src/producers/sources/smithery.js';
+import { createSmitherySource, detailPath, qualifiedNameProblem, toSmitheryListing } from '../../../src/producers/sources/smithery.js';
 import { smitheryServer, startFixtureSmithery, type SmitheryFixture } from '../../helpers/fixture-smithery.js';
 import { sourceHarness } from './harness.js';
 
@@ -85,5 +85,21 @@ describe('Smithery', () => {
     const failed = await h.run(createSmitherySource(), fx.url);
     expect(failed).toMatchObject({ complete: false, details: 3, items: 2, errors: 1, delisted: 0 });
     expect(failed.failure).toMatch(/^http_5xx/);
+  });
+
+  it('never turns a qualifiedName into another path: dot segments (also percent-encoded) and odd shapes are invalid, with no detail call', async () => {
+    const endpoint = 'https://server.smithery.ai/x/mcp';
+    const hostile = ['../../admin/x', '%2e%2e/%2E%2e', '@owner/..', './x', '@a/b/c', '/x', 'a//b', '%2fadmin'];
+    fx = await startFixtureSmithery([smitheryServer('@good/server', endpoint), ...hostile.map((n) => smitheryServer(n, endpoint))]);
+    const h = sourceHarness();
+    const s = await h.run(createSmitherySource(), fx.url);
+    expect(s).toMatchObject({ complete: true, details: 1, invalid: hostile.length, errors: 0 });
+    expect(fx.requests).toEqual(['/servers?page=1&pageSize=100', '/servers/@good/server']);
+    const invalid = h.sink.listingEvents.filter((l) => l.status === 'invalid');
+    expect(invalid).toHaveLength(hostile.length);
+    expect(invalid.every((l) => l.itemId.startsWith('invalid:') && /qualifiedName/.test(l.invalidReason ?? ''))).toBe(true);
+    // the shapes Smithery uses stay valid
+    expect(['exa', '@smithery-ai/github', 'owner/name.v2', 'a..b'].map(qualifiedNameProblem)).toEqual([null, null, null, null]);
+    expect(toSmitheryListing({ qualifiedName: '..' })).toMatchObject({ status: 'invalid', invalidReason: expect.stringMatching(/"\.\."/) });
   });
 });
