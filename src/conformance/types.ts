@@ -17,7 +17,9 @@ export interface HttpExchange {
    * Why no (complete) response arrived, in the HTTP client's vocabulary (src/producers/http):
    * `dns`, `refused`, `reset`, `timeout`, `tls`, `blocked_address`, `redirect_loop`,
    * `too_many_redirects`, `body_too_large`, `headers_too_large`, `invalid_url`, `protocol`,
-   * `host_skipped`, `other`. Unrecognised values are treated as `other`.
+   * `host_skipped`, `other`, and the probe's politeness refusals `robots_disallowed`,
+   * `robots_unreachable`, `rate_limited`, `budget_exhausted`, `hop_refused`. Unrecognised
+   * values are treated as `other`.
    */
   errorClass?: string | null;
 }
@@ -83,6 +85,11 @@ export const ERROR_WORDS: Readonly<Record<string, string>> = {
   invalid_url: 'invalid URL',
   protocol: 'malformed HTTP response',
   host_skipped: 'host skipped after repeated network failures',
+  robots_disallowed: 'a redirect led to a path robots.txt disallows us',
+  robots_unreachable: 'a redirect led to an origin whose robots.txt could not be read',
+  rate_limited: 'held back by our rate limits for the host',
+  budget_exhausted: 'the run\'s budget of checks for the site was used up',
+  hop_refused: 'a redirect was not followed (robots or rate limits)',
   other: 'network error',
 };
 

@@ -32,7 +32,11 @@ export interface UptimeVerdict {
 export const MCP_UP_STATUSES: ReadonlySet<number> = new Set([200, 202, 204, 400, 401, 402, 403, 405, 406, 409, 415, 421]);
 
 /** Error classes after which we cannot say the server is down: we did not get to ask, or it may be us. */
-const UNKNOWN_ERRORS = new Set(['timeout', 'reset', 'blocked_address', 'host_skipped', 'body_too_large', 'headers_too_large', 'invalid_url', 'other']);
+const UNKNOWN_ERRORS = new Set([
+  'timeout', 'reset', 'blocked_address', 'host_skipped', 'body_too_large', 'headers_too_large', 'invalid_url', 'other',
+  // We chose not to ask (politeness), so nothing is known about the server.
+  'robots_disallowed', 'robots_unreachable', 'rate_limited', 'budget_exhausted', 'hop_refused',
+]);
 
 function noAnswer(ex: HttpExchange): UptimeVerdict {
   const cls = typeof ex.errorClass === 'string' && Object.prototype.hasOwnProperty.call(ERROR_WORDS, ex.errorClass) ? ex.errorClass : 'other';

@@ -37,4 +37,12 @@ describe('judging what a probe saw', () => {
     const c = judge(probe('mcp', 'allowed', [ex('redirect', 'https://agent.acme-tools.dev/mcp', 308), ex('mcp-get', 'https://agent.acme-tools.dev/mcp/', 405)]));
     expect(c).toMatchObject({ uptime: 'up', http_status: 405 });
   });
+
+  it('reads a probe our politeness held back as unknown, with the reason in words', () => {
+    for (const cls of ['rate_limited', 'hop_refused', 'budget_exhausted', 'robots_disallowed']) {
+      const c = judge(probe('mcp', 'allowed', [ex('mcp-get', 'https://agent.acme-tools.dev/mcp', null, cls)]));
+      expect(c.uptime, cls).toBe('unknown');
+      expect(c.reason, cls).not.toMatch(/network error/);
+    }
+  });
 });
