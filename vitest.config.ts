@@ -9,5 +9,6 @@ export default defineConfig({
     maxWorkers: 2,
     // A Kafka broker for the tests (VERONIKAI_KAFKA_BROKERS, or a local one started in the background).
     globalSetup: ['test/setup/kafka.ts'],
+    reporters: ['default', './test/setup/summary-reporter.ts'],
   },
 });
