@@ -1,11 +1,12 @@
-import { createHash, createPublicKey } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, verifyAttestation, type Verdict } from '../../src/conformance/index.js';
 import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
-import { CURRENT_CHECKER, type Checker } from '../../src/processors/verdicts/checker.js';
+import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
+import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
 import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { migrate } from '../../src/warehouse/migrate.js';
@@ -20,29 +21,11 @@ const T = Date.UTC(2026, 10, 29, 10);
 const keys = generateSigningKeyPair();
 const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
 
-function exchange(role: string, url: string, status: number | null, body: string, headers: Record<string, string> = {}, errorClass: string | null = null): ProbeExchange {
-  const b = Buffer.from(body);
-  return {
-    role, url, status, headers, body: b, bodyTruncated: false, bodyBytes: b.length,
-    bodySha256: createHash('sha256').update(b).digest('hex'), remoteAddress: status === null ? null : '203.0.113.7',
-    startedAt: T, durationMs: 42, errorClass, errorMessage: null, retries: 0,
-  };
-}
+const exchange = probeExchange;
+const probe = (id: string, agentKey: string, protocol: 'a2a' | 'mcp', exchanges: ProbeExchange[], extra: Partial<ProbeEvent> = {}) =>
+  probeEvent(T, id, agentKey, protocol, exchanges, extra);
 
-function probe(id: string, agentKey: string, protocol: 'a2a' | 'mcp', exchanges: ProbeExchange[], extra: Partial<ProbeEvent> = {}): ProbeEvent {
-  return {
-    id, observedAt: T, runId: 'run-1', requestId: null, agentKey, protocol, targetUrl: agentKey,
-    transport: protocol === 'mcp' ? 'streamable-http' : null, inSample: true, exchanges,
-    robots: 'allowed', canary: 'ok', errorClass: null, retries: 0, ...extra,
-  };
-}
-
-const serverJson = (name: string, description: string, url: string) =>
-  JSON.stringify({
-    $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
-    name, description, version: '1.0.0', repository: { url: `https://github.com/${name}`, source: 'github' },
-    remotes: [{ type: 'streamable-http', url }],
-  });
+const serverJson = serverJsonFor;
 
 const card = readFileSync('test/fixtures/conformance/a2a/good-0.3.json', 'utf8');
 const AGENTS = {
@@ -61,19 +44,7 @@ const events: ProbeEvent[] = [
   probe('p5', AGENTS.a2aDown, 'a2a', [exchange('card', `${AGENTS.a2aDown}/.well-known/agent-card.json`, null, '', {}, 'refused')]),
 ];
 
-/** The bumped checker of the test: v1 plus one changed rule (descriptions under 40 characters fail). */
-const BUMPED: Checker = {
-  version: `${CHECKER_VERSION}-test.2`,
-  judgeA2A: CURRENT_CHECKER.judgeA2A,
-  judgeMcp: (obs, ctx) => {
-    const r = CURRENT_CHECKER.judgeMcp(obs, ctx);
-    const doc = obs.serverJson as { description?: unknown } | null;
-    if (r.verdict.result === 'pass' && typeof doc?.description === 'string' && doc.description.length < 40) {
-      return { ...r, verdict: { ...r.verdict, checker: `${CHECKER_VERSION}-test.2`, result: 'fail', reasons: ['TEST-001 /description: shorter than 40 characters', ...r.verdict.reasons] } };
-    }
-    return r;
-  },
-};
+const BUMPED = BUMPED_CHECKER;
 
 describe('verdict writer on the chdb engine', () => {
   let dir: string;

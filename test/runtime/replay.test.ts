@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, type Verdict } from '../../src/conformance/index.js';
 import type { ListingEvent, ProbeEvent, ProbeExchange } from '../../src/events/types.js';
+import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
+import { CURRENT_CHECKER, type Checker } from '../../src/processors/verdicts/checker.js';
 import { agentId } from '../../src/identity/agent-key.js';
 import { EventProducer } from '../../src/kafka/producer.js';
-import { CURRENT_CHECKER, type Checker } from '../../src/processors/verdicts/checker.js';
 import { KafkaObservationSink } from '../../src/producers/kafka-sink.js';
 import { formatProgress, formatReplaySummary, replayProbes, type ReplayProgress } from '../../src/runtime/replay.js';
 import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
@@ -26,22 +26,9 @@ const keys = generateSigningKeyPair();
 const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
 const log = testLogger('replay');
 
-function exchange(role: string, url: string, status: number | null, body: string, headers: Record<string, string> = {}, errorClass: string | null = null): ProbeExchange {
-  const b = Buffer.from(body);
-  return {
-    role, url, status, headers, body: b, bodyTruncated: false, bodyBytes: b.length,
-    bodySha256: createHash('sha256').update(b).digest('hex'), remoteAddress: status === null ? null : '203.0.113.7',
-    startedAt: T, durationMs: 42, errorClass, errorMessage: null, retries: 0,
-  };
-}
-
-function probe(id: string, agentKey: string, protocol: 'a2a' | 'mcp', exchanges: ProbeExchange[]): ProbeEvent {
-  return {
-    id, observedAt: T, runId: 'run-replay', requestId: null, agentKey, protocol, targetUrl: agentKey,
-    transport: protocol === 'mcp' ? 'streamable-http' : null, inSample: true, exchanges,
-    robots: 'allowed', canary: 'ok', errorClass: null, retries: 0,
-  };
-}
+const exchange = probeExchange;
+const probe = (id: string, agentKey: string, protocol: 'a2a' | 'mcp', exchanges: ProbeExchange[]) =>
+  probeEvent(T, id, agentKey, protocol, exchanges, { runId: 'run-replay' });
 
 const AGENTS = {
   mcpShort: 'https://mcp.short-agent.dev/mcp', // a 30-character description: passes today, fails the bumped rule
@@ -55,11 +42,7 @@ function listing(itemId: string, url: string, description: string): ListingEvent
     id: `l-${itemId}`, observedAt: T - 3_600_000, runId: 'crawl-1', fetchId: 'f-1', source: 'mcp-registry', itemId,
     protocol: 'mcp', name: itemId, description, version: '1.0.0', endpointUrl: url, endpointTransport: 'streamable-http',
     cardUrl: null,
-    serverJson: JSON.stringify({
-      $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
-      name: itemId, description, version: '1.0.0', repository: { url: `https://github.com/${itemId}`, source: 'github' },
-      remotes: [{ type: 'streamable-http', url }],
-    }),
+    serverJson: serverJsonFor(itemId, description, url),
     status: 'active', invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false,
   };
 }
@@ -72,19 +55,7 @@ const PROBES: ProbeEvent[] = [
   probe('p4', AGENTS.a2aDown, 'a2a', [exchange('card', `${AGENTS.a2aDown}/.well-known/agent-card.json`, null, '', {}, 'refused')]),
 ];
 
-/** The bumped checker of the test: today's plus one changed rule (MCP descriptions under 40 characters fail). */
-const BUMPED: Checker = {
-  version: `${CHECKER_VERSION}-test.2`,
-  judgeA2A: CURRENT_CHECKER.judgeA2A,
-  judgeMcp: (obs, ctx) => {
-    const r = CURRENT_CHECKER.judgeMcp(obs, ctx);
-    const doc = obs.serverJson as { description?: unknown } | null;
-    if (r.verdict.result === 'pass' && typeof doc?.description === 'string' && doc.description.length < 40) {
-      return { ...r, verdict: { ...r.verdict, checker: `${CHECKER_VERSION}-test.2`, result: 'fail', reasons: ['TEST-001 /description: shorter than 40 characters', ...r.verdict.reasons] } };
-    }
-    return r;
-  },
-};
+const BUMPED = BUMPED_CHECKER;
 
 describe('replay of the probe history', () => {
   let ctx: KafkaTestContext;
