@@ -9,7 +9,10 @@ export interface EventProcessorDeps {
   kafka: Kafka;
   topics: TopicNames;
   logger: Logger;
+  /** Overrides the processor's consumer group (tests). */
   groupId?: string;
+  /** Namespace of the deployment, prefixed to the default group (as topicNames prefixes topics). */
+  groupPrefix?: string;
   hooks?: ConsumerRunnerHooks;
   /** How long the group waits for a silent member before reassigning its partitions. */
   sessionTimeoutMs?: number;
@@ -36,7 +39,7 @@ export function createEventProcessor<K extends EventName>(deps: EventProcessorDe
   const decode = decodeStep(spec.event);
   return new ConsumerRunner<EventMap[K]>({
     kafka: deps.kafka,
-    groupId: deps.groupId ?? spec.groupId,
+    groupId: deps.groupId ?? `${deps.groupPrefix ?? ''}${spec.groupId}`,
     topics: [deps.topics[spec.topic]],
     deadLetterTopic: deps.topics.deadLetters,
     fromBeginning: true,

@@ -21,6 +21,8 @@ export interface ProcessorDeps {
   checker?: Checker;
   /** The owners' opt-out file (Config.optOutFile), applied by the dedupe processor. */
   optOutFile?: string | null;
+  /** Namespace of the deployment, prefixed to every consumer group. */
+  groupPrefix?: string;
 }
 
 /** Every stream processor by name; each is one consumer group. */

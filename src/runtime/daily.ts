@@ -17,12 +17,12 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { waitUntilConsumed } from './kafka.js';
 
 /** The default deployment's consumer groups, in pipeline order. */
-export function defaultPipelineGroups(checker: Checker = CURRENT_CHECKER): PipelineGroups {
+export function defaultPipelineGroups(checker: Checker = CURRENT_CHECKER, prefix = ''): PipelineGroups {
   return {
-    listings: [DEDUPE_GROUP, LISTING_HISTORY_GROUP],
-    probeWorkers: PROBE_WORKER_GROUP,
-    verdicts: verdictGroupId(checker.version),
-    runLog: RUN_LOG_GROUP,
+    listings: [prefix + DEDUPE_GROUP, prefix + LISTING_HISTORY_GROUP],
+    probeWorkers: prefix + PROBE_WORKER_GROUP,
+    verdicts: prefix + verdictGroupId(checker.version),
+    runLog: prefix + RUN_LOG_GROUP,
   };
 }
 

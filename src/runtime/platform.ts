@@ -86,7 +86,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     const sign = opts.sign ?? defaultSigner(config);
     const processors: ConsumerRunner<unknown>[] = [];
     if (opts.processors !== false) {
-      for (const runner of createProcessors({ kafka: kafka.kafka, warehouse, topics: kafka.topics, logger: log, sign })) {
+      for (const runner of createProcessors({ kafka: kafka.kafka, warehouse, topics: kafka.topics, logger: log, sign, optOutFile: config.optOutFile ?? null, groupPrefix: opts.topicPrefix ?? '' })) {
         await runner.start();
         processors.push(runner);
         closers.push(() => runner.stop());
@@ -105,7 +105,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
         logger: log,
       });
       const engine = new ProbeEngine({ contact: config.contact, canary, logger: log, ...policy });
-      probeWorker = new ProbeWorker({ kafka: kafka.kafka, topics: kafka.topics, engine, producer, logger: log });
+      probeWorker = new ProbeWorker({ groupId: `${opts.topicPrefix ?? ''}${PROBE_WORKER_GROUP}`, kafka: kafka.kafka, topics: kafka.topics, engine, producer, logger: log });
       await probeWorker.start();
       const worker = probeWorker;
       closers.push(() => worker.stop());
@@ -121,7 +121,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       apiUrl = `http://${config.apiHost.includes(':') ? `[${config.apiHost}]` : config.apiHost}:${port}`;
       closers.push(() => api.close());
     }
-    const groups: PipelineGroups = defaultPipelineGroups();
+    const groups: PipelineGroups = defaultPipelineGroups(undefined, opts.topicPrefix ?? '');
     return { config, warehouse, kafka, producer, sink, processors, probeWorker, groups, apiUrl, failed, close };
   } catch (err) {
     await close();

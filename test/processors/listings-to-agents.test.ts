@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListingEvent } from '../../src/events/types.js';
-import { ListingsToAgents } from '../../src/processors/listings-to-agents.js';
+import { ListingsToAgents, OptOutList } from '../../src/processors/listings-to-agents.js';
 import { loadSchedulableAgents } from '../../src/processors/scheduler/scheduler.js';
 import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { migrate } from '../../src/warehouse/migrate.js';
@@ -56,5 +56,14 @@ describe('listings → agents on the chdb engine', () => {
     expect(fromDateTime64((await agent(A))!.changed_at)).toBe(9000);
     const [scheduled] = (await loadSchedulableAgents(wh)).filter((x) => x.agentKey === A);
     expect(scheduled?.changedAt).toBe(9000);
+  });
+
+  it('lets an owner\'s opt-out stop the scheduler at once, before the agent is listed again', async () => {
+    const before = (await loadSchedulableAgents(wh)).map((a) => a.agentKey);
+    expect(before).toContain(A);
+    const optOut = new OptOutList([{ match: 'host:a.acme-tools.dev', mode: 'unchecked', reason: 'owner asked' }]);
+    const after = (await loadSchedulableAgents(wh, optOut)).map((a) => a.agentKey);
+    expect(after).not.toContain(A);
+    expect(after).toContain(B);
   });
 });

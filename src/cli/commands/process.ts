@@ -28,7 +28,7 @@ export function registerProcessCommand(program: Command): void {
     try {
       warehouse = await openWarehouse(config.warehouse);
       rt = await openKafka(config, log, { clientId: 'veronikai-process' });
-      const created = createProcessors({ kafka: rt.kafka, warehouse, topics: rt.topics, logger: log, sign: defaultSigner(config) }, name === 'all' ? undefined : [name]);
+      const created = createProcessors({ kafka: rt.kafka, warehouse, topics: rt.topics, logger: log, sign: defaultSigner(config), optOutFile: config.optOutFile ?? null }, name === 'all' ? undefined : [name]);
       for (const r of created) {
         runners.push(r);
         await r.start();

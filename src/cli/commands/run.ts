@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, UsageError } from '../../config.js';
 import { createLogger } from '../../log.js';
+import { optOutProvider } from '../../processors/listings-to-agents.js';
 import { SOURCE_NAMES } from '../../producers/sources/index.js';
 import { crawlOnce, formatSummary } from '../../runtime/crawl.js';
 import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
@@ -23,6 +24,8 @@ export function registerRunCommand(program: Command): void {
     .option('--once', 'do one daily run, say what it did, then exit')
     .action(async (opts: Record<string, unknown>) => {
       const config = loadConfig(overridesFrom(opts));
+      // Owners' opt-outs also stop the scheduler directly, from the next run on.
+      const optOuts = optOutProvider(config.optOutFile ?? null);
       const every = parseDuration(String(opts.every), '--every');
       const budget = parseCount(String(opts.budget), '--budget');
       const sampleSize = parseCount(String(opts.sampleSize), '--sample-size');
@@ -52,6 +55,7 @@ export function registerRunCommand(program: Command): void {
           log,
           budget,
           sampleSize,
+          optOut: optOuts.current(),
         });
         for (const line of formatDailyReport(report)) out(line);
       };

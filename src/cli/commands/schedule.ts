@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { createEventProducer, type EventProducer } from '../../kafka/producer.js';
 import { createLogger } from '../../log.js';
+import { optOutProvider } from '../../processors/listings-to-agents.js';
 import { SCHEDULE_DEFAULTS } from '../../processors/scheduler/plan.js';
 import { KafkaObservationSink } from '../../producers/kafka-sink.js';
 import { dailyRun, defaultPipelineGroups, formatDailyReport } from '../../runtime/daily.js';
@@ -24,6 +25,8 @@ export function registerScheduleCommand(program: Command): void {
     .option('--every <duration>', 'keep running and schedule again at this interval (e.g. 24h)')
     .action(async (opts: Record<string, unknown>) => {
       const config = loadConfig(overridesFrom(opts));
+      // Owners' opt-outs also stop the scheduler directly, from the next run on.
+      const optOuts = optOutProvider(config.optOutFile ?? null);
       const budget = parseCount(String(opts.budget), '--budget');
       const sampleSize = parseCount(String(opts.sampleSize), '--sample-size');
       const every = opts.every ? parseDuration(String(opts.every), '--every') : null;
@@ -48,6 +51,7 @@ export function registerScheduleCommand(program: Command): void {
             log,
             budget,
             sampleSize,
+            optOut: optOuts.current(),
             ...(typeof opts.seed === 'string' ? { seed: opts.seed } : {}),
           });
           for (const line of formatDailyReport(report)) process.stdout.write(`${line}\n`);
