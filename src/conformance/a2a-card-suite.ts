@@ -9,6 +9,10 @@ import { errorWords, type A2AObservation, type HttpExchange } from './types.js';
  * defaultInputModes and defaultOutputModes; at least one skill, every skill with id, name,
  * description and a tags list. "Non-empty" means a string with non-blank text, or a list with
  * at least one item; an item URL is a string that parses as an absolute URL.
+ *
+ * The seed asks for non-empty text only at the top level; of a skill it asks only that it
+ * "must have id, name, description, and a tags list". So a skill's id, name and description are
+ * checked for presence and string type (an empty string passes), and tags for being a list.
  */
 export function checkCardValue(doc: unknown, sink: FindingSink): void {
   sink.evaluate('A2A-CARD-004');
@@ -62,8 +66,8 @@ export function checkCardValue(doc: unknown, sink: FindingSink): void {
     }
     for (const key of ['id', 'name', 'description'] as const) {
       const v = own(skill, key);
-      if (!isNonEmptyString(v)) {
-        sink.add('A2A-CARD-013', 'document', ptr('skills', i, key), v === undefined ? `skill ${i} has no ${key}` : `skill ${i} ${key} must be a non-empty string, found ${typeof v === 'string' ? 'an empty string' : jsonType(v)}`);
+      if (typeof v !== 'string') {
+        sink.add('A2A-CARD-013', 'document', ptr('skills', i, key), v === undefined ? `skill ${i} has no ${key}` : `skill ${i} ${key} must be a string, found ${jsonType(v)}`);
       }
     }
     const tags = own(skill, 'tags');
@@ -162,7 +166,7 @@ export function readChain(obs: A2AObservation): ChainOutcome {
     if (obs.canary === 'failed') return { kind: 'unknown', reason: 'our side: the canary failed, so a missing answer is not held against the agent' };
     if (ex.length === 0) return { kind: 'unknown', reason: 'no request was made' };
     if (unanswered) {
-      return { kind: 'unknown', reason: `no answer from ${sanitize(String(unanswered.url), 120)} (${errorWords(unanswered.errorClass)})` };
+      return { kind: 'unknown', reason: `no answer from ${typeof unanswered.url === 'string' ? sanitize(unanswered.url, 120) : 'the card URL'} (${errorWords(unanswered.errorClass)})` };
     }
     return { kind: 'unknown', reason: 'rate limited (HTTP 429)' };
   }

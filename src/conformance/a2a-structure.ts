@@ -133,6 +133,11 @@ export interface StructureResult {
   valid: boolean;
   violations: Violation[];
   violationCount: number;
+  /**
+   * Violations per rule, counting every one (listed or past MAX_VIOLATIONS), so a rule whose
+   * violations all fall past the cap is still known to have failed.
+   */
+  ruleCounts: Partial<Record<Violation['ruleId'], number>>;
   /** True when the only violation is a missing top-level protocolVersion. */
   onlyMissingProtocolVersion: boolean;
 }
@@ -140,10 +145,12 @@ export interface StructureResult {
 class Acc {
   readonly list: Violation[] = [];
   count = 0;
+  readonly ruleCounts: Partial<Record<Violation['ruleId'], number>> = {};
   missingPV = false;
   constructor(readonly s: VersionSchema) {}
   push(v: Violation): void {
     this.count++;
+    this.ruleCounts[v.ruleId] = (this.ruleCounts[v.ruleId] ?? 0) + 1;
     if (v.kind === 'missing' && v.pointer === '/protocolVersion') this.missingPV = true;
     if (this.list.length < MAX_VIOLATIONS) this.list.push(v);
   }
@@ -227,6 +234,7 @@ export function checkStructure(doc: JsonObject, family: Family): StructureResult
     valid: acc.count === 0,
     violations: acc.list,
     violationCount: acc.count,
+    ruleCounts: acc.ruleCounts,
     onlyMissingProtocolVersion: acc.count === 1 && acc.missingPV,
   };
 }

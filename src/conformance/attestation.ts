@@ -9,8 +9,14 @@ import { CANONICALIZATION } from './version.js';
  * Signed verdicts. The signature is Ed25519 over
  *   "veronikai-attestation/1\n" + canonicalJson(payload)
  * where the payload holds exactly: subject, observedAt, inputsHash, checker, suite {id, version},
- * result and reasons (canonical JSON: sorted keys, see canonical-json.ts). The prefix keeps a
- * signature over a verdict from ever being valid for any other message the key might sign.
+ * scope, result and reasons (canonical JSON: sorted keys, see canonical-json.ts). The prefix keeps
+ * a signature over a verdict from ever being valid for any other message the key might sign.
+ *
+ * The payload says what was judged, not only the result: `scope` is `document` (a file or a
+ * fetched document, structure only, nothing called) or `observation` (judged from live GET-only
+ * exchanges), and the reasons carry an `n/a:` line naming the half of a suite that did not run
+ * (e.g. "n/a: transport rules not run: no live GET"), so a signed pass is never read as more
+ * than was checked.
  * Keys are passed in (src/signing/keys.ts loads them); nothing here touches the disk.
  */
 export interface AttestationPayload {
@@ -19,6 +25,8 @@ export interface AttestationPayload {
   inputsHash: string;
   checker: string;
   suite: { id: string; version: number };
+  /** What was judged: `document` (structure only, nothing called) or `observation` (live exchanges). */
+  scope: Verdict['scope'];
   result: Result;
   reasons: string[];
 }
@@ -42,6 +50,7 @@ export function attestationPayload(v: Verdict): AttestationPayload {
     inputsHash: v.inputsHash,
     checker: v.checker,
     suite: { id: v.suite.id, version: v.suite.version },
+    scope: v.scope,
     result: v.result,
     reasons: [...v.reasons],
   };
@@ -75,17 +84,38 @@ export function signVerdict(v: Verdict, privateKey: KeyObject | string): Attesta
   return { payload, alg: 'Ed25519', canonicalization: CANONICALIZATION, keyId: keyIdOf(key), signature };
 }
 
-/** True when the attestation's signature is valid for `publicKey`. Never throws. */
+const PAYLOAD_KEYS = ['checker', 'inputsHash', 'observedAt', 'reasons', 'result', 'scope', 'subject', 'suite'];
+
+/** True when `p` has exactly the payload's fields with their types (`scope` included). */
+export function isAttestationPayload(p: unknown): p is AttestationPayload {
+  if (!isObject(p)) return false;
+  const keys = Object.keys(p).sort();
+  if (keys.length !== PAYLOAD_KEYS.length || keys.some((k, i) => k !== PAYLOAD_KEYS[i])) return false;
+  const suite = p.suite;
+  return (
+    typeof p.subject === 'string' && typeof p.observedAt === 'string' && typeof p.inputsHash === 'string' && typeof p.checker === 'string' &&
+    isObject(suite) && typeof suite.id === 'string' && typeof suite.version === 'number' && Object.keys(suite).length === 2 &&
+    (p.scope === 'document' || p.scope === 'observation') &&
+    (p.result === 'pass' || p.result === 'fail' || p.result === 'unknown' || p.result === 'n/a') &&
+    Array.isArray(p.reasons) && p.reasons.every((r) => typeof r === 'string')
+  );
+}
+
+/**
+ * True when the attestation's signature is valid for `publicKey` and its payload has the
+ * payload's exact shape (a payload without `scope` says less than a verdict must: rejected).
+ * Never throws.
+ */
 export function verifyAttestation(att: unknown, publicKey: KeyObject | string): boolean {
   try {
     if (!isObject(att) || att.alg !== 'Ed25519' || att.canonicalization !== CANONICALIZATION) return false;
-    if (typeof att.signature !== 'string' || !isObject(att.payload)) return false;
+    if (typeof att.signature !== 'string' || !isAttestationPayload(att.payload)) return false;
     const key = toPublic(publicKey);
     if (att.keyId !== keyIdOf(key)) return false;
     const sig = Buffer.from(att.signature, 'base64url');
     if (sig.length !== 64) return false;
     // Verify the payload exactly as carried: a field added after signing breaks the signature.
-    return verify(null, signedBytes(att.payload as unknown as AttestationPayload), key, sig);
+    return verify(null, signedBytes(att.payload), key, sig);
   } catch {
     return false;
   }

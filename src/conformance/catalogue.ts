@@ -116,7 +116,7 @@ export const RULES: readonly Rule[] = [
   {
     id: 'A2A-CARD-013', suite: 'a2aCard', severity: 'fail', basis: 'spec', needs: 'document',
     title: 'Skill id, name and description',
-    description: 'Every skill must be an object with non-empty string id, name and description.',
+    description: 'Every skill must be an object with id, name and description present as strings (seed 000 asks for non-empty text only at the top level of the card).',
     spec: card('§5.5.4 AgentSkill object', '#554-agentskill-object'),
   },
   {
@@ -271,14 +271,14 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'MCP-T-003', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'live',
-    title: '401 says how to authorise',
-    description: 'HTTP 401 must carry WWW-Authenticate: Bearer or publish RFC 9728 protected-resource metadata.',
+    title: '401/403 says how to authorise',
+    description: 'HTTP 401 or 403 must carry WWW-Authenticate: Bearer or publish RFC 9728 protected-resource metadata; neither fails (Bearer without metadata is only the warning MCP-T-101).',
     spec: { section: 'MCP 2025-11-25 Authorization, Protected Resource Metadata discovery', url: `${MCP_AUTH}#protected-resource-metadata-discovery-requirements` },
   },
   {
     id: 'MCP-T-004', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'live',
     title: 'Not an HTML page',
-    description: 'The MCP endpoint answered with an HTML page.',
+    description: 'The MCP endpoint answered with an HTML page (on any status, including an HTML login or WAF page on 401, 403 or 405).',
     spec: { section: 'MCP 2025-06-18 Transports, Streamable HTTP', url: `${MCP_TRANSPORTS}#streamable-http` },
   },
   {
@@ -296,7 +296,7 @@ export const RULES: readonly Rule[] = [
   {
     id: 'MCP-T-101', suite: 'mcp', severity: 'warn', basis: 'spec', needs: 'live',
     title: 'Protected-resource metadata published',
-    description: 'The endpoint answered 401/403 without RFC 9728 protected-resource metadata (Bearer or metadata was present as required, so this does not fail).',
+    description: 'The endpoint answered 401 or 403 with WWW-Authenticate: Bearer but without RFC 9728 protected-resource metadata (Bearer was present as required, so this does not fail; neither Bearer nor metadata fails MCP-T-003).',
     spec: { section: 'RFC 9728; MCP 2025-11-25 Authorization', url: `${MCP_AUTH}#protected-resource-metadata-discovery-requirements` },
   },
   {

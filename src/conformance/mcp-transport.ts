@@ -7,16 +7,20 @@ import { errorWords, type HttpExchange, type McpObservation } from './types.js';
  * (seed 000, validate.mcp_transport; MCP transports and authorization, see ../shared/specs/mcp/TRANSPORT.md).
  *
  * Order of judgement: robots disallow, no GET, a URL template, no answer (timeout, reset, …),
- * 402 and 429 → unknown; 5xx and 404 fail; 401 needs WWW-Authenticate: Bearer or RFC 9728
- * metadata (missing metadata alone is a warning), 403 warns on missing metadata; then by the
- * declared transport: Streamable HTTP wants text/event-stream or 405 (a sessionless JSON-RPC
- * error instead of 405 is a warning), legacy SSE wants a stream whose first event is
- * `endpoint`; an HTML page fails either way.
+ * 402 and 429 → unknown; 5xx and 404 fail; an HTML page fails (MCP-T-004) whatever the status,
+ * so an HTML login or WAF page on 401, 403 or 405 fails too (seed 000: "An HTML page, a 404, or
+ * a 5xx fails"); 401 and 403 alike need WWW-Authenticate: Bearer or RFC 9728 metadata — neither
+ * fails MCP-T-003, Bearer without metadata is the warning MCP-T-101 (seed 000: "Missing
+ * metadata on 401/403 is a warning, not a hard fail, if Bearer or metadata is present as
+ * required"); then by the declared transport: Streamable HTTP wants text/event-stream or 405 (a
+ * sessionless JSON-RPC error instead of 405 is a warning), legacy SSE wants a stream whose
+ * first event is `endpoint`.
  *
- * Decisions where the seed is silent: 403 never fails (the seed requires Bearer/metadata of 401
- * only); metadata counts as published when its GET returned 200 with a JSON object carrying a
- * string `resource` (RFC 9728 §3.2); an SSE stream in which no complete event arrived within
- * the read bound is unknown, not a failure; a legacy SSE remote that answers 405 fails MCP-T-002.
+ * Decisions where the seed is silent: 404 and 5xx are reported as such (MCP-T-005/006) even
+ * when their body is an HTML page; metadata counts as published when its GET returned 200 with
+ * a JSON object carrying a string `resource` (RFC 9728 §3.2); an SSE stream in which no
+ * complete event arrived within the read bound is unknown, not a failure; a legacy SSE remote
+ * that answers 405 fails MCP-T-002.
  */
 
 export type TransportOutcome =
@@ -148,31 +152,29 @@ export function checkTransport(obs: McpObservation, declared: Array<{ type: stri
     sink.add('MCP-T-005', 'http-get', at, 'the GET answered HTTP 404 Not Found');
     return { kind: 'judged' };
   }
-  const meta = metadataPublished(obs.metadata);
-  if (status === 401) {
-    const bearer = offersBearer(header(get, 'www-authenticate'));
-    if (!bearer && !meta) {
-      sink.add('MCP-T-003', 'http-get', at, 'HTTP 401 without WWW-Authenticate: Bearer and without RFC 9728 protected-resource metadata');
-    } else if (!meta) {
-      sink.add('MCP-T-101', 'http-metadata', at, 'HTTP 401 with Bearer, but no RFC 9728 protected-resource metadata was found');
-    }
-    return { kind: 'judged' };
-  }
-  if (status === 403) {
-    if (!meta) sink.add('MCP-T-101', 'http-metadata', at, 'HTTP 403 and no RFC 9728 protected-resource metadata was found');
-    return { kind: 'judged' };
-  }
-
   const ct = header(get, 'content-type').toLowerCase();
   const sse = status >= 200 && status < 300 && ct.startsWith('text/event-stream');
   const described = `HTTP ${status}${ct ? `, Content-Type ${JSON.stringify(sanitize(ct, 60))}` : ', no Content-Type'}`;
 
-  if (status === 405) {
-    if (legacy) sink.add('MCP-T-002', 'http-get', at, 'a legacy SSE remote answered the GET with 405: no event stream');
-    return { kind: 'judged' };
-  }
+  // Before the 401/403/405 branches: an HTML login or WAF page on those statuses is still an HTML page.
   if (!sse && looksLikeHtml(get)) {
     sink.add('MCP-T-004', 'http-get', at, `the GET answered with an HTML page (${described})`);
+    return { kind: 'judged' };
+  }
+
+  if (status === 401 || status === 403) {
+    const meta = metadataPublished(obs.metadata);
+    const bearer = offersBearer(header(get, 'www-authenticate'));
+    if (!bearer && !meta) {
+      sink.add('MCP-T-003', 'http-get', at, `HTTP ${status} without WWW-Authenticate: Bearer and without RFC 9728 protected-resource metadata`);
+    } else if (!meta) {
+      sink.add('MCP-T-101', 'http-metadata', at, `HTTP ${status} with Bearer, but no RFC 9728 protected-resource metadata was found`);
+    }
+    return { kind: 'judged' };
+  }
+
+  if (status === 405) {
+    if (legacy) sink.add('MCP-T-002', 'http-get', at, 'a legacy SSE remote answered the GET with 405: no event stream');
     return { kind: 'judged' };
   }
   if (sse) {

@@ -9,13 +9,17 @@
  * metadata address), CGNAT 100.64/10, IETF protocol assignments 192.0.0/24, the deprecated
  * 6to4 relay 192.88.99/24, benchmarking 198.18/15, multicast, reserved 240/4 and broadcast;
  * IPv6 unspecified, loopback, ULA fc00::/7, link-local fe80::/10, deprecated site-local
- * fec0::/10, multicast ff00::/8, discard 100::/64, NAT64 local-use 64:ff9b:1::/48; and every
+ * fec0::/10, multicast ff00::/8, discard 100::/64, NAT64 local-use 64:ff9b:1::/48, the IETF
+ * protocol assignments 2001::/23 (the IPv6 counterpart of 192.0.0/24; it includes Teredo
+ * 2001::/32 and the benchmarking range 2001:2::/48, the counterpart of 198.18/15) and SRv6
+ * SIDs 5f00::/16 (RFC 9602), all as `reserved`; and every
  * IPv4 class above when embedded in IPv6 as IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
  * (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) or 6to4 (2002::/16).
  * Host names: localhost and *.localhost, *.local, *.internal, *.lan, *.home.arpa, *.intranet,
  * *.corp, *.localdomain, and single-label names.
  *
- * Documentation ranges (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32) and the
+ * Documentation ranges (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32, 3fff::/20 of
+ * RFC 9637) and the
  * reserved example names (example.com/.net/.org, *.example, *.test, *.invalid) are
  * reported as `placeholder`.
  */
@@ -135,7 +139,11 @@ function classifyIPv6(g: number[]): HostVerdict | null {
   if ((g0 & 0xffc0) === 0xfec0) return { class: 'site-local' };
   if ((g0 & 0xff00) === 0xff00) return { class: 'multicast' };
   if (g0 === 0x100 && zeros(1, 4)) return { class: 'reserved' };
+  // 2001::/23 IETF protocol assignments (Teredo 2001::/32, benchmarking 2001:2::/48, …); 2001:db8::/32 is outside it.
+  if (g0 === 0x2001 && g1 < 0x200) return { class: 'reserved' };
   if (g0 === 0x2001 && g1 === 0xdb8) return { class: 'placeholder' };
+  if (g0 === 0x3fff && g1 < 0x1000) return { class: 'placeholder' }; // 3fff::/20 documentation (RFC 9637)
+  if (g0 === 0x5f00) return { class: 'reserved' }; // 5f00::/16 SRv6 SIDs (RFC 9602)
   return null;
 }
 

@@ -1,6 +1,9 @@
 /**
  * JSON Schema (draft 2020-12) of the report `veronikai check --json` writes, report version 1.
- * A change that a consumer could notice bumps REPORT_VERSION and this schema's $id.
+ * A change that a consumer could notice bumps REPORT_VERSION and this schema's $id, once
+ * version 1 has been released. (Before its first release, with checker
+ * VeronikAI/0.1+attestations.1, version 1 gained `rulesFlagged` on verdicts and a typed
+ * attestation payload that carries `scope`.)
  */
 const finding = {
   type: 'object',
@@ -74,7 +77,7 @@ const a2a = {
 
 const verdict = {
   type: 'object',
-  required: ['subject', 'observedAt', 'checker', 'suite', 'result', 'reasons', 'findings', 'omittedFindings', 'rulesEvaluated', 'scope', 'inputsHash'],
+  required: ['subject', 'observedAt', 'checker', 'suite', 'result', 'reasons', 'findings', 'omittedFindings', 'rulesEvaluated', 'rulesFlagged', 'scope', 'inputsHash'],
   additionalProperties: false,
   properties: {
     subject: { type: 'string' },
@@ -91,9 +94,28 @@ const verdict = {
     findings: { type: 'array', items: finding },
     omittedFindings: { type: 'integer', minimum: 0 },
     rulesEvaluated: { type: 'array', items: { type: 'string' } },
+    /** Rules with at least one finding, listed or past the findings cap. */
+    rulesFlagged: { type: 'array', items: { type: 'string' } },
     scope: { enum: ['document', 'observation'] },
     inputsHash: { type: 'string', pattern: '^sha256:' },
     a2a,
+  },
+} as const;
+
+/** The signed payload (src/conformance/attestation.ts): what was judged, and the answer. */
+const attestationPayload = {
+  type: 'object',
+  required: ['subject', 'observedAt', 'inputsHash', 'checker', 'suite', 'scope', 'result', 'reasons'],
+  additionalProperties: false,
+  properties: {
+    subject: { type: 'string' },
+    observedAt: { type: 'string' },
+    inputsHash: { type: 'string', pattern: '^sha256:' },
+    checker: { type: 'string', pattern: '^VeronikAI/' },
+    suite: verdict.properties.suite,
+    scope: { enum: ['document', 'observation'] },
+    result: { enum: ['pass', 'fail', 'unknown', 'n/a'] },
+    reasons: { type: 'array', items: { type: 'string' } },
   },
 } as const;
 
@@ -170,7 +192,7 @@ export const CHECK_REPORT_SCHEMA = {
         required: ['payload', 'alg', 'canonicalization', 'keyId', 'signature'],
         additionalProperties: false,
         properties: {
-          payload: { type: 'object' },
+          payload: attestationPayload,
           alg: { const: 'Ed25519' },
           canonicalization: { type: 'string' },
           keyId: { type: 'string', pattern: '^ed25519:[0-9a-f]{32}$' },

@@ -9,6 +9,19 @@ import { CHECKER_VERSION, REPORT_VERSION, SUITES, type SuiteKey } from './versio
 /**
  * What `veronikai check` prints: terminal text, a versioned JSON report, or SARIF 2.1.0.
  * Pure: the CLI gathers the inputs and writes the output.
+ *
+ * Result and exit code (the same in every output format; the CLI exits with `exitCode`):
+ * - 0 `pass` or `n/a`: the selected rules passed or legitimately do not apply;
+ * - 1 `fail`: at least one selected conformance rule failed;
+ * - 2 `unknown`: a selected rule was unable to complete — the check could not finish fairly,
+ *   a prerequisite failed (`blocked`), or the selected rule needs an input this check does not
+ *   have (a live GET on a file check, a server.json on an endpoint check: `not-run`). Such a
+ *   rule is INCOMPLETE, never guessed as a pass or as not applicable.
+ *
+ * Mixed outcomes (report version 1 contract): when one verdict fails and another is incomplete
+ * (or one suite fails while part of it could not run), the result is `fail` and the exit code 1,
+ * in terminal, JSON and SARIF output alike: a definite failure wins over an incomplete check.
+ * The incomplete parts stay visible (verdict reasons, `not-run` rule outcomes).
  */
 
 export type TargetKind = 'a2a-card' | 'mcp-server-json' | 'mcp-endpoint';
@@ -42,7 +55,10 @@ export interface CheckReport {
   selectedRule: string | null;
   result: Result;
   exitCode: 0 | 1 | 2;
-  /** Why a pass is qualified (or a result limited); always present. */
+  /**
+   * Why a pass is qualified (or a result limited); always present. When a selected rule was
+   * unable to complete it starts with `UNABLE TO COMPLETE: <why>.`
+   */
   qualification: string;
   summary: { passed: number; failed: number; warned: number; blocked: number; notRun: number; notApplicable: number; excluded: number };
   rules: RuleLine[];
@@ -57,35 +73,72 @@ function suiteKeyOf(v: Verdict): SuiteKey | undefined {
   return SUITE_OF_ID.get(v.suite.id);
 }
 
-function outcomeOf(rule: Rule, v: Verdict | undefined, selected: string | null): RuleOutcome {
+function outcomeOf(rule: Rule, v: Verdict | undefined, selected: string | null, kind: TargetKind): RuleOutcome {
   if (selected && rule.id !== selected) return 'excluded';
   if (!v) return 'not-applicable';
-  const flagged = v.findings.some((f) => f.ruleId === rule.id);
-  if (flagged) return rule.severity === 'fail' ? 'fail' : 'warn';
-  if (v.rulesEvaluated.includes(rule.id)) {
-    // A rule with omitted findings only: count it failed when the verdict failed on no listed rule.
-    return 'pass';
-  }
-  const prereqFailed = v.findings.some((f) => getRule(f.ruleId)?.prerequisite === true);
+  // rulesFlagged counts findings past the findings cap too: a capped rule is never a pass.
+  if (v.rulesFlagged.includes(rule.id)) return rule.severity === 'fail' ? 'fail' : 'warn';
+  if (v.rulesEvaluated.includes(rule.id)) return 'pass';
+  const prereqFailed = v.rulesFlagged.some((id) => getRule(id)?.prerequisite === true);
   if (prereqFailed) return 'blocked';
-  if (v.result === 'unknown') return 'not-run';
-  if (rule.needs === 'live' && v.scope === 'document') return 'not-run';
+  if (notRunWhy(rule, v, kind) !== null) return 'not-run';
   return 'not-applicable';
+}
+
+/** Why `rule` was not run on this verdict, or null when it simply does not apply. */
+function notRunWhy(rule: Rule, v: Verdict, kind: TargetKind): string | null {
+  if (v.result === 'unknown') {
+    const why = v.reasons.find((r) => r.startsWith('unknown: '));
+    return `the check could not complete${why ? ` (${why.slice('unknown: '.length)})` : ''}`;
+  }
+  if (rule.needs === 'live' && v.scope === 'document') {
+    return 'it needs a live GET, and a file check fetches nothing: check the URL instead';
+  }
+  if (kind === 'mcp-endpoint' && rule.suite === 'mcp' && rule.needs === 'document') {
+    return 'it needs a server.json, and an endpoint check (--kind mcp) reads none: check the server.json instead';
+  }
+  return null;
+}
+
+/** Why the selected rule could not complete (the result is then `unknown`, exit 2), or null. */
+function incompleteWhy(rules: RuleLine[], bySuite: Map<SuiteKey, Verdict>, selected: string | null, kind: TargetKind): string | null {
+  if (!selected) return null;
+  const line = rules.find((r) => r.id === selected);
+  const rule = getRule(selected);
+  const v = rule ? bySuite.get(rule.suite) : undefined;
+  if (!line || !rule || !v) return null;
+  if (line.outcome === 'blocked') {
+    const pre = v.rulesFlagged.filter((id) => getRule(id)?.prerequisite === true);
+    return `${selected} could not be evaluated: its prerequisite ${pre.join(', ')} failed`;
+  }
+  if (line.outcome === 'not-run') return `${selected} was not run: ${notRunWhy(rule, v, kind) ?? 'the check could not complete'}`;
+  return null;
+}
+
+function bySuiteOf(verdicts: Verdict[]): Map<SuiteKey, Verdict> {
+  const m = new Map<SuiteKey, Verdict>();
+  for (const v of verdicts) {
+    const k = suiteKeyOf(v);
+    if (k) m.set(k, v);
+  }
+  return m;
+}
+
+/** Why the report's selected rule was unable to complete, or null (also null unless the result is `unknown`). */
+function incompleteOf(run: CheckRun, report: CheckReport): string | null {
+  if (report.result !== 'unknown') return null;
+  return incompleteWhy(report.rules, bySuiteOf(report.verdicts), report.selectedRule, run.kind);
 }
 
 const RANK: Record<Result, number> = { fail: 3, unknown: 2, pass: 1, 'n/a': 0 };
 
 export function buildReport(run: CheckRun): CheckReport {
   const selected = run.selectedRule ?? null;
-  const bySuite = new Map<SuiteKey, Verdict>();
-  for (const v of run.verdicts) {
-    const k = suiteKeyOf(v);
-    if (k) bySuite.set(k, v);
-  }
+  const bySuite = bySuiteOf(run.verdicts);
   const rules: RuleLine[] = [];
   for (const r of RULES) {
     if (!bySuite.has(r.suite)) continue;
-    rules.push({ id: r.id, suite: SUITES[r.suite].id, severity: r.severity, outcome: outcomeOf(r, bySuite.get(r.suite), selected) });
+    rules.push({ id: r.id, suite: SUITES[r.suite].id, severity: r.severity, outcome: outcomeOf(r, bySuite.get(r.suite), selected, run.kind) });
   }
   const count = (o: RuleOutcome): number => rules.filter((r) => r.outcome === o).length;
   const summary = {
@@ -99,27 +152,31 @@ export function buildReport(run: CheckRun): CheckReport {
   };
 
   let result: Result;
+  const incomplete = incompleteWhy(rules, bySuite, selected, run.kind);
   if (selected) {
     const line = rules.find((r) => r.id === selected);
-    const v = line ? bySuite.get(getRule(selected)!.suite) : undefined;
-    if (!line) result = 'n/a';
+    if (!line) result = 'n/a'; // the rule belongs to another protocol's suite: legitimately not applicable
     else if (line.outcome === 'fail') result = 'fail';
     else if (line.outcome === 'pass' || line.outcome === 'warn') result = 'pass';
-    else if (line.outcome === 'blocked' || (v && v.result === 'unknown')) result = 'unknown';
+    else if (incomplete !== null) result = 'unknown'; // blocked or not run: INCOMPLETE, not guessed
     else result = 'n/a';
   } else {
+    // Mixed outcomes: fail outranks unknown (report v1 contract, see the module comment).
     result = 'n/a';
     for (const v of run.verdicts) if (RANK[v.result] > RANK[result]) result = v.result;
   }
   const exitCode: 0 | 1 | 2 = result === 'fail' ? 1 : result === 'unknown' ? 2 : 0;
 
-  const what = run.scope === 'document'
+  let what = run.scope === 'document'
     ? 'structure only: the document was read, nothing was called'
     : 'one GET-only fetch: no agent method, MCP request or tool was called';
+  if (run.kind === 'mcp-server-json') what += `; ${SUITES.mcp.id} v${SUITES.mcp.version} transport rules were not run (no live GET)`;
+  if (run.kind === 'mcp-endpoint') what += `; ${SUITES.mcp.id} v${SUITES.mcp.version} quality rules were not run (no server.json)`;
   let qualification = `PASS is qualified: ${what}; a pass never says the agent works or is good at its job.`;
   if (selected) {
     qualification = `LIMITED: only ${selected} was selected; ${summary.excluded} other rules were excluded. ${qualification}`;
   }
+  if (result === 'unknown' && incomplete !== null) qualification = `UNABLE TO COMPLETE: ${incomplete}. ${qualification}`;
   return {
     reportVersion: REPORT_VERSION,
     tool: { name: 'veronikai check', checker: CHECKER_VERSION },
@@ -201,7 +258,7 @@ export function renderTerminal(run: CheckRun, report: CheckReport = buildReport(
   const parts = [`${s.passed} passed`, `${s.failed} failed`];
   if (s.warned) parts.push(`${s.warned} with warnings`);
   if (s.blocked) parts.push(`${s.blocked} blocked by a failed prerequisite`);
-  if (s.notRun) parts.push(`${s.notRun} not run (${run.scope === 'document' ? 'need a live GET' : 'could not complete'})`);
+  if (s.notRun) parts.push(`${s.notRun} not run (${notRunSummary(run, report)})`);
   if (s.notApplicable) parts.push(`${s.notApplicable} not applicable`);
   if (s.excluded) parts.push(`${s.excluded} excluded`);
   const counts = `rules: ${parts.join(', ')}`;
@@ -215,6 +272,10 @@ export function renderTerminal(run: CheckRun, report: CheckReport = buildReport(
       break;
     case 'unknown':
       L.push(`? UNABLE TO COMPLETE - ${counts}.`);
+      {
+        const why = incompleteOf(run, report);
+        if (why !== null) L.push(`${why}.`);
+      }
       break;
     case 'n/a':
       L.push(`- NOT APPLICABLE - ${report.selectedRule ? `${report.selectedRule} does not apply to this ${KIND_TITLE[run.kind]}` : 'nothing of the protocol\'s paperwork to judge'}.`);
@@ -222,6 +283,21 @@ export function renderTerminal(run: CheckRun, report: CheckReport = buildReport(
   }
   for (const a of report.attestations) L.push(`Signed: ${a.payload.suite.id} v${a.payload.suite.version} ${a.payload.result} by ${a.keyId}`);
   return L.join('\n') + '\n';
+}
+
+/** Why the not-run rules of a report were not run, in a few words. */
+function notRunSummary(run: CheckRun, report: CheckReport): string {
+  const words = new Set<string>();
+  for (const line of report.rules) {
+    if (line.outcome !== 'not-run') continue;
+    const rule = getRule(line.id);
+    const v = report.verdicts.find((x) => x.suite.id === line.suite);
+    if (!rule || !v) continue;
+    if (v.result === 'unknown') words.add('could not complete');
+    else if (rule.needs === 'live') words.add('need a live GET');
+    else if (run.kind === 'mcp-endpoint') words.add('need a server.json');
+  }
+  return [...words].join('; ') || 'could not complete';
 }
 
 // ---------------------------------------------------------------- rule listing
@@ -245,6 +321,7 @@ export function renderRuleList(): string {
 
 export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run)): object {
   const pos = positions(run);
+  const incomplete = incompleteOf(run, report);
   const ruleIds = report.rules.map((r) => r.id);
   const driverRules = ruleIds.map((id) => {
     const r = getRule(id)!;
@@ -286,7 +363,13 @@ export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run
     runs: [
       {
         tool: { driver: { name: 'VeronikAI', version: CHECKER_VERSION, rules: driverRules } },
-        invocations: [{ executionSuccessful: report.exitCode !== 2, exitCode: report.exitCode }],
+        invocations: [
+          {
+            executionSuccessful: report.exitCode !== 2,
+            exitCode: report.exitCode,
+            ...(incomplete !== null ? { toolExecutionNotifications: [{ level: 'error', message: { text: `${incomplete}.` } }] } : {}),
+          },
+        ],
         results,
         properties: { result: report.result, qualification: report.qualification, suites: report.verdicts.map((v) => v.suite) },
       },

@@ -4,7 +4,11 @@ import { ERROR_WORDS, errorWords, type A2AObservation, type HttpExchange, type M
  * Uptime classification from one observation (seed 003 §2). Uptime is separate from
  * conformance: an agent can be up and fail.
  *
- * - robots.txt disallows the target → skipped (robots), never down.
+ * - robots.txt disallows the target → skipped (robots), never down. So does an exchange the
+ *   probe refused with `robots_disallowed` (a redirect led to a path robots.txt disallows us),
+ *   unless the chain also shows the agent up.
+ * - Our other politeness refusals (`robots_unreachable`, `rate_limited`, `budget_exhausted`,
+ *   `hop_refused`) → unknown: we chose not to ask, for reasons that are not the owner's opt-out.
  * - A2A: any 200 in the card chain → up; 401/403 → up (conformance fails); 402 → up
  *   (conformance unknown).
  * - MCP: 200, 202, 204, 3xx, 400, 401, 402, 403, 405, 406, 409, 415, 421 → up (a server answered).
@@ -35,11 +39,18 @@ export const MCP_UP_STATUSES: ReadonlySet<number> = new Set([200, 202, 204, 400,
 const UNKNOWN_ERRORS = new Set([
   'timeout', 'reset', 'blocked_address', 'host_skipped', 'body_too_large', 'headers_too_large', 'invalid_url', 'other',
   // We chose not to ask (politeness), so nothing is known about the server.
-  'robots_disallowed', 'robots_unreachable', 'rate_limited', 'budget_exhausted', 'hop_refused',
+  'robots_unreachable', 'rate_limited', 'budget_exhausted', 'hop_refused',
 ]);
+
+const SKIPPED_ROBOTS: UptimeVerdict = { state: 'skipped', reason: 'skipped (robots)', ourSide: false, status: null };
+
+function robotsRefused(ex: HttpExchange): boolean {
+  return typeof ex.status !== 'number' && ex.errorClass === 'robots_disallowed';
+}
 
 function noAnswer(ex: HttpExchange): UptimeVerdict {
   const cls = typeof ex.errorClass === 'string' && Object.prototype.hasOwnProperty.call(ERROR_WORDS, ex.errorClass) ? ex.errorClass : 'other';
+  if (cls === 'robots_disallowed') return { ...SKIPPED_ROBOTS, reason: `skipped (robots): ${errorWords(cls)}` };
   if (UNKNOWN_ERRORS.has(cls)) return { state: 'unknown', reason: `no answer: ${errorWords(cls)}`, ourSide: false, status: null };
   return { state: 'down', reason: `no answer: ${errorWords(cls)}`, ourSide: false, status: null };
 }
@@ -53,7 +64,7 @@ function withCanary(v: UptimeVerdict, canary: string): UptimeVerdict {
 
 export function classifyA2AUptime(obs: A2AObservation): UptimeVerdict {
   const ex = Array.isArray(obs.exchanges) ? obs.exchanges : [];
-  if (obs.robots === 'disallowed') return { state: 'skipped', reason: 'skipped (robots)', ourSide: false, status: null };
+  if (obs.robots === 'disallowed') return { ...SKIPPED_ROBOTS };
   const find = (pred: (s: number) => boolean): HttpExchange | undefined => ex.find((e) => typeof e.status === 'number' && pred(e.status));
   const ok = find((s) => s === 200);
   if (ok) return { state: 'up', reason: 'card URL answered 200', ourSide: false, status: 200 };
@@ -61,6 +72,9 @@ export function classifyA2AUptime(obs: A2AObservation): UptimeVerdict {
   if (auth) return { state: 'up', reason: `HTTP ${auth.status}: up, card not public (conformance fails)`, ourSide: false, status: auth.status };
   const paid = find((s) => s === 402);
   if (paid) return { state: 'up', reason: 'HTTP 402: up, conformance unknown', ourSide: false, status: 402 };
+  // Not seen up, and robots.txt kept us off part of the chain: skipped (robots), never down or unknown.
+  const disallowed = ex.find(robotsRefused);
+  if (disallowed) return noAnswer(disallowed);
   let v: UptimeVerdict;
   const limited = find((s) => s === 429);
   const unanswered = ex.filter((e) => typeof e.status !== 'number');
@@ -76,7 +90,7 @@ export function classifyA2AUptime(obs: A2AObservation): UptimeVerdict {
 }
 
 export function classifyMcpUptime(obs: McpObservation): UptimeVerdict {
-  if (obs.robots === 'disallowed') return { state: 'skipped', reason: 'skipped (robots)', ourSide: false, status: null };
+  if (obs.robots === 'disallowed') return { ...SKIPPED_ROBOTS };
   const get = obs.get;
   let v: UptimeVerdict;
   if (!get) v = { state: 'unknown', reason: 'no GET was made', ourSide: false, status: null };

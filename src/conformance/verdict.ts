@@ -53,19 +53,37 @@ export interface Verdict {
   omittedFindings: number;
   /** Sorted IDs of the rules that were evaluated. */
   rulesEvaluated: string[];
+  /**
+   * Sorted IDs of the rules that produced at least one finding (fail or warn severity, as the
+   * catalogue says), counting findings past the MAX_FINDINGS cap too: a rule whose findings are
+   * all omitted is still flagged here. `result` and the report's per-rule outcome use this set,
+   * never the listed findings alone.
+   */
+  rulesFlagged: string[];
   /** `document`: structure only, nothing called; `observation`: judged from live exchanges. */
   scope: 'document' | 'observation';
   inputsHash: string;
   a2a?: A2AStructureDetail;
 }
 
-function failedBeyondList(sink: FindingSink): boolean {
-  return sink.omitted > 0 && sink.failedSeverities().has('fail');
-}
-
 export function displayLocation(f: Finding): string {
   return f.artifact === 'document' ? `#${f.location}` : f.location;
 }
+
+/**
+ * `unknown` and `na` decide the result when no rule failed. `notRun` names a part of the suite
+ * that was not run (suite v2 has a quality half and a transport half): it adds an `n/a:` reason
+ * line, so a signed verdict says what it did not judge, but never changes the result.
+ */
+interface VerdictState {
+  unknown?: string;
+  na?: string;
+  notRun?: string;
+}
+
+/** Reason lines for the half of suite veronikai-mcp-conformance v2 that did not run. */
+export const MCP_TRANSPORT_NOT_RUN = 'transport rules not run: no live GET';
+export const MCP_QUALITY_NOT_RUN = 'quality rules not run: no server.json';
 
 function build(
   suite: SuiteKey,
@@ -73,23 +91,22 @@ function build(
   scope: Verdict['scope'],
   inputsHash: string,
   sink: FindingSink,
-  state: { unknown?: string; na?: string },
+  state: VerdictState,
   extra?: { a2a?: A2AStructureDetail },
 ): Verdict {
   const fails = sink.list.filter((f) => f.severity === 'fail');
   const warns = sink.list.filter((f) => f.severity === 'warn');
-  // Omitted findings are counted only after MAX_FINDINGS listed ones, so a listed fail always exists
-  // when any fail does, except when all listed ones are warnings: count failed rules then.
-  const hasFail = fails.length > 0 || failedBeyondList(sink);
+  // Every flagged rule counts, listed or past the findings cap: a capped failure is still a failure.
   let result: Result;
-  if (hasFail) result = 'fail';
+  if (sink.hasFailure()) result = 'fail';
   else if (state.unknown) result = 'unknown';
   else if (state.na) result = 'n/a';
   else result = 'pass';
   const reasons: string[] = fails.map((f) => `${f.ruleId} ${displayLocation(f)}: ${f.message}`);
-  if (sink.omitted > 0) reasons.push(`… ${sink.omitted} more findings not listed`);
+  if (sink.omitted > 0) reasons.push(`… ${sink.omitted} more findings not listed (${sink.unlistedRules().join(', ')})`);
   if (state.unknown) reasons.push(`unknown: ${state.unknown}`);
   if (state.na) reasons.push(`n/a: ${state.na}`);
+  if (state.notRun) reasons.push(`n/a: ${state.notRun}`);
   for (const w of warns) reasons.push(`warn: ${w.ruleId} ${displayLocation(w)}: ${w.message}`);
   const v: Verdict = {
     subject: ctx.subject,
@@ -101,6 +118,7 @@ function build(
     findings: sink.list,
     omittedFindings: sink.omitted,
     rulesEvaluated: [...sink.evaluated].sort(),
+    rulesFlagged: sink.flaggedRules(),
     scope,
     inputsHash,
   };
@@ -126,8 +144,16 @@ function structureVerdict(doc: unknown, ctx: JudgeContext, scope: Verdict['scope
     s.version === '1.0.1'
       ? { section: `A2A 1.0.1 a2a.proto (${s.schema})`, url: 'https://github.com/a2aproject/A2A/blob/v1.0.1/specification/a2a.proto' }
       : { section: `A2A ${s.version} JSON Schema (${s.schema})`, url: `https://a2a-protocol.org/v${s.version}/specification/#55-agentcard-object-structure` };
-  for (const v of s.violations) sink.add(v.ruleId, 'document', v.pointer, v.message, spec());
-  sink.omitted += s.violationCount - s.violations.length;
+  const listed: Partial<Record<Violation['ruleId'], number>> = {};
+  for (const v of s.violations) {
+    sink.add(v.ruleId, 'document', v.pointer, v.message, spec());
+    listed[v.ruleId] = (listed[v.ruleId] ?? 0) + 1;
+  }
+  // Violations past the structural check's own cap never reach the sink as findings; count them
+  // per rule, so a rule whose violations all fall past the cap is still flagged (and fails).
+  for (const [id, n] of Object.entries(s.ruleCounts) as Array<[Violation['ruleId'], number]>) {
+    sink.addUnlisted(id, n - (listed[id] ?? 0));
+  }
   if (a.route === 'conflict') {
     sink.add('A2A-STRUCT-004', 'document', '/protocolVersion', `supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only) are both present; checked as 1.0.1, the alternative reading (${a.alternative}) is reported beside it`);
   }
@@ -154,6 +180,11 @@ function structureVerdict(doc: unknown, ctx: JudgeContext, scope: Verdict['scope
   return build('a2aStructure', ctx, scope, inputsHash, sink, {}, { a2a: detail });
 }
 
+/** An exchange's URL as a finding location; an ill-typed one (never from our producer) is ''. String() could throw on it. */
+function urlText(url: unknown): string {
+  return typeof url === 'string' ? url : '';
+}
+
 export interface A2ADocumentVerdicts {
   card: Verdict;
   structure: Verdict;
@@ -161,8 +192,8 @@ export interface A2ADocumentVerdicts {
 
 /** Checks an A2A agent card given as text (preferred: parse failures are judged) or as a parsed value. */
 export function checkA2ACard(input: { text: string } | { value: unknown }, ctx: JudgeContext): A2ADocumentVerdicts {
+  const inputsHash = safeHash(() => ('text' in input ? { kind: 'a2a-card-text', text: input.text } : { kind: 'a2a-card-value', value: input.value }));
   return guardPair(() => {
-    const inputsHash = hashInputs('text' in input ? { kind: 'a2a-card-text', text: input.text } : { kind: 'a2a-card-value', value: input.value });
     const sink = new FindingSink();
     let value: unknown;
     let parsed = true;
@@ -176,24 +207,29 @@ export function checkA2ACard(input: { text: string } | { value: unknown }, ctx: 
       ? structureVerdict(value, ctx, 'document', inputsHash)
       : build('a2aStructure', ctx, 'document', inputsHash, new FindingSink(), { na: 'the card does not parse as JSON' });
     return { card, structure };
-  }, ctx);
+  }, ctx, inputsHash, 'document');
 }
 
-/** Checks a server.json given as text or value: the quality rules only (structure only, nothing called). */
+/**
+ * Checks a server.json given as text or value: the quality rules only (structure only, nothing
+ * called). The verdict says so in an `n/a:` reason line (MCP_TRANSPORT_NOT_RUN): suite v2's
+ * transport half did not run, so a pass here is never the whole suite's pass.
+ */
 export function checkServerJson(input: { text: string } | { value: unknown }, ctx: JudgeContext): Verdict {
+  const inputsHash = safeHash(() => ('text' in input ? { kind: 'mcp-server-json-text', text: input.text } : { kind: 'mcp-server-json-value', value: input.value }));
   return guardOne(() => {
-    const inputsHash = hashInputs('text' in input ? { kind: 'mcp-server-json-text', text: input.text } : { kind: 'mcp-server-json-value', value: input.value });
     const sink = new FindingSink();
+    const state = { notRun: MCP_TRANSPORT_NOT_RUN };
     if ('text' in input) {
       const r = parseJson(input.text);
       if (!r.ok) {
         sink.add('MCP-Q-001', 'document', '', 'server.json does not parse as JSON');
-        return build('mcp', ctx, 'document', inputsHash, sink, {});
+        return build('mcp', ctx, 'document', inputsHash, sink, state);
       }
       checkServerJsonValue(r.value, sink);
     } else checkServerJsonValue(input.value, sink);
-    return build('mcp', ctx, 'document', inputsHash, sink, {});
-  }, ctx);
+    return build('mcp', ctx, 'document', inputsHash, sink, state);
+  }, ctx, inputsHash, 'document');
 }
 
 export interface A2AObservationVerdicts extends A2ADocumentVerdicts {
@@ -203,11 +239,11 @@ export interface A2AObservationVerdicts extends A2ADocumentVerdicts {
 /** Judges a probe of the A2A card chain: uptime, suite veronikai-a2a-get-card v1, and the structural check. */
 export function judgeA2AObservation(obs: A2AObservation, ctx: JudgeContext): A2AObservationVerdicts {
   const uptime = safeUptime(() => classifyA2AUptime(obs));
+  const inputsHash = safeHash(() => ({ kind: 'a2a-observation', observation: obs }));
   const out = guardPair((): A2ADocumentVerdicts => {
-    const inputsHash = hashInputs({ kind: 'a2a-observation', observation: obs });
     const sink = new FindingSink();
     const chain = readChain(obs);
-    const none = (state: { unknown?: string; na?: string }): Verdict => build('a2aStructure', ctx, 'observation', inputsHash, new FindingSink(), state);
+    const none = (state: VerdictState): Verdict => build('a2aStructure', ctx, 'observation', inputsHash, new FindingSink(), state);
     switch (chain.kind) {
       case 'unknown':
         return { card: build('a2aCard', ctx, 'observation', inputsHash, sink, { unknown: chain.reason }), structure: none({ unknown: chain.reason }) };
@@ -218,13 +254,13 @@ export function judgeA2AObservation(obs: A2AObservation, ctx: JudgeContext): A2A
         };
       case 'not-public': {
         sink.evaluate('A2A-CARD-001');
-        sink.add('A2A-CARD-001', 'card-chain', String(chain.exchange.url), `agent card not public (HTTP ${chain.exchange.status})`);
+        sink.add('A2A-CARD-001', 'card-chain', urlText(chain.exchange.url), `agent card not public (HTTP ${chain.exchange.status})`);
         return { card: build('a2aCard', ctx, 'observation', inputsHash, sink, {}), structure: none({ na: 'agent card not public: no document to attribute' }) };
       }
       case 'no-card': {
         sink.evaluate('A2A-CARD-001', 'A2A-CARD-002');
         const last = obs.exchanges[obs.exchanges.length - 1];
-        sink.add('A2A-CARD-002', 'card-chain', last ? String(last.url) : '', chain.reason);
+        sink.add('A2A-CARD-002', 'card-chain', last ? urlText(last.url) : '', chain.reason);
         return { card: build('a2aCard', ctx, 'observation', inputsHash, sink, {}), structure: none({ na: 'no agent card: no document to attribute' }) };
       }
       case 'card': {
@@ -235,7 +271,7 @@ export function judgeA2AObservation(obs: A2AObservation, ctx: JudgeContext): A2A
         return { card, structure };
       }
     }
-  }, ctx);
+  }, ctx, inputsHash, 'observation');
   return { uptime, ...out };
 }
 
@@ -246,12 +282,13 @@ export interface McpObservationVerdict {
 
 /**
  * Judges an MCP probe: uptime, and suite veronikai-mcp-conformance v2 (quality on server.json +
- * transport on the GET). Conformance is n/a when the listing has no server.json.
+ * transport on the GET). Conformance is n/a when the listing has no server.json. Without a GET
+ * (a static check) only the quality half runs, and the verdict says so (MCP_TRANSPORT_NOT_RUN).
  */
 export function judgeMcpObservation(obs: McpObservation, ctx: JudgeContext): McpObservationVerdict {
   const uptime = safeUptime(() => classifyMcpUptime(obs));
+  const inputsHash = safeHash(() => ({ kind: 'mcp-observation', observation: obs }));
   const verdict = guardOne(() => {
-    const inputsHash = hashInputs({ kind: 'mcp-observation', observation: obs });
     const sink = new FindingSink();
     const doc = obs.serverJson;
     if (doc === null || doc === undefined) {
@@ -260,29 +297,47 @@ export function judgeMcpObservation(obs: McpObservation, ctx: JudgeContext): Mcp
     checkServerJsonValue(doc, sink);
     if (sink.has('MCP-Q-001')) return build('mcp', ctx, 'observation', inputsHash, sink, {});
     const t = checkTransport(obs, declaredRemotes(doc), sink);
-    const scope = t.kind === 'not-run' ? 'document' : 'observation';
-    return build('mcp', ctx, scope, inputsHash, sink, t.kind === 'unknown' ? { unknown: t.reason } : {});
-  }, ctx);
+    if (t.kind === 'not-run') return build('mcp', ctx, 'document', inputsHash, sink, { notRun: MCP_TRANSPORT_NOT_RUN });
+    return build('mcp', ctx, 'observation', inputsHash, sink, t.kind === 'unknown' ? { unknown: t.reason } : {});
+  }, ctx, inputsHash, 'observation');
   return { uptime, verdict };
 }
 
 /**
  * Transport rules alone, for an owner checking an endpoint URL without a server.json
- * (`veronikai check --kind mcp <url>`). The index itself records n/a for such listings.
+ * (`veronikai check --kind mcp <url>`). The index itself records n/a for such listings. The
+ * verdict says that suite v2's quality half did not run (MCP_QUALITY_NOT_RUN), so a pass here is
+ * never the whole suite's pass.
  */
 export function judgeMcpEndpoint(obs: McpObservation, ctx: JudgeContext): McpObservationVerdict {
   const uptime = safeUptime(() => classifyMcpUptime(obs));
+  const inputsHash = safeHash(() => ({ kind: 'mcp-endpoint-observation', observation: obs }));
   const verdict = guardOne(() => {
-    const inputsHash = hashInputs({ kind: 'mcp-endpoint-observation', observation: obs });
     const sink = new FindingSink();
     const t = checkTransport(obs, [], sink);
-    if (t.kind === 'not-run') return build('mcp', ctx, 'observation', inputsHash, sink, { unknown: t.reason });
-    return build('mcp', ctx, 'observation', inputsHash, sink, t.kind === 'unknown' ? { unknown: t.reason } : {});
-  }, ctx);
+    const state: VerdictState = { notRun: MCP_QUALITY_NOT_RUN };
+    if (t.kind !== 'judged') state.unknown = t.reason;
+    return build('mcp', ctx, 'observation', inputsHash, sink, state);
+  }, ctx, inputsHash, 'observation');
   return { uptime, verdict };
 }
 
 // ---- defence in depth: the engine answers, it never throws ----
+
+const HASH_UNAVAILABLE = 'sha256:unavailable';
+
+/**
+ * The inputs hash, computed before (and outside) the guarded body, so a verdict for an internal
+ * error still names the inputs it was given. Only inputs that cannot be hashed at all (a cycle,
+ * a throwing getter) give `sha256:unavailable`.
+ */
+function safeHash(inputs: () => unknown): string {
+  try {
+    return hashInputs(inputs());
+  } catch {
+    return HASH_UNAVAILABLE;
+  }
+}
 
 function safeUptime(f: () => UptimeVerdict): UptimeVerdict {
   try {
@@ -292,23 +347,23 @@ function safeUptime(f: () => UptimeVerdict): UptimeVerdict {
   }
 }
 
-function internalError(suite: SuiteKey, ctx: JudgeContext, err: unknown): Verdict {
+function internalError(suite: SuiteKey, ctx: JudgeContext, err: unknown, inputsHash: string, scope: Verdict['scope']): Verdict {
   const name = err instanceof Error ? err.name : 'error';
-  return build(suite, ctx, 'document', 'sha256:unavailable', new FindingSink(), { unknown: `internal error in the checker (${name}); please report it` });
+  return build(suite, ctx, scope, inputsHash, new FindingSink(), { unknown: `internal error in the checker (${name}); please report it` });
 }
 
-function guardOne(f: () => Verdict, ctx: JudgeContext): Verdict {
+function guardOne(f: () => Verdict, ctx: JudgeContext, inputsHash: string, scope: Verdict['scope']): Verdict {
   try {
     return f();
   } catch (err) {
-    return internalError('mcp', ctx, err);
+    return internalError('mcp', ctx, err, inputsHash, scope);
   }
 }
 
-function guardPair(f: () => A2ADocumentVerdicts, ctx: JudgeContext): A2ADocumentVerdicts {
+function guardPair(f: () => A2ADocumentVerdicts, ctx: JudgeContext, inputsHash: string, scope: Verdict['scope']): A2ADocumentVerdicts {
   try {
     return f();
   } catch (err) {
-    return { card: internalError('a2aCard', ctx, err), structure: internalError('a2aStructure', ctx, err) };
+    return { card: internalError('a2aCard', ctx, err, inputsHash, scope), structure: internalError('a2aStructure', ctx, err, inputsHash, scope) };
   }
 }

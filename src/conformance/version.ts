@@ -10,7 +10,9 @@
  * - `<n>` is bumped on ANY change that can change a verdict, a finding, a reason text, the
  *   inputs hash or the signed payload — in short, whenever the golden verdicts under
  *   test/fixtures/conformance/golden/ change. The golden test refuses to regenerate while
- *   the version string is unchanged, so a behaviour change cannot land without a bump.
+ *   the version string is unchanged, so a behaviour change cannot land without a bump. The
+ *   only exception is a version that has never been released: the maintainer may then set
+ *   ALLOW_SAME_VERSION=1 knowingly (see test/conformance/fixtures.test.ts).
  * - `<product major.minor>` follows the package's minor version; a change there resets `<n>` to 1.
  * - A suite's own version is bumped only when the meaning of its rules changes (a rule is
  *   added, removed or judges differently); message wording alone bumps only `<n>`.

@@ -39,12 +39,21 @@ describe('suite veronikai-a2a-get-card v1 (seed 000)', () => {
     [{ defaultOutputModes: [] }, 'A2A-CARD-011'],
     [{ skills: {} }, 'A2A-CARD-012'],
     [{ skills: ['s'] }, 'A2A-CARD-013'],
-    [{ skills: [{ id: 's', name: 'S', description: '', tags: [] }] }, 'A2A-CARD-013'],
+    [{ skills: [{ id: 's', name: 'S', description: 7, tags: [] }] }, 'A2A-CARD-013'],
+    [{ skills: [{ id: 's', description: 'd', tags: [] }] }, 'A2A-CARD-013'],
     [{ skills: [{ id: 's', name: 'S', description: 'd' }] }, 'A2A-CARD-014'],
   ])('%j fails %s', (over, rule) => {
     const v = card(over);
     expect(v.result).toBe('fail');
     expect(ids(v)).toEqual([rule]);
+  });
+
+  it('a skill needs id, name and description present as strings; only the top level needs non-empty text (seed 000)', () => {
+    expect(card({ skills: [{ id: '', name: '', description: '', tags: [] }] }).result).toBe('pass');
+    expect(card({ skills: [{ id: ' ', name: 'S', description: '\t', tags: [] }] }).result).toBe('pass');
+    expect(card({ skills: [{ id: null, name: 'S', description: 'd', tags: [] }] }).findings.map((f) => f.message)).toEqual(['skill 0 id must be a string, found null']);
+    expect(ids(card({ skills: [{ id: '', name: '', description: '', tags: 'x' }] }))).toEqual(['A2A-CARD-014']);
+    expect(ids(card({ name: '', skills: [{ id: '', name: '', description: '', tags: [] }] }))).toEqual(['A2A-CARD-005']);
   });
 
   it('accepts v1.0-style interface lists whose items have URLs instead of an https url', () => {
@@ -95,6 +104,13 @@ describe('the card chain', () => {
     const c = judgeA2AObservation(obs([ex(null, { errorClass: 'refused' })], { canary: 'failed' }), ctx);
     expect(c.card.result).toBe('unknown');
     expect(c.uptime).toMatchObject({ state: 'unknown', ourSide: true });
+  });
+  it('an ill-typed exchange URL (never from our producer) is judged, not an internal error', () => {
+    const weird = { toString: 1 } as unknown as string;
+    for (const exchanges of [[ex(401, { url: weird })], [ex(404, { url: weird })], [ex(null, { url: weird, errorClass: 'timeout' })]]) {
+      const r = judgeA2AObservation(obs(exchanges), ctx);
+      expect(r.card.reasons.join('\n')).not.toMatch(/internal error/);
+    }
   });
   it('a body cut at the read bound is not judged', () => {
     expect(judgeA2AObservation(obs([ex(200, { body: body.slice(0, 20), bodyTruncated: true })]), ctx).card.result).toBe('unknown');

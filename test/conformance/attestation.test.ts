@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,12 +8,16 @@ import {
   attestationPayload,
   canonicalJson,
   checkA2ACard,
+  checkServerJson,
   generateSigningKeyPair,
+  judgeMcpEndpoint,
+  judgeMcpObservation,
   keyIdOf,
   signVerdict,
   verifyAttestation,
   verifyVerdict,
 } from '../../src/conformance/index.js';
+import { signedBytes } from '../../src/conformance/attestation.js';
 import { loadSigningKey } from '../../src/signing/keys.js';
 
 const verdict = checkA2ACard({ text: '{"name": "x"}' }, { subject: 'https://agent.acme.dev', observedAt: '2026-01-01T00:00:00.000Z' }).card;
@@ -42,9 +46,10 @@ describe('canonical JSON', () => {
 describe('attestations (Ed25519 over the canonical payload)', () => {
   const { privateKeyPem, publicKeyPem } = generateSigningKeyPair();
 
-  it('signs exactly subject, observed-at, inputs hash, checker, suite, result and reasons, and verifies', () => {
+  it('signs exactly subject, observed-at, inputs hash, checker, suite, scope, result and reasons, and verifies', () => {
     const att = signVerdict(verdict, privateKeyPem);
-    expect(Object.keys(att.payload).sort()).toEqual(['checker', 'inputsHash', 'observedAt', 'reasons', 'result', 'subject', 'suite']);
+    expect(Object.keys(att.payload).sort()).toEqual(['checker', 'inputsHash', 'observedAt', 'reasons', 'result', 'scope', 'subject', 'suite']);
+    expect(att.payload.scope).toBe('document');
     expect(att.payload).toEqual(attestationPayload(verdict));
     expect(att.payload.checker).toBe('VeronikAI/0.1+attestations.1');
     expect(att.payload.suite).toEqual({ id: 'veronikai-a2a-get-card', version: 1 });
@@ -63,6 +68,7 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
     expect(tamper((a) => (a.payload.result = 'pass'))).toBe(false);
     expect(tamper((a) => a.payload.reasons.pop())).toBe(false);
     expect(tamper((a) => (a.payload.suite.version = 2))).toBe(false);
+    expect(tamper((a) => (a.payload.scope = 'observation'))).toBe(false);
     expect(tamper((a) => ((a.payload as unknown as Record<string, unknown>).extra = 1))).toBe(false);
     expect(tamper((a) => {
       const sig = Buffer.from(a.signature, 'base64url');
@@ -73,6 +79,33 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
     expect(verifyAttestation(att, other.publicKeyPem)).toBe(false);
     expect(verifyVerdict({ ...verdict, result: 'pass' }, att, publicKeyPem)).toBe(false);
     for (const junk of [null, 1, 'x', {}, { ...att, alg: 'RS256' }, { ...att, signature: 5 }]) expect(verifyAttestation(junk, publicKeyPem)).toBe(false);
+  });
+
+  it('the signed payload says what was judged: scope, and the half of suite v2 that did not run', () => {
+    const ctx = { subject: 'https://mcp.acme.dev/mcp', observedAt: '2026-01-01T00:00:00.000Z' };
+    const good = { name: 'io.github.acme/w', description: 'Forecasts, radar maps and alerts for any city.', version: '1.0.0', websiteUrl: 'https://acme.dev', remotes: [{ type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }] };
+    const file = signVerdict(checkServerJson({ value: good }, ctx), privateKeyPem).payload;
+    expect(file).toMatchObject({ result: 'pass', scope: 'document', reasons: ['n/a: transport rules not run: no live GET'] });
+    const obs = { remote: { type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }, get: { url: 'https://mcp.acme.dev/mcp', status: 405, headers: {} }, robots: 'allowed', canary: 'ok', serverJson: null } as const;
+    const endpoint = signVerdict(judgeMcpEndpoint(obs, ctx).verdict, privateKeyPem).payload;
+    expect(endpoint).toMatchObject({ result: 'pass', scope: 'observation', reasons: ['n/a: quality rules not run: no server.json'] });
+    const whole = signVerdict(judgeMcpObservation({ ...obs, serverJson: good }, ctx).verdict, privateKeyPem).payload;
+    expect(whole).toMatchObject({ result: 'pass', scope: 'observation', reasons: [] });
+  });
+
+  it('rejects a validly signed payload that lacks scope (or has any other shape)', () => {
+    const { scope: _scope, ...old } = attestationPayload(verdict);
+    const key = createPrivateKey(privateKeyPem);
+    const forge = (payload: object) => ({
+      payload,
+      alg: 'Ed25519',
+      canonicalization: 'veronikai-jcs-1',
+      keyId: keyIdOf(publicKeyPem),
+      signature: sign(null, signedBytes(payload as never), key).toString('base64url'),
+    });
+    expect(verifyAttestation(forge(old), publicKeyPem)).toBe(false);
+    expect(verifyAttestation(forge({ ...old, scope: 'somewhere' }), publicKeyPem)).toBe(false);
+    expect(verifyAttestation(forge({ ...old, scope: 'document' }), publicKeyPem)).toBe(true);
   });
 
   it('refuses keys that are not Ed25519', () => {

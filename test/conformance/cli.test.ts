@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -45,6 +45,12 @@ const cases: Record<string, string[]> = {
   jsonAndSarif: [fx('a2a/good-0.3.json'), '--json', '--format', 'sarif'],
   signed: [fx('a2a/good-0.3.json'), '--json', '--sign'],
   blockedUrl: ['http://127.0.0.1:9/.well-known/agent-card.json', '--json'],
+  ruleLive: [fx('a2a/good-0.3.json'), '--rule', 'A2A-CARD-001'],
+  ruleLiveJson: [fx('a2a/good-0.3.json'), '--rule', 'A2A-CARD-001', '--json'],
+  ruleLiveServer: [fx('mcp/good.json'), '--rule', 'MCP-T-001', '--format', 'sarif'],
+  cappedRule: [fx('a2a/struct-003-past-the-findings-cap.json'), '--rule', 'A2A-STRUCT-003'],
+  cappedRuleJson: [fx('a2a/struct-003-past-the-findings-cap.json'), '--rule', 'A2A-STRUCT-003', '--json'],
+  help: ['--help'],
 };
 const results: Record<string, Out> = {};
 
@@ -130,11 +136,51 @@ describe('veronikai check', () => {
     }
   });
 
+  it('--rule on a rule that needs a live GET, on a file: unable to complete (exit 2), saying to check a URL', () => {
+    expect(results.ruleLive!.code, results.ruleLive!.stderr).toBe(2);
+    expect(results.ruleLive!.stdout).toContain('? UNABLE TO COMPLETE');
+    expect(results.ruleLive!.stdout).toContain('A2A-CARD-001 was not run: it needs a live GET, and a file check fetches nothing: check the URL instead.');
+    const r = JSON.parse(results.ruleLiveJson!.stdout);
+    expect(results.ruleLiveJson!.code).toBe(2);
+    expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
+    expect(r).toMatchObject({ result: 'unknown', exitCode: 2, selectedRule: 'A2A-CARD-001' });
+    expect(r.qualification).toMatch(/^UNABLE TO COMPLETE: A2A-CARD-001 was not run: it needs a live GET/);
+    expect(results.ruleLiveServer!.code).toBe(2);
+    expect(JSON.parse(results.ruleLiveServer!.stdout).runs[0].invocations[0]).toMatchObject({ exitCode: 2, executionSuccessful: false });
+  });
+
+  it('--rule on a rule whose findings all fall past the findings cap fails (exit 1), never a pass', () => {
+    expect(results.cappedRule!.code, results.cappedRule!.stdout).toBe(1);
+    expect(results.cappedRule!.stdout).toContain('✗ FAIL');
+    expect(results.cappedRule!.stdout).toMatch(/more findings in veronikai-a2a-structure/);
+    const r = JSON.parse(results.cappedRuleJson!.stdout);
+    expect(r.rules.find((x: { id: string }) => x.id === 'A2A-STRUCT-003').outcome).toBe('fail');
+    expect(r.verdicts[1].rulesFlagged).toContain('A2A-STRUCT-003');
+  });
+
+  it('check --help states the exit codes and the mixed-outcome rule', () => {
+    const out = results.help!;
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('Exit codes:');
+    expect(out.stdout).toMatch(/2 {2}a usage error or an internal error, or a selected rule was unable to complete/);
+    expect(out.stdout).toMatch(/A mixed outcome \(one rule failed, another could not complete\) exits 1 in every output format/);
+  });
+
+  it('an error while signing that is not a usage error exits 2 with a message, never 1', async () => {
+    const notADir = join(dataDir, 'plain-file');
+    writeFileSync(notADir, 'x');
+    const r = await runCli(['check', fx('a2a/good-0.3.json'), '--json', '--sign'], { VERONIKAI_DATA_DIR: notADir, VERONIKAI_SIGNING_KEY: '', VERONIKAI_SIGNING_KEY_FILE: '' });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/the check could not complete \(error while signing the verdicts\)/);
+    expect(r.stdout).toBe('');
+  });
+
   it('--sign attaches attestations that verify with the generated key', async () => {
     const out = results.signed!;
     expect(out.code, out.stderr).toBe(0);
     const report = JSON.parse(out.stdout);
     expect(report.attestations).toHaveLength(2);
+    expect(report.attestations.map((a: { payload: { scope: string } }) => a.payload.scope)).toEqual(['document', 'document']);
     const { loadSigningKey } = await import('../../src/signing/keys.js');
     const key = loadSigningKey({ dataDir, env: {} });
     report.verdicts.forEach((v: never, i: number) => expect(verifyVerdict(v, report.attestations[i], key.publicKey)).toBe(true));

@@ -11,6 +11,15 @@ import { FIXTURES, GOLDEN_DIR, judgeFixture, listFixtures, readJson, verdictsOf,
  *   UPDATE_GOLDEN=1 npx vitest run test/conformance
  * which refuses to overwrite a changed verdict while CHECKER_VERSION is unchanged: a change
  * in behaviour must come with a version bump (src/conformance/version.ts).
+ *
+ * The one exception, set knowingly by the maintainer:
+ *   UPDATE_GOLDEN=1 ALLOW_SAME_VERSION=1 npx vitest run test/conformance
+ * overwrites changed verdicts under the same CHECKER_VERSION. It is only for a checker version
+ * that has never been released (no signed verdict carrying it has left the project), so no
+ * published verdict can disagree with the new golden file. It was used once, for
+ * VeronikAI/0.1+attestations.1 before its first release, to take in the review fixes (capped
+ * rules flagged, 403 judged like 401, HTML first, signed scope and not-run lines, …). Once a
+ * version is released, bump it instead. The changed fixtures are printed either way.
  */
 
 interface RulesFile {
@@ -88,7 +97,9 @@ describe('golden verdicts', () => {
         const changed = Object.keys(golden.verdicts).filter(
           (k) => k in current && JSON.stringify(golden.verdicts[k]) !== JSON.stringify(current[k]),
         );
-        if (changed.length > 0) {
+        if (changed.length > 0 && process.env.ALLOW_SAME_VERSION) {
+          console.warn(`ALLOW_SAME_VERSION: ${changed.length} fixtures changed under unchanged ${CHECKER_VERSION} (allowed only before its first release): ${changed.join(', ')}`);
+        } else if (changed.length > 0) {
           throw new Error(
             `behaviour changed for ${changed.length} fixtures (${changed.slice(0, 5).join(', ')}) but CHECKER_VERSION is still ${CHECKER_VERSION}: bump it in src/conformance/version.ts, then regenerate`,
           );

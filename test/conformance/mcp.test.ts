@@ -111,7 +111,32 @@ describe('MCP transport on the one GET', () => {
     expect(ids(t(ex(401, { 'www-authenticate': 'Bearer' }), { metadata: meta }).verdict)).toEqual([]);
     expect(ids(t(ex(401), { metadata: meta }).verdict)).toEqual([]);
     expect(ids(t(ex(401), { metadata: ex(200, {}, '{"authorization_servers":[]}') }).verdict)).toEqual(['MCP-T-003']);
-    expect(ids(t(ex(403)).verdict)).toEqual(['MCP-T-101']);
+  });
+  it('403 is judged like 401 (seed 000 "on 401/403"): neither Bearer nor metadata fails, Bearer alone warns', () => {
+    const meta = ex(200, { 'content-type': 'application/json' }, '{"resource":"https://mcp.acme-weather.dev/mcp"}');
+    const bare = t(ex(403, {}, 'Forbidden')).verdict;
+    expect(ids(bare)).toEqual(['MCP-T-003']);
+    expect(bare.result).toBe('fail');
+    expect(bare.reasons[0]).toContain('HTTP 403 without WWW-Authenticate: Bearer');
+    const bearer = t(ex(403, { 'www-authenticate': 'Bearer' })).verdict;
+    expect(ids(bearer)).toEqual(['MCP-T-101']);
+    expect(bearer.result).toBe('pass');
+    expect(ids(t(ex(403), { metadata: meta }).verdict)).toEqual([]);
+    expect(ids(t(ex(403, { 'www-authenticate': 'Bearer' }), { metadata: meta }).verdict)).toEqual([]);
+    expect(ids(t(ex(403, { 'www-authenticate': 'Basic' })).verdict)).toEqual(['MCP-T-003']);
+  });
+  it('an HTML page fails before the 401/403/405 branches (a login or WAF page is still an HTML page)', () => {
+    const html = '<!DOCTYPE html><html><body>Sign in</body></html>';
+    const bearer = { 'www-authenticate': 'Bearer' };
+    expect(ids(t(ex(401, bearer, html)).verdict)).toEqual(['MCP-T-004']);
+    expect(ids(t(ex(401, { ...bearer, 'content-type': 'text/html' }, 'x')).verdict)).toEqual(['MCP-T-004']);
+    expect(ids(t(ex(403, bearer, html)).verdict)).toEqual(['MCP-T-004']);
+    expect(ids(t(ex(403, { 'content-type': 'text/html; charset=utf-8' }, 'Access denied')).verdict)).toEqual(['MCP-T-004']);
+    expect(ids(t(ex(405, {}, html)).verdict)).toEqual(['MCP-T-004']);
+    expect(t(ex(405, {}, html)).verdict.result).toBe('fail');
+    // not HTML: the status branches still decide
+    expect(t(ex(405, { 'content-type': 'text/plain' }, 'Method Not Allowed')).verdict.result).toBe('pass');
+    expect(ids(t(ex(401, bearer, '{"error":"unauthorized"}')).verdict)).toEqual(['MCP-T-101']);
   });
   it('a sessionless JSON-RPC error instead of 405 warns', () => {
     const body = '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}';
@@ -158,6 +183,26 @@ describe('MCP transport on the one GET', () => {
   it('judgeMcpEndpoint runs the transport rules alone', () => {
     expect(judgeMcpEndpoint(o(ex(404), { serverJson: null }), ctx).verdict.result).toBe('fail');
     expect(judgeMcpEndpoint(o(ex(405), { serverJson: null }), ctx).verdict.result).toBe('pass');
+  });
+  it('a verdict that judged one half of suite v2 says which half did not run, without changing the result', () => {
+    const endpoint = judgeMcpEndpoint(o(ex(405), { serverJson: null }), ctx).verdict;
+    expect(endpoint.result).toBe('pass');
+    expect(endpoint.scope).toBe('observation');
+    expect(endpoint.reasons).toEqual(['n/a: quality rules not run: no server.json']);
+    expect(judgeMcpEndpoint(o(ex(402), { serverJson: null }), ctx).verdict.reasons).toEqual([
+      'unknown: HTTP 402 Payment Required: a paid server answered; we do not pay to look inside',
+      'n/a: quality rules not run: no server.json',
+    ]);
+    const file = q({});
+    expect(file.result).toBe('pass');
+    expect(file.scope).toBe('document');
+    expect(file.reasons).toEqual(['n/a: transport rules not run: no live GET']);
+    expect(checkServerJson({ text: '{' }, ctx).reasons).toEqual(['MCP-Q-001 #: server.json does not parse as JSON', 'n/a: transport rules not run: no live GET']);
+    const noGet = t(null);
+    expect(noGet.verdict).toMatchObject({ result: 'pass', scope: 'document' });
+    expect(noGet.verdict.reasons).toEqual(['n/a: transport rules not run: no live GET']);
+    // the whole suite ran: no such line
+    expect(t(ex(405)).verdict.reasons).toEqual([]);
   });
   it('helpers', () => {
     expect(offersBearer('Bearer')).toBe(true);

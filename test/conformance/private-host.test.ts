@@ -22,6 +22,33 @@ describe('private hosts', () => {
     expect(classifyHost(host)?.class).toBe(cls);
   });
 
+  // IPv6 counterparts of IPv4 ranges already handled: documentation (RFC 9637, like 192.0.2/24),
+  // benchmarking (like 198.18/15), IETF protocol assignments incl. Teredo (like 192.0.0/24), SRv6 SIDs.
+  it.each([
+    ['3fff::1', 'placeholder'], ['[3fff::]', 'placeholder'], ['3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff', 'placeholder'],
+    ['2001:2::1', 'reserved'], ['2001:2:0:ffff::1', 'reserved'],
+    ['2001::1', 'reserved'], ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'], ['2001:1::1', 'reserved'], ['2001:1ff:ffff::1', 'reserved'],
+    ['5f00::1', 'reserved'], ['5f00:ffff::1', 'reserved'],
+    ['2001:db8::1', 'placeholder'],
+  ])('%s is %s (IPv6 special-purpose ranges)', (host, cls) => {
+    expect(classifyHost(host)?.class).toBe(cls);
+    expect(classifyHost(`[${host.replace(/^\[|\]$/g, '')}]`)?.class).toBe(cls);
+  });
+
+  it.each(['3fff:1000::1', '2001:200::1', '2001:4860:4860::8888', '5f01::1', '5eff::1', '4000::1'])('%s, just outside those ranges, is public', (host) => {
+    expect(classifyHost(host)).toBeNull();
+  });
+
+  it('the IPv4 counterparts stay covered in their IPv4-mapped and translated forms', () => {
+    for (const [v4, cls] of [['192.0.2.1', 'placeholder'], ['198.18.0.1', 'reserved'], ['198.19.255.254', 'reserved'], ['192.0.0.8', 'reserved']] as const) {
+      expect(classifyHost(v4)?.class, v4).toBe(cls);
+      for (const form of [`::ffff:${v4}`, `[::ffff:${v4}]`, `::ffff:0:${v4}`, `64:ff9b::${v4}`]) {
+        expect(classifyHost(form), form).toMatchObject({ class: cls });
+      }
+      expect(isPrivateHost(hostOf(`https://[::ffff:${v4}]/`))).toBe(cls !== 'placeholder');
+    }
+  });
+
   it.each(['8.8.8.8', '1.1.1.1', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '192.169.0.1', 'api.github.com', '2606:4700::1111', '::ffff:8.8.8.8', 'mcp.acme-weather.dev'])(
     '%s is public',
     (host) => {

@@ -5,6 +5,7 @@ import {
   checkA2ACard,
   checkServerJson,
   checkStructure,
+  hashInputs,
   judgeA2AObservation,
   judgeMcpObservation,
   structuralAnswer,
@@ -132,6 +133,36 @@ describe('the engine on arbitrary input', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('an internal error still signs the real inputs hash (computed before the guarded body), and its scope', () => {
+    // A value that can be hashed (canonicalJson reads each member twice) but throws when the checker reads it: the body fails.
+    const once = <T extends object>(plain: T, key: string): T => {
+      let reads = 0;
+      const o = { ...plain };
+      const v = (plain as Record<string, unknown>)[key];
+      Object.defineProperty(o, key, { enumerable: true, get: () => { if (++reads > 2) throw new TypeError('boom'); return v; } });
+      return o;
+    };
+    const server = { name: 'io.github.acme/w', description: 'Forecasts for any city on earth.', version: '1.0.0', remotes: [] };
+    const m = checkServerJson({ value: once(server, 'description') }, ctx);
+    expect(m.reasons).toEqual(['unknown: internal error in the checker (TypeError); please report it']);
+    expect(m.inputsHash).toBe(hashInputs({ kind: 'mcp-server-json-value', value: server }));
+    const card = { name: 'n', skills: [] };
+    const a = checkA2ACard({ value: once(card, 'name') }, ctx);
+    for (const v of [a.card, a.structure]) {
+      expect(v.result).toBe('unknown');
+      expect(v.inputsHash).toBe(hashInputs({ kind: 'a2a-card-value', value: card }));
+    }
+    const obs = { remote: null, get: null, robots: 'allowed', canary: 'ok', serverJson: server } as const;
+    const r = judgeMcpObservation(once(obs, 'serverJson') as unknown as McpObservation, ctx).verdict;
+    expect(r.reasons[0]).toMatch(/internal error/);
+    expect(r.inputsHash).toBe(hashInputs({ kind: 'mcp-observation', observation: obs }));
+    expect(r.scope).toBe('observation');
+    // only inputs that cannot be hashed at all are unavailable
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(checkServerJson({ value: cyclic }, ctx).inputsHash).toBe('sha256:unavailable');
   });
 
   it('answers deep nesting and huge arrays in bounded time', () => {

@@ -13,6 +13,7 @@ import {
   RULES,
   signVerdict,
   generateSigningKeyPair,
+  judgeMcpEndpoint,
   type CheckRun,
 } from '../../src/conformance/index.js';
 import { judgeFixture, listFixtures, verdictsOf } from './helpers.js';
@@ -29,6 +30,17 @@ const cardText = `{
     { "id": "a", "name": "A", "description": "d", "tags": [42] }
   ]
 }`;
+const good03 = {
+  protocolVersion: '0.3.0',
+  name: 'Recipe Agent',
+  description: 'Finds recipes.',
+  url: 'https://agent.acme-recipes.dev/a2a',
+  version: '1.0.0',
+  capabilities: {},
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 's', name: 'S', description: 'Does S.', tags: [] }],
+};
 function cardRun(extra: Partial<CheckRun> = {}): CheckRun {
   const { card, structure } = checkA2ACard({ text: cardText }, ctx);
   return { input: 'card.json', kind: 'a2a-card', scope: 'document', verdicts: [card, structure], text: cardText, ...extra };
@@ -68,11 +80,93 @@ describe('JSON report (version 1)', () => {
     expect(b.rules.find((x) => x.id === 'A2A-CARD-005')!.outcome).toBe('blocked');
     expect(b.result).toBe('unknown');
     expect(b.exitCode).toBe(2);
-    const live = buildReport({ ...cardRun(), selectedRule: 'A2A-CARD-001' });
-    expect(live.result).toBe('n/a');
     const other = buildReport({ ...cardRun(), selectedRule: 'MCP-Q-003' });
     expect(other.result).toBe('n/a');
     expect(other.exitCode).toBe(0);
+  });
+
+  it('--rule on a rule that needs a live GET, on a file: unable to complete (exit 2), never n/a', () => {
+    for (const id of ['A2A-CARD-001', 'A2A-CARD-002']) {
+      const r = buildReport({ ...cardRun(), selectedRule: id });
+      expect(r.rules.find((x) => x.id === id)!.outcome).toBe('not-run');
+      expect(r.result, id).toBe('unknown');
+      expect(r.exitCode, id).toBe(2);
+      expect(r.qualification).toMatch(new RegExp(`^UNABLE TO COMPLETE: ${id} was not run: it needs a live GET.*check the URL instead`));
+      expect(validate(JSON.parse(JSON.stringify(r)))).toBe(true);
+      const text = renderTerminal({ ...cardRun(), selectedRule: id });
+      expect(text).toContain('? UNABLE TO COMPLETE');
+      expect(text).toContain(`${id} was not run: it needs a live GET, and a file check fetches nothing: check the URL instead.`);
+      const sarif = renderSarif({ ...cardRun(), selectedRule: id }) as { runs: Array<{ invocations: Array<{ exitCode: number; executionSuccessful: boolean; toolExecutionNotifications?: Array<{ message: { text: string } }> }> }> };
+      expect(sarif.runs[0]!.invocations[0]).toMatchObject({ exitCode: 2, executionSuccessful: false });
+      expect(sarif.runs[0]!.invocations[0]!.toolExecutionNotifications![0]!.message.text).toMatch(/needs a live GET/);
+    }
+    const server = checkServerJson({ text: JSON.stringify({ name: 'n', description: 'Forecasts for any city on earth.', version: '1.0.0', websiteUrl: 'https://w.dev', remotes: [{ type: 'sse', url: 'https://mcp.w.dev/sse' }] }) }, ctx);
+    const t = buildReport({ input: 's.json', kind: 'mcp-server-json', scope: 'document', verdicts: [server], selectedRule: 'MCP-T-001' });
+    expect([t.result, t.exitCode]).toEqual(['unknown', 2]);
+    // the full run of the same file still passes, qualified: the live rules are listed as not run
+    const g = checkA2ACard({ text: JSON.stringify(good03) }, ctx);
+    const full = buildReport({ input: 'good.json', kind: 'a2a-card', scope: 'document', verdicts: [g.card, g.structure] });
+    expect(full.result).toBe('pass');
+    expect(full.rules.filter((x) => x.outcome === 'not-run').map((x) => x.id)).toEqual(['A2A-CARD-001', 'A2A-CARD-002']);
+  });
+
+  it('an endpoint check (--kind mcp) lists the quality rules as not run; selecting one is unable to complete', () => {
+    const obs = { remote: { type: 'streamable-http', url: 'https://mcp.w.dev/mcp' }, get: { url: 'https://mcp.w.dev/mcp', status: 405, headers: {} }, robots: 'allowed', canary: 'ok', serverJson: null } as const;
+    const { verdict } = judgeMcpEndpoint(obs, ctx);
+    const run: CheckRun = { input: 'https://mcp.w.dev/mcp', kind: 'mcp-endpoint', scope: 'live', verdicts: [verdict] };
+    const full = buildReport(run);
+    expect(full.result).toBe('pass');
+    expect(full.summary.notRun).toBe(RULES.filter((x) => x.suite === 'mcp' && x.needs === 'document').length);
+    expect(full.qualification).toMatch(/quality rules were not run \(no server\.json\)/);
+    expect(renderTerminal(run, full)).toMatch(/not run \(need a server\.json\)/);
+    const sel = buildReport({ ...run, selectedRule: 'MCP-Q-003' });
+    expect([sel.result, sel.exitCode]).toEqual(['unknown', 2]);
+    expect(sel.qualification).toMatch(/^UNABLE TO COMPLETE: MCP-Q-003 was not run: it needs a server\.json/);
+    expect(buildReport({ ...run, selectedRule: 'MCP-T-001' }).result).toBe('pass');
+  });
+
+  it('a rule whose findings all fall past the findings cap is reported as fail, with or without --rule', () => {
+    const doc = { ...good03, skills: Array.from({ length: 60 }, () => ({})), additionalInterfaces: [1] };
+    const text = JSON.stringify(doc, null, 2);
+    const { card, structure } = checkA2ACard({ text }, ctx);
+    expect(structure.findings.length).toBe(200);
+    expect(structure.findings.some((f) => f.ruleId === 'A2A-STRUCT-003')).toBe(false);
+    expect(structure.rulesFlagged).toEqual(['A2A-STRUCT-001', 'A2A-STRUCT-003']);
+    expect(structure.omittedFindings).toBe(41);
+    expect(structure.reasons).toContain('… 41 more findings not listed (A2A-STRUCT-001, A2A-STRUCT-003)');
+    expect(structure.result).toBe('fail');
+    const run: CheckRun = { input: 'card.json', kind: 'a2a-card', scope: 'document', verdicts: [card, structure], text };
+    const sel = buildReport({ ...run, selectedRule: 'A2A-STRUCT-003' });
+    expect(sel.rules.find((x) => x.id === 'A2A-STRUCT-003')!.outcome).toBe('fail');
+    expect([sel.result, sel.exitCode]).toEqual(['fail', 1]);
+    expect(buildReport(run).rules.find((x) => x.id === 'A2A-STRUCT-003')!.outcome).toBe('fail');
+    expect(buildReport({ ...run, selectedRule: 'A2A-STRUCT-002' }).result).toBe('pass');
+  });
+
+  it('a warn-only verdict whose fail rule is entirely past the cap still fails', () => {
+    // the card suite: 200 listed findings, then a capped failure of another rule
+    const doc = { ...good03, skills: [...Array.from({ length: 70 }, () => ({ tags: [] })), { id: 's', name: 'S', description: 'd' }] };
+    const { card } = checkA2ACard({ value: doc }, ctx);
+    expect(card.findings.some((f) => f.ruleId === 'A2A-CARD-014')).toBe(false);
+    expect(card.rulesFlagged).toEqual(['A2A-CARD-013', 'A2A-CARD-014']);
+    expect(buildReport({ input: 'c.json', kind: 'a2a-card', scope: 'document', verdicts: [card], selectedRule: 'A2A-CARD-014' }).result).toBe('fail');
+  });
+
+  it('a mixed outcome (one verdict fails, another is incomplete) exits 1 in every format: a definite failure wins', () => {
+    const { card, structure } = checkA2ACard({ text: JSON.stringify(good03) }, ctx);
+    expect(card.result).toBe('pass');
+    const failed = checkA2ACard({ text: cardText }, ctx).structure;
+    expect(failed.result).toBe('fail');
+    // the card suite could not complete (as after an internal error); the structural check failed
+    const incomplete = { ...card, result: 'unknown' as const, reasons: ['unknown: internal error in the checker (TypeError); please report it'] };
+    expect(structure.result).toBe('pass');
+    const run: CheckRun = { input: 'card.json', kind: 'a2a-card', scope: 'document', verdicts: [incomplete, failed], text: cardText };
+    const report = buildReport(run);
+    expect([report.result, report.exitCode]).toEqual(['fail', 1]);
+    expect(report.summary.notRun).toBeGreaterThan(0);
+    const sarif = renderSarif(run, report) as { runs: Array<{ invocations: Array<{ exitCode: number }> }> };
+    expect(sarif.runs[0]!.invocations[0]!.exitCode).toBe(1);
+    expect(renderTerminal(run, report)).toMatch(/✗ FAIL - /);
   });
 
   it('carries attestations', () => {

@@ -38,6 +38,22 @@ describe('uptime (seed 003 §2)', () => {
     expect(mcp(null, 'disallowed')).toMatchObject({ state: 'skipped', reason: 'skipped (robots)' });
   });
 
+  it('a redirect the probe refused because robots.txt disallows its path is skipped (robots); other politeness refusals stay unknown', () => {
+    expect(mcp(ex(null, 'robots_disallowed'))).toMatchObject({ state: 'skipped', ourSide: false, status: null });
+    expect(mcp(ex(null, 'robots_disallowed')).reason).toMatch(/^skipped \(robots\)/);
+    expect(a2a([ex(404), ex(null, 'robots_disallowed'), ex(404)]).state).toBe('skipped');
+    expect(a2a([ex(null, 'timeout'), ex(null, 'robots_disallowed')]).state).toBe('skipped');
+    // an answer that shows the agent up still wins
+    expect(a2a([ex(null, 'robots_disallowed'), ex(200)]).state).toBe('up');
+    expect(a2a([ex(null, 'robots_disallowed'), ex(403)]).state).toBe('up');
+    // never turned into unknown by a failed canary: it was our choice not to ask
+    expect(mcp(ex(null, 'robots_disallowed'), 'allowed', 'failed').state).toBe('skipped');
+    for (const cls of ['robots_unreachable', 'rate_limited', 'budget_exhausted', 'hop_refused']) {
+      expect(mcp(ex(null, cls)).state, cls).toBe('unknown');
+      expect(a2a([ex(404), ex(null, cls)]).state, cls).toBe('unknown');
+    }
+  });
+
   it('a failed canary makes it unknown (our side), never down; an answer still counts as up', () => {
     expect(a2a([ex(null, 'refused')], 'allowed', 'failed')).toMatchObject({ state: 'unknown', ourSide: true });
     expect(a2a([ex(404)], 'allowed', 'failed')).toMatchObject({ state: 'unknown', ourSide: true });

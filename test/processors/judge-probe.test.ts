@@ -39,10 +39,16 @@ describe('judging what a probe saw', () => {
   });
 
   it('reads a probe our politeness held back as unknown, with the reason in words', () => {
-    for (const cls of ['rate_limited', 'hop_refused', 'budget_exhausted', 'robots_disallowed']) {
+    for (const cls of ['rate_limited', 'hop_refused', 'budget_exhausted', 'robots_unreachable']) {
       const c = judge(probe('mcp', 'allowed', [ex('mcp-get', 'https://agent.acme-tools.dev/mcp', null, cls)]));
       expect(c.uptime, cls).toBe('unknown');
       expect(c.reason, cls).not.toMatch(/network error/);
     }
+  });
+
+  it('reads a redirect into a path robots.txt disallows as skipped (robots)', () => {
+    const c = judge(probe('mcp', 'allowed', [ex('mcp-get', 'https://agent.acme-tools.dev/mcp', null, 'robots_disallowed')]));
+    expect(c.uptime).toBe('skipped');
+    expect(c.reason).toMatch(/^skipped \(robots\)/);
   });
 });

@@ -25,9 +25,24 @@ import {
 
 /**
  * `veronikai check <file|url>`: an agent owner checks their own card, server.json or endpoint.
- * Exit codes: 0 pass or n/a (and listing/help), 1 a selected rule failed, 2 usage error or a
- * check that could not complete.
+ * Exit codes (see EXIT_CODES_HELP): 0 pass or n/a (and listing/help), 1 a selected rule failed,
+ * 2 a usage error, an internal error, or a selected rule that was unable to complete. Any
+ * error during a check that is not a usage error (the signing key cannot be loaded, a renderer
+ * throws, …) exits 2 with a message: it never reads as a conformance failure (1).
  */
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  the selected rules passed, or legitimately do not apply (n/a); also --list-rules and --help
+  1  at least one selected conformance rule failed
+  2  a usage error or an internal error, or a selected rule was unable to complete: the check
+     could not finish fairly, a prerequisite failed, or the rule needs an input this check does
+     not have (a live GET on a file: check the URL instead; a server.json on --kind mcp)
+
+A mixed outcome (one rule failed, another could not complete) exits 1 in every output format
+(terminal, --json, --format sarif): report version 1 lets a definite failure win. The
+incomplete parts are still reported.
+`;
 
 /** Local files above this are refused (a card is read up to 512 KB by the crawler). */
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -60,6 +75,7 @@ export function registerCheckCommand(program: Command): void {
     .option('--contact <email>', 'contact address carried in the User-Agent of URL checks (env VERONIKAI_CONTACT)')
     .addOption(new Option('--transport <type>', 'declared transport of an MCP endpoint (--kind mcp)').choices(['streamable-http', 'sse']))
     .option('--allow-loopback', 'let a URL check reach 127.0.0.0/8 and ::1 (local testing); no other private address is ever reached')
+    .addHelpText('after', EXIT_CODES_HELP)
     .action(async (target: string | undefined, opts: CheckOptions) => {
       process.exitCode = await runCheck(target, opts);
     });
@@ -79,31 +95,40 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
   if (opts.rule !== undefined && !getRule(opts.rule)) throw new UsageError(`unknown rule "${opts.rule}" (see veronikai check --list-rules)`);
   if (opts.transport && opts.kind !== 'mcp') throw new UsageError('--transport applies to --kind mcp only');
 
-  const config = loadConfig({ dataDir: opts.dataDir, contact: opts.contact });
   const ctx = { subject: target, observedAt: new Date().toISOString() };
   const isUrl = /^https?:\/\//i.test(target);
 
-  let run: CheckRun;
+  // Everything after the usage checks: an error that is not a usage error means the check could
+  // not complete (exit 2), never that a conformance rule failed (exit 1).
+  let stage = 'loading the configuration';
   try {
-    run = isUrl ? await checkUrl(target, opts, config.contact, ctx) : checkFile(target, opts, ctx);
+    const config = loadConfig({ dataDir: opts.dataDir, contact: opts.contact });
+    stage = 'running the check';
+    const run = isUrl ? await checkUrl(target, opts, config.contact, ctx) : checkFile(target, opts, ctx);
+    run.selectedRule = opts.rule ?? null;
+
+    if (opts.sign) {
+      stage = 'signing the verdicts';
+      const { loadSigningKey } = await import('../../signing/keys.js');
+      const key = loadSigningKey({ dataDir: config.dataDir });
+      run.attestations = run.verdicts.map((v) => signVerdict(v, key.privateKey));
+    }
+
+    stage = 'writing the report';
+    const report = buildReport(run);
+    // Rendered in full before anything is written, so a failing renderer leaves no partial report.
+    const out =
+      format === 'json' ? JSON.stringify(report, null, 2) + '\n'
+      : format === 'sarif' ? JSON.stringify(renderSarif(run, report), null, 2) + '\n'
+      : renderTerminal(run, report);
+    process.stdout.write(out);
+    return report.exitCode;
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    process.stderr.write(`veronikai: the check could not complete: ${(err as Error).message}\n`);
+    const what = err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err);
+    process.stderr.write(`veronikai: the check could not complete (error while ${stage}): ${what}\n`);
     return 2;
   }
-  run.selectedRule = opts.rule ?? null;
-
-  if (opts.sign) {
-    const { loadSigningKey } = await import('../../signing/keys.js');
-    const key = loadSigningKey({ dataDir: config.dataDir });
-    run.attestations = run.verdicts.map((v) => signVerdict(v, key.privateKey));
-  }
-
-  const report = buildReport(run);
-  if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else if (format === 'sarif') process.stdout.write(JSON.stringify(renderSarif(run, report), null, 2) + '\n');
-  else process.stdout.write(renderTerminal(run, report));
-  return report.exitCode;
 }
 
 function checkFile(path: string, opts: CheckOptions, ctx: { subject: string; observedAt: string }): CheckRun {
