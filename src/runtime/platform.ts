@@ -65,9 +65,11 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     });
   };
   const closers: Array<() => Promise<void>> = [];
+  // Each step gets a bounded time, so one component that cannot finish (say, a consumer
+  // whose broker vanished) never keeps the others, or the process, from shutting down.
   const close = async () => {
     for (const c of closers.reverse()) {
-      await c().catch((err: unknown) => log.warn({ err }, 'error while shutting down'));
+      await withTimeout(c(), CLOSE_STEP_TIMEOUT_MS).catch((err: unknown) => log.warn({ err }, 'error while shutting down'));
     }
     closers.length = 0;
   };
@@ -127,6 +129,17 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     await close();
     throw err;
   }
+}
+
+const CLOSE_STEP_TIMEOUT_MS = 15_000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`shutdown step did not finish within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Verdict signatures with the configured Ed25519 key: the attestation as JSON text. */

@@ -363,7 +363,10 @@ export async function startBroker(opts: StartBrokerOptions): Promise<BrokerHandl
   const started = Date.now();
   let child: ChildProcess;
   try {
-    child = spawn(java.path, args, { cwd: paths.dir, detached: opts.detached ?? false, stdio: ['ignore', out, out] });
+    // Its own process group (detached) in every mode: a Ctrl-C or a signal to our group must
+    // not kill the broker under us while we shut down in order; we stop it ourselves, and a
+    // broker that is not `stack up`'s is SIGKILLed if this process exits first.
+    child = spawn(java.path, args, { cwd: paths.dir, detached: true, stdio: ['ignore', out, out] });
   } finally {
     closeSync(out);
   }

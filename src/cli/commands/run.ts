@@ -10,6 +10,8 @@ import { dailyRun, formatDailyReport } from '../../runtime/daily.js';
 import { startPlatform } from '../../runtime/platform.js';
 import { addConfigOptions, onShutdown, overridesFrom, parseCount, parseDuration, whenAborted } from '../options.js';
 
+const CYCLE_GRACE_MS = 10_000;
+
 /** `veronikai run`: everything in one process on the embedded default. */
 export function registerRunCommand(program: Command): void {
   const cmd = program
@@ -99,7 +101,10 @@ export function registerRunCommand(program: Command): void {
       out(`received ${String(shutdown.signal.reason)}, shutting down`);
       stopping = true;
       clearTimeout(timer);
-      await running;
+      // A cycle in progress gets a moment to finish its step; its run records itself as ended early.
+      await Promise.race([running, new Promise((r) => setTimeout(r, CYCLE_GRACE_MS).unref())]);
       await close();
+      // Everything we opened is closed; a library timer must not keep the process alive.
+      process.exit(process.exitCode ?? 0);
     });
 }
