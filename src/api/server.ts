@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { silentLogger, type Logger } from '../log.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { dashboardRoutes } from './dashboard.js';
-import { agentStatus, statsRoutes } from './stats.js';
+import { agentStatus, isoTime, statsRoutes } from './stats.js';
 
 /**
  * The read API. It reads ClickHouse only, never Kafka, and never writes.
@@ -19,6 +19,18 @@ const AGENT_COLUMNS = `agent_id AS id, agent_key AS key, protocol, name, descrip
 export interface ApiOptions {
   warehouse: Warehouse;
   logger?: Logger;
+}
+
+const TIME_FIELDS = ['firstSeen', 'lastSeen', 'inactiveSince'] as const;
+
+/** Every time the API serves is ISO 8601 UTC, whatever the warehouse's text form. */
+function withIsoTimes<T extends Record<string, unknown>>(row: T): T {
+  const out: Record<string, unknown> = { ...row };
+  for (const f of TIME_FIELDS) if (typeof out[f] === 'string') out[f] = isoTime(out[f] as string);
+  if (out.sourceFirstSeen && typeof out.sourceFirstSeen === 'object') {
+    out.sourceFirstSeen = Object.fromEntries(Object.entries(out.sourceFirstSeen as Record<string, string>).map(([k, v]) => [k, isoTime(v)]));
+  }
+  return out as T;
 }
 
 function encodeCursor(key: string): string {
@@ -83,7 +95,7 @@ export function buildApi({ warehouse, logger }: ApiOptions) {
       );
       const page = rows.slice(0, limit);
       const nextCursor = rows.length > limit ? encodeCursor(page[page.length - 1]!.key) : null;
-      return { agents: page, nextCursor };
+      return { agents: page.map(withIsoTimes), nextCursor };
     },
   );
 
@@ -95,14 +107,14 @@ export function buildApi({ warehouse, logger }: ApiOptions) {
       { id },
     );
     if (!agent) return reply.code(404).send({ error: 'agent not found' });
-    const listings = await warehouse.query(
+    const listings = await warehouse.query<Record<string, unknown>>(
       `SELECT source, item_id AS itemId, name, version_label AS version, endpoint_url AS endpointUrl,
               card_url AS cardUrl, tombstoned = 1 AS tombstoned, first_seen AS firstSeen, last_seen AS lastSeen
        FROM listings FINAL WHERE agent_key = {key:String} ORDER BY source, item_id`,
       { key: agent.key },
     );
     // Latest check and verdict (current checker), last check time and uptime windows (Methods §4).
-    return { ...agent, listings, ...(await agentStatus(warehouse, agent.key)) };
+    return { ...withIsoTimes(agent), listings: listings.map(withIsoTimes), ...(await agentStatus(warehouse, agent.key)) };
   });
 
   return app;

@@ -198,8 +198,13 @@ describe('MCP Registry slice: fixture pages → Kafka → ClickHouse → API', (
 
       const one = await api.inject({ method: 'GET', url: `/agents/${agentId('https://mcp7.example.org/mcp')}` });
       expect(one.statusCode).toBe(200);
-      const agent = one.json() as { key: string; sources: string[]; listings: Array<{ itemId: string }> };
+      const agent = one.json() as { key: string; sources: string[]; firstSeen: string; sourceFirstSeen: Record<string, string>; listings: Array<{ itemId: string; lastSeen: string }> };
       expect(agent.key).toBe('https://mcp7.example.org/mcp');
+      // Every time the API serves is ISO 8601 UTC.
+      const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+      expect(agent.firstSeen).toMatch(iso);
+      expect(agent.sourceFirstSeen['mcp-registry']).toMatch(iso);
+      expect(agent.listings[0]!.lastSeen).toMatch(iso);
       expect(agent.sources).toEqual(['mcp-registry']);
       expect(agent.listings.map((l) => l.itemId).sort()).toEqual(['io.github.alias/upper', 'io.github.org007/server']);
 
