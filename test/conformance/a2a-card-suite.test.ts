@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkA2ACard, judgeA2AObservation, type A2AObservation, type HttpExchange } from '../../src/conformance/index.js';
+import { recipeCard } from './helpers.js';
 
 const ctx = { subject: 't', observedAt: '2026-01-01T00:00:00.000Z' };
-const good = {
-  name: 'Recipe Agent',
-  description: 'Finds recipes.',
-  url: 'https://agent.acme-recipes.dev/a2a',
-  version: '1.0.0',
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: 's', name: 'S', description: 'Does S.', tags: [] }],
-};
+const good = recipeCard();
 const card = (over: Record<string, unknown>) => checkA2ACard({ value: { ...good, ...over } }, ctx).card;
 const ids = (v: { findings: Array<{ ruleId: string }> }) => v.findings.map((f) => f.ruleId);
 const ex = (status: number | null, extra: Partial<HttpExchange> = {}): HttpExchange => ({ url: 'https://agent.acme-recipes.dev/x', status, headers: {}, ...extra });

@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { attribute, checkA2ACard, contextVersion, readVersion, structuralAnswer } from '../../src/conformance/index.js';
+import { recipeCard } from './helpers.js';
 
 const ctx = { subject: 't', observedAt: '2026-01-01T00:00:00.000Z' };
 
-const card03 = () => ({
-  protocolVersion: '0.3.0',
-  name: 'Recipe Agent',
-  description: 'Finds recipes.',
-  url: 'https://agent.acme-recipes.dev/a2a',
-  version: '1.0.0',
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: 's', name: 'S', description: 'Does S.', tags: ['t'] }],
-});
+const card03 = () => recipeCard({ protocolVersion: '0.3.0', skills: [{ id: 's', name: 'S', description: 'Does S.', tags: ['t'] }] });
 const card10 = () => {
   const { protocolVersion: _p, url: _u, ...rest } = card03();
   return { ...rest, supportedInterfaces: [{ url: 'https://agent.acme-recipes.dev/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };

@@ -58,3 +58,23 @@ export function verdictsOf(j: Judged): Verdict[] {
 export function readJson<T>(path: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
+
+export interface TestCard {
+  skills: Array<{ id?: string; name?: string; description?: string; tags?: unknown[] }>;
+  [key: string]: unknown;
+}
+
+/** A complete A2A card without a version claim of its own; tests add or break fields. */
+export function recipeCard(over: Record<string, unknown> = {}): TestCard {
+  return {
+    name: 'Recipe Agent',
+    description: 'Finds recipes.',
+    url: 'https://agent.acme-recipes.dev/a2a',
+    version: '1.0.0',
+    capabilities: {},
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 's', name: 'S', description: 'Does S.', tags: [] }],
+    ...over,
+  };
+}

@@ -16,7 +16,7 @@ import {
   judgeMcpEndpoint,
   type CheckRun,
 } from '../../src/conformance/index.js';
-import { judgeFixture, listFixtures, verdictsOf } from './helpers.js';
+import { judgeFixture, listFixtures, recipeCard, verdictsOf } from './helpers.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
@@ -30,17 +30,7 @@ const cardText = `{
     { "id": "a", "name": "A", "description": "d", "tags": [42] }
   ]
 }`;
-const good03 = {
-  protocolVersion: '0.3.0',
-  name: 'Recipe Agent',
-  description: 'Finds recipes.',
-  url: 'https://agent.acme-recipes.dev/a2a',
-  version: '1.0.0',
-  capabilities: {},
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [{ id: 's', name: 'S', description: 'Does S.', tags: [] }],
-};
+const good03 = recipeCard({ protocolVersion: '0.3.0' });
 function cardRun(extra: Partial<CheckRun> = {}): CheckRun {
   const { card, structure } = checkA2ACard({ text: cardText }, ctx);
   return { input: 'card.json', kind: 'a2a-card', scope: 'document', verdicts: [card, structure], text: cardText, ...extra };
