@@ -116,19 +116,27 @@ const FORBIDDEN_REQUEST_HEADERS = new Set([
 /** Response headers never recorded (server-set cookies are not ours to keep; our own size mark is ours alone). */
 const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2', OMITTED_HEADERS_MARKER]);
 
-/** Recorded first, so the total-size cap never drops them. */
-const PRIORITY_HEADERS = [
+/**
+ * Response headers the judgement reads: recorded first, so the total-size cap never drops
+ * them, and the last a probe event sheds when it must shrink.
+ */
+export const JUDGED_HEADERS: readonly string[] = [
   'content-type',
   'content-length',
   'content-encoding',
   'location',
   'www-authenticate',
   'retry-after',
+  'mcp-session-id',
+  'mcp-protocol-version',
+];
+
+/** Recorded first, so the total-size cap never drops them. */
+const PRIORITY_HEADERS = [
+  ...JUDGED_HEADERS,
   'etag',
   'last-modified',
   'cache-control',
-  'mcp-session-id',
-  'mcp-protocol-version',
   'allow',
   'date',
   'server',

@@ -33,7 +33,7 @@ import { newEventId } from '../../events/ids.js';
 import type { ProbeEvent, ProbeExchange, ProbeRequestEvent } from '../../events/types.js';
 import { silentLogger, type Logger } from '../../log.js';
 import type { Canary } from '../canary.js';
-import type { RequestGate } from '../http/client.js';
+import { JUDGED_HEADERS, type RequestGate } from '../http/client.js';
 import { HostFailureTracker } from '../http/host-tracker.js';
 import { EVENT_MAX_BYTES, HOST_FAILURE_LIMIT } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
@@ -63,18 +63,6 @@ export type ProbeErrorClass = ErrorClass | 'budget_exhausted' | 'hop_refused';
 const HOP_ROBOTS_CLASSES: readonly string[] = ['robots_disallowed', 'robots_unreachable'];
 
 export { OMITTED_HEADERS_MARKER };
-
-/** Headers kept when an exchange that is not a redirect hop must shed headers (the ones processors read). */
-const JUDGED_HEADERS: readonly string[] = [
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'location',
-  'www-authenticate',
-  'retry-after',
-  'mcp-session-id',
-  'mcp-protocol-version',
-];
 
 export interface ProbeTarget {
   protocol: ProbeProtocol;
