@@ -1,74 +1,136 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadOptOutFile } from './processors/listings-to-agents.js';
+import ms from 'ms';
+import { loadOptOutFile } from './identity/opt-out.js';
+import { MAX_TIMER_MS } from './util/time.js';
 
 /** A configuration or command-line mistake: reported in one line, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** Every listing source this build can read, by its configuration name. */
+export const SOURCE_NAMES = ['mcp-registry', 'a2a-registry', 'a2aregistry-org', 'hf-spaces', 'neuronto', 'smithery'] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
 /**
- * Configuration comes from the environment (VERONIKAI_*) and is overridden by flags.
- * Every value is validated here, once, so a bad value stops the process at start
- * with a message that names the setting.
+ * Every setting, declared once: its flag, its environment variable and its help. Commands pick
+ * the settings they take (`cli/settings.ts` turns them into flags); `loadConfig` reads each from
+ * its flag, else its variable, else its default, and validates it once, so a bad value stops the
+ * process at start with a message that names the setting.
  */
-export interface Config {
-  /** Where local state lives: embedded warehouse data, broker storage, signing keys. */
-  dataDir: string;
-  /** Where Maven-resolved broker jars are cached (outside the repository). */
-  cacheDir: string;
-  /** Kafka bootstrap servers; empty means "start the local broker". */
-  kafkaBrokers: string[];
-  /** Warehouse: `embedded` (chdb in dataDir) or an http(s) URL of a ClickHouse server. */
-  warehouse: { kind: 'embedded'; path: string } | { kind: 'server'; url: string; database: string };
-  apiHost: string;
-  apiPort: number;
-  /** Contact address carried in the crawler's User-Agent. */
-  contact: string;
-  /** Per-source base URL overrides, e.g. mcp-registry=http://127.0.0.1:8080. */
-  sourceUrls: Record<string, string>;
-  /** Per-source switches, page budgets and pacing (absent: every source on, its own defaults). */
-  sources?: SourceSettings;
-  /** Owners' opt-out list (JSON file of {match, mode, reason}); absent: none. */
-  optOutFile?: string | null;
+export const SETTINGS = {
+  dataDir: { flag: '--data-dir <dir>', env: 'VERONIKAI_DATA_DIR', help: 'where local state lives (embedded warehouse, broker storage, watermarks, signing key)', default: '.veronikai' },
+  cacheDir: { flag: '--cache-dir <dir>', env: 'VERONIKAI_CACHE_DIR', help: 'where the Maven-resolved broker jars are cached', default: '~/.cache/veronikai' },
+  brokers: { flag: '--brokers <list>', env: 'VERONIKAI_KAFKA_BROKERS', help: 'Kafka bootstrap servers host:port[,…]; none starts the local broker' },
+  warehouse: { flag: '--warehouse <where>', env: 'VERONIKAI_WAREHOUSE', help: '"embedded" (chdb in the data dir) or a ClickHouse HTTP URL (no credentials in it)', default: 'embedded' },
+  clickhouseDatabase: { flag: '--clickhouse-database <name>', env: 'VERONIKAI_CLICKHOUSE_DATABASE', help: 'database on a ClickHouse server', default: 'veronikai' },
+  clickhouseUser: { flag: '--clickhouse-user <name>', env: 'VERONIKAI_CLICKHOUSE_USER', help: 'user on a ClickHouse server' },
+  // No flag: a password on a command line is visible to every user of the machine.
+  clickhousePassword: { env: 'VERONIKAI_CLICKHOUSE_PASSWORD', help: 'password on a ClickHouse server' },
+  host: { flag: '--host <host>', env: 'VERONIKAI_HOST', help: 'API listen address', default: '127.0.0.1' },
+  port: { flag: '--port <port>', env: 'VERONIKAI_PORT', help: 'API port; 0 picks a free one', default: '8787' },
+  contact: { flag: '--contact <email>', env: 'VERONIKAI_CONTACT', help: "contact address carried in the crawler's User-Agent", default: 'crawler@veronikai.invalid' },
+  sourceUrl: { flag: '--source-url <name=url>', env: 'VERONIKAI_SOURCE_URLS', help: "a listing source's base URL (repeatable)", list: true },
+  disableSource: { flag: '--disable-source <name>', env: 'VERONIKAI_SOURCES_DISABLED', help: 'turn a source off (repeatable)', list: true },
+  termsForbid: { flag: '--terms-forbid <name>', env: 'VERONIKAI_SOURCES_TERMS_FORBID', help: 'a source whose terms forbid crawling: skipped and recorded (repeatable)', list: true },
+  maxPages: { flag: '--max-pages <name=n>', env: 'VERONIKAI_SOURCE_MAX_PAGES', help: 'list pages per run for a source; name "*" sets every source, n "*" lifts the limit (repeatable)', list: true },
+  pageDelay: { flag: '--page-delay <name=duration>', env: 'VERONIKAI_SOURCE_PAGE_DELAY', help: 'least delay between requests to a source, e.g. neuronto=1s (repeatable)', list: true },
+  optOutFile: { flag: '--opt-out-file <path>', env: 'VERONIKAI_OPT_OUT_FILE', help: "owners' opt-outs: a JSON list of {match, mode: unchecked | hidden, reason}" },
+  budget: { flag: '--budget <n>', env: 'VERONIKAI_DAILY_BUDGET', help: 'probes per daily run', default: '10000' },
+  sampleSize: { flag: '--sample-size <n>', env: 'VERONIKAI_SAMPLE_SIZE', help: 'uniform random sample per run', default: '1000' },
+  canaryUrl: { flag: '--canary-url <url>', env: 'VERONIKAI_CANARY_URLS', help: "known-good canary target (repeatable); default the listing sources' origins; set the variable empty to turn the canary off", list: true },
+  signingKey: { env: 'VERONIKAI_SIGNING_KEY', help: 'Ed25519 private key (PEM) that signs verdicts' },
+  signingKeyFile: { flag: '--signing-key-file <path>', env: 'VERONIKAI_SIGNING_KEY_FILE', help: 'file holding the Ed25519 private key (PEM); default generated in the data dir' },
+  logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', help: 'pino log level (trace, debug, info, warn, error, fatal, silent); default info, warn on a terminal' },
+} as const satisfies Record<string, SettingSpec>;
+
+export interface SettingSpec {
+  /** The command-line flag, when the setting has one. */
+  readonly flag?: string;
+  readonly env: string;
+  readonly help: string;
+  readonly default?: string;
+  /** Repeatable flag; comma-separated in the variable. */
+  readonly list?: boolean;
 }
 
-/** Per-source crawl settings; source names are checked against the known sources by the commands. */
+export type SettingKey = keyof typeof SETTINGS;
+
+/** Flag values as commander parsed them (strings, or string lists for repeatable flags). */
+export type ConfigOverrides = { [K in SettingKey]?: (typeof SETTINGS)[K] extends { list: true } ? string[] : string | number };
+
+export type WarehouseConfig =
+  | { kind: 'embedded'; path: string }
+  | { kind: 'server'; url: string; database: string; username?: string; password?: string };
+
+/** Per-source switches, page budgets and pacing (absent: every source on, its own defaults). */
 export interface SourceSettings {
-  /** Sources turned off (VERONIKAI_SOURCES_DISABLED / --disable-source): not read at all. */
   disabled: string[];
-  /** Sources whose terms forbid crawling (VERONIKAI_SOURCES_TERMS_FORBID / --terms-forbid): skipped, recorded. */
   termsForbidden: string[];
-  /** List pages per run by source; key "*" for every source (VERONIKAI_SOURCE_MAX_PAGES / --max-pages NAME=N). */
+  /** List pages per run by source; key "*" for every source; Infinity for no limit. */
   maxPages: Record<string, number>;
-  /** Least delay between two requests by source, ms; key "*" for every source (VERONIKAI_SOURCE_PAGE_DELAY / --page-delay NAME=DURATION). */
+  /** Least delay between two requests by source, ms; key "*" for every source. */
   pageDelayMs: Record<string, number>;
 }
 
-export interface ConfigOverrides {
-  dataDir?: string;
-  cacheDir?: string;
-  brokers?: string;
-  warehouse?: string;
-  host?: string;
-  port?: string | number;
-  contact?: string;
-  sourceUrl?: string[];
-  disableSource?: string[];
-  termsForbid?: string[];
-  maxPages?: string[];
-  pageDelay?: string[];
-  optOutFile?: string;
+export interface Config {
+  dataDir: string;
+  cacheDir: string;
+  /** Kafka bootstrap servers; empty means "start the local broker". */
+  kafkaBrokers: string[];
+  warehouse: WarehouseConfig;
+  apiHost: string;
+  apiPort: number;
+  contact: string;
+  /** Per-source base URL overrides, e.g. mcp-registry=http://127.0.0.1:8080. */
+  sourceUrls: Record<string, string>;
+  sources: SourceSettings;
+  optOutFile: string | null;
+  budget: number;
+  sampleSize: number;
+  /** Canary targets; null: the origins of the listing sources (the runtime fills them in). */
+  canaryUrls: string[] | null;
+  signingKey: { pem: string | null; file: string | null };
+  /** null: info, or warn on a terminal (the logger decides). */
+  logLevel: string | null;
+}
+
+/** Reads one setting: the flag, else the variable, else the default. */
+function raw(key: SettingKey, flags: ConfigOverrides, env: NodeJS.ProcessEnv): string | undefined {
+  const v = flags[key];
+  if (v !== undefined && !Array.isArray(v)) return String(v);
+  const spec: SettingSpec = SETTINGS[key];
+  return env[spec.env] ?? spec.default;
+}
+
+/** A repeatable setting: the variable's comma-separated entries, then the flags. */
+function rawList(key: SettingKey, flags: ConfigOverrides, env: NodeJS.ProcessEnv): string[] {
+  const v = flags[key];
+  return [...listOf(env[SETTINGS[key].env]), ...(Array.isArray(v) ? v : [])];
+}
+
+const listOf = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** How a setting is named in messages: its variable and its flag. */
+export function settingName(key: SettingKey): string {
+  const spec: SettingSpec = SETTINGS[key];
+  return spec.flag ? `${spec.env} / ${spec.flag.split(' ')[0]}` : spec.env;
 }
 
 export function parsePort(value: string | number, setting: string): number {
   const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+  if (!Number.isInteger(n) || n < 0 || n > 65535 || String(value).trim() === '') {
     throw new UsageError(`${setting} must be a port number between 0 and 65535, got "${value}"`);
   }
   return n;
 }
 
+/** An absolute http(s) URL without credentials: a secret in a URL ends up in logs and events. */
 export function parseHttpUrl(value: string, setting: string): URL {
   let url: URL;
   try {
@@ -79,110 +141,150 @@ export function parseHttpUrl(value: string, setting: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${setting} must use http or https, got "${url.protocol}"`);
   }
+  if (url.username || url.password) {
+    throw new UsageError(`${setting} must not carry credentials in the URL (user:password@…); the address is logged and recorded`);
+  }
   return url;
 }
 
-/** Parses `NAME=URL` pairs (repeatable flag or comma-separated env). */
-export function parseSourceUrls(pairs: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--source-url expects NAME=URL, got "${pair}"`);
-    const name = pair.slice(0, eq).trim();
-    const url = parseHttpUrl(pair.slice(eq + 1).trim(), `--source-url ${name}`);
-    out[name] = url.toString().replace(/\/$/, '');
+/**
+ * One duration parser for every setting and flag: "250ms", "2s", "15m", "24h", "7d" (a bare
+ * number is milliseconds). Timers cannot hold more than about 24.8 days.
+ */
+export function parseDuration(value: string, setting: string, bounds: { min?: number; max?: number } = {}): number {
+  const min = bounds.min ?? 1;
+  const max = Math.min(bounds.max ?? MAX_TIMER_MS, MAX_TIMER_MS);
+  const text = value.trim();
+  // A unit is required (but for 0): a bare number would read as milliseconds to some and seconds to others.
+  const n = /^(0|\d+(\.\d+)?\s*(ms|s|m|h|d))$/i.test(text) ? ms(text as ms.StringValue) : undefined;
+  if (n === undefined || !Number.isFinite(n)) {
+    throw new UsageError(`${setting} expects a duration such as 250ms, 30s, 15m, 24h or 7d, got "${value}"`);
   }
-  return out;
+  if (n < min || n > max) throw new UsageError(`${setting} must be between ${ms(min)} and ${ms(max, { long: false })}, got "${value}"`);
+  return Math.round(n);
 }
 
-const listOf = (raw: string | undefined): string[] =>
-  (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+/** A whole number ≥ `min`. */
+export function parseCount(value: string | number, setting: string, min = 0): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(String(value).trim()) || !Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(`${setting} must be a whole number ≥ ${min}, got "${value}"`);
+  }
+  return n;
+}
 
-/** Parses `NAME=VALUE` pairs into a map, each value through `parse`. */
-function parsePairs<T>(pairs: readonly string[], setting: string, parse: (v: string, where: string) => T): Record<string, T> {
+/** Refuses a source name this build does not know (a typo must not silently crawl). */
+export function checkSourceName(name: string, setting: string, allowAll = false): string {
+  if ((allowAll && name === '*') || (SOURCE_NAMES as readonly string[]).includes(name)) return name;
+  throw new UsageError(`${setting}: unknown source "${name}" (known: ${SOURCE_NAMES.join(', ')})`);
+}
+
+/** Parses `NAME=VALUE` pairs into a map, each name checked and each value through `parse`. */
+function parsePairs<T>(pairs: readonly string[], setting: string, parse: (v: string, where: string) => T, allowAll = true): Record<string, T> {
   const out: Record<string, T> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`${setting} expects NAME=VALUE, got "${pair}"`);
-    const name = pair.slice(0, eq).trim();
+    const name = checkSourceName(pair.slice(0, eq).trim(), setting, allowAll);
     out[name] = parse(pair.slice(eq + 1).trim(), `${setting} ${name}`);
   }
   return out;
 }
 
 function parsePageCount(v: string, where: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${where} must be a whole number of pages ≥ 1, got "${v}"`);
-  return n;
-}
-
-function parseDelayMs(v: string, where: string): number {
-  const m = /^(\d+)(ms|s|m)?$/.exec(v);
-  if (!m) throw new UsageError(`${where} must be a delay such as 0, 250ms, 2s or 1m, got "${v}"`);
-  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm'];
+  if (v === '*') return Number.POSITIVE_INFINITY;
+  return parseCount(v, `${where} (pages, or "*" for no limit)`, 1);
 }
 
 /** Per-source switches, page budgets and pacing from the environment and flags (flags win). */
 export function parseSourceSettings(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): SourceSettings {
+  const names = (key: 'disableSource' | 'termsForbid') => [...new Set(rawList(key, flags, env).map((n) => checkSourceName(n, settingName(key))))];
   return {
-    disabled: [...new Set([...listOf(env.VERONIKAI_SOURCES_DISABLED), ...(flags.disableSource ?? [])])],
-    termsForbidden: [...new Set([...listOf(env.VERONIKAI_SOURCES_TERMS_FORBID), ...(flags.termsForbid ?? [])])],
-    maxPages: parsePairs([...listOf(env.VERONIKAI_SOURCE_MAX_PAGES), ...(flags.maxPages ?? [])], 'page budget (VERONIKAI_SOURCE_MAX_PAGES / --max-pages)', parsePageCount),
-    pageDelayMs: parsePairs([...listOf(env.VERONIKAI_SOURCE_PAGE_DELAY), ...(flags.pageDelay ?? [])], 'page delay (VERONIKAI_SOURCE_PAGE_DELAY / --page-delay)', parseDelayMs),
+    disabled: names('disableSource'),
+    termsForbidden: names('termsForbid'),
+    maxPages: parsePairs(rawList('maxPages', flags, env), `page budget (${settingName('maxPages')})`, parsePageCount),
+    pageDelayMs: parsePairs(rawList('pageDelay', flags, env), `page delay (${settingName('pageDelay')})`, (v, where) => parseDuration(v, where, { min: 0 })),
   };
 }
 
 const CONTACT_RE = /^[^\s@<>()]+@[^\s@<>()]+\.[^\s@<>()]+$/;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
+}
 
 export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = resolve(flags.dataDir ?? env.VERONIKAI_DATA_DIR ?? '.veronikai');
-  const cacheDir = resolve(flags.cacheDir ?? env.VERONIKAI_CACHE_DIR ?? join(homedir(), '.cache', 'veronikai'));
+  const get = (key: SettingKey) => raw(key, flags, env);
+  const dataDir = resolve(expandHome(get('dataDir')!));
+  const cacheDir = resolve(expandHome(get('cacheDir')!));
 
-  const brokersRaw = flags.brokers ?? env.VERONIKAI_KAFKA_BROKERS ?? '';
-  const kafkaBrokers = brokersRaw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const kafkaBrokers = listOf(get('brokers'));
   for (const b of kafkaBrokers) {
-    if (!/^[^:\s]+:\d{1,5}$/.test(b)) throw new UsageError(`Kafka broker must be host:port, got "${b}"`);
+    if (!/^[^:\s]+:\d{1,5}$/.test(b)) throw new UsageError(`Kafka broker (${settingName('brokers')}) must be host:port, got "${b}"`);
   }
 
-  const warehouseRaw = flags.warehouse ?? env.VERONIKAI_WAREHOUSE ?? 'embedded';
-  let warehouse: Config['warehouse'];
+  const warehouseRaw = get('warehouse')!;
+  let warehouse: WarehouseConfig;
   if (warehouseRaw === 'embedded') {
     warehouse = { kind: 'embedded', path: join(dataDir, 'warehouse') };
   } else {
-    const url = parseHttpUrl(warehouseRaw, 'warehouse (VERONIKAI_WAREHOUSE / --warehouse)');
-    warehouse = { kind: 'server', url: url.origin, database: env.VERONIKAI_CLICKHOUSE_DATABASE ?? 'veronikai' };
+    const url = parseHttpUrl(warehouseRaw, `warehouse (${settingName('warehouse')}; credentials go in ${SETTINGS.clickhouseUser.env} and ${SETTINGS.clickhousePassword.env})`);
+    const username = get('clickhouseUser');
+    const password = get('clickhousePassword');
+    warehouse = {
+      kind: 'server',
+      url: url.origin,
+      database: get('clickhouseDatabase')!,
+      ...(username ? { username } : {}),
+      ...(password ? { password } : {}),
+    };
   }
 
-  const apiPort = parsePort(flags.port ?? env.VERONIKAI_PORT ?? 8787, 'port (VERONIKAI_PORT / --port)');
-  const apiHost = flags.host ?? env.VERONIKAI_HOST ?? '127.0.0.1';
+  const apiPort = parsePort(get('port')!, `port (${settingName('port')})`);
+  const apiHost = get('host')!;
 
-  const contact = flags.contact ?? env.VERONIKAI_CONTACT ?? 'crawler@veronikai.invalid';
-  if (!CONTACT_RE.test(contact)) {
-    throw new UsageError(`contact (VERONIKAI_CONTACT / --contact) must be an e-mail address, got "${contact}"`);
+  const contact = get('contact')!;
+  if (!CONTACT_RE.test(contact)) throw new UsageError(`contact (${settingName('contact')}) must be an e-mail address, got "${contact}"`);
+
+  const sourceUrls: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsePairs(rawList('sourceUrl', flags, env), `source URL (${settingName('sourceUrl')})`, (v, where) => parseHttpUrl(v, where), false))) {
+    sourceUrls[name] = value.toString().replace(/\/$/, '');
   }
 
-  const envPairs = (env.VERONIKAI_SOURCE_URLS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const sourceUrls = parseSourceUrls([...envPairs, ...(flags.sourceUrl ?? [])]);
-
-  const sources = parseSourceSettings(flags, env);
-  const optOutRaw = flags.optOutFile ?? env.VERONIKAI_OPT_OUT_FILE;
+  const optOutRaw = get('optOutFile');
   const optOutFile = optOutRaw ? resolve(optOutRaw) : null;
   if (optOutFile) {
     try {
       loadOptOutFile(optOutFile);
     } catch (err) {
-      throw new UsageError(`opt-out file (VERONIKAI_OPT_OUT_FILE): ${(err as Error).message}`);
+      throw new UsageError(`opt-out file (${settingName('optOutFile')}): ${(err as Error).message}`);
     }
   }
 
-  return { dataDir, cacheDir, kafkaBrokers, warehouse, apiHost, apiPort, contact, sourceUrls, sources, optOutFile };
+  // Set but empty turns the canary off; unset means the default targets.
+  const canaryFlag = flags.canaryUrl;
+  const canarySet = canaryFlag !== undefined || env[SETTINGS.canaryUrl.env] !== undefined;
+  const canaryUrls = canarySet ? rawList('canaryUrl', flags, env).map((u) => parseHttpUrl(u, `canary target (${settingName('canaryUrl')})`).href) : null;
+
+  const logLevel = get('logLevel') ?? null;
+  if (logLevel !== null && !LOG_LEVELS.includes(logLevel)) throw new UsageError(`log level (${settingName('logLevel')}) must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+
+  return {
+    dataDir,
+    cacheDir,
+    kafkaBrokers,
+    warehouse,
+    apiHost,
+    apiPort,
+    contact,
+    sourceUrls,
+    sources: parseSourceSettings(flags, env),
+    optOutFile,
+    budget: parseCount(get('budget')!, `daily budget (${settingName('budget')})`),
+    sampleSize: parseCount(get('sampleSize')!, `sample size (${settingName('sampleSize')})`),
+    canaryUrls,
+    signingKey: { pem: get('signingKey')?.trim() || null, file: get('signingKeyFile')?.trim() || null },
+    logLevel,
+  };
 }

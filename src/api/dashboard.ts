@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { FastifyPluginAsync } from 'fastify';
 import type { Proportion } from '../stats/wilson.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import {
@@ -15,7 +14,7 @@ import {
   type CensusResponse,
   type DailyTotal,
   type RunStatsResponse,
-} from './stats.js';
+} from './responses.js';
 
 /**
  * GET /: one self-contained page (inline CSS and a little vanilla JS, nothing external).
@@ -238,24 +237,3 @@ ${agentTable(d.agents, d.moreAgents, d.q)}
 </html>
 `;
 }
-
-export const dashboardRoutes: FastifyPluginAsync<{ warehouse: Warehouse }> = async (app, { warehouse }) => {
-  app.get<{ Querystring: { q?: string } }>(
-    '/',
-    {
-      schema: {
-        querystring: { type: 'object', additionalProperties: false, properties: { q: { type: 'string', maxLength: 200 } } },
-      },
-    },
-    async (req, reply) => {
-      const html = renderDashboard(await dashboardData(warehouse, req.query.q?.trim() ?? ''));
-      return reply
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', DASHBOARD_CSP)
-        .header('x-content-type-options', 'nosniff')
-        .header('referrer-policy', 'no-referrer')
-        .header('cache-control', 'no-store')
-        .send(html);
-    },
-  );
-};

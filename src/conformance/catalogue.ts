@@ -38,279 +38,82 @@ const SERVER_JSON_DOC = 'https://github.com/modelcontextprotocol/registry/blob/m
 const SERVER_JSON_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 
 const card = (section: string, anchor: string): RuleSpec => ({ section: `A2A 0.3.0 ${section}`, url: A2A_030 + anchor });
+const serverJson = (field: string): RuleSpec => ({ section: `server.json ${field}`, url: SERVER_JSON_DOC });
+
+// Sections that several rules cite.
+const LOCATION = card('§5.3 Recommended location', '#53-recommended-location');
+const CARD_OBJECT = card('§5.5 AgentCard object structure', '#55-agentcard-object-structure');
+const CARD_OBJECT_101 = card('§5.5 AgentCard object structure (1.0.1: a2a.proto)', '#55-agentcard-object-structure');
+const SKILL = card('§5.5.4 AgentSkill object', '#554-agentskill-object');
+const STREAMABLE: RuleSpec = { section: 'MCP 2025-06-18 Transports, Streamable HTTP', url: `${MCP_TRANSPORTS}#streamable-http` };
+const LISTENING: RuleSpec = { section: 'MCP 2025-06-18 Transports, Listening for messages from the server', url: `${MCP_TRANSPORTS}#listening-for-messages-from-the-server` };
+const PRM_DISCOVERY = `${MCP_AUTH}#protected-resource-metadata-discovery-requirements`;
+
+/** One suite's rows: the table states each rule on one line and the suite once. */
+function inSuite(suite: SuiteKey, rows: Array<Omit<Rule, 'suite'>>): Rule[] {
+  return rows.map(({ id, ...rest }) => ({ id, suite, ...rest }));
+}
 
 export const RULES: readonly Rule[] = [
   // ---- A2A agent card, suite veronikai-a2a-get-card v1 (seed 000) ----
-  {
-    id: 'A2A-CARD-001', suite: 'a2aCard', severity: 'fail', basis: 'policy', needs: 'live', prerequisite: true,
-    title: 'Agent card is public',
-    description: 'The card URL answered HTTP 401 or 403: the agent card is not public.',
-    spec: card('§5.3 Recommended location', '#53-recommended-location'),
-  },
-  {
-    id: 'A2A-CARD-002', suite: 'a2aCard', severity: 'fail', basis: 'spec', needs: 'live', prerequisite: true,
-    title: 'Agent card is served',
-    description: 'No URL of the card chain (listing URL, /.well-known/agent-card.json, /.well-known/agent.json) returned HTTP 200.',
-    spec: card('§5.3 Recommended location', '#53-recommended-location'),
-  },
-  {
-    id: 'A2A-CARD-003', suite: 'a2aCard', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true,
-    title: 'Agent card is valid JSON',
-    description: 'The card body does not parse as JSON.',
-    spec: card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-CARD-004', suite: 'a2aCard', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true,
-    title: 'Agent card is a JSON object',
-    description: 'The card parses but is not a JSON object.',
-    spec: card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-CARD-005', suite: 'a2aCard', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Non-empty name',
-    description: 'name must be a non-empty string.',
-    spec: card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-CARD-006', suite: 'a2aCard', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Non-empty description',
-    description: 'description must be a non-empty string.',
-    spec: card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-CARD-007', suite: 'a2aCard', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Non-empty version',
-    description: 'version must be a non-empty string.',
-    spec: card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-CARD-008', suite: 'a2aCard', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Reachable endpoint declared',
-    description: 'The card needs an https:// url, or a supportedInterfaces / additionalInterfaces list whose items all have URLs.',
-    spec: { section: 'A2A 1.0.1 AgentCard.supported_interfaces; 0.3.0 §5.5', url: A2A_PROTO_101 },
-  },
-  {
-    id: 'A2A-CARD-009', suite: 'a2aCard', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Capabilities object',
-    description: 'capabilities must be a JSON object.',
-    spec: card('§5.5.2 AgentCapabilities object', '#552-agentcapabilities-object'),
-  },
-  {
-    id: 'A2A-CARD-010', suite: 'a2aCard', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Non-empty defaultInputModes',
-    description: 'defaultInputModes must be a non-empty list.',
-    spec: card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-CARD-011', suite: 'a2aCard', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Non-empty defaultOutputModes',
-    description: 'defaultOutputModes must be a non-empty list.',
-    spec: card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-CARD-012', suite: 'a2aCard', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'At least one skill',
-    description: 'skills must be a list with at least one skill.',
-    spec: card('§5.5.4 AgentSkill object', '#554-agentskill-object'),
-  },
-  {
-    id: 'A2A-CARD-013', suite: 'a2aCard', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Skill id, name and description',
-    description: 'Every skill must be an object with id, name and description present as strings (seed 000 asks for non-empty text only at the top level of the card).',
-    spec: card('§5.5.4 AgentSkill object', '#554-agentskill-object'),
-  },
-  {
-    id: 'A2A-CARD-014', suite: 'a2aCard', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Skill tags list',
-    description: 'Every skill must have a tags list.',
-    spec: card('§5.5.4 AgentSkill object', '#554-agentskill-object'),
-  },
+  ...inSuite('a2aCard', [
+    { id: 'A2A-CARD-001', severity: 'fail', basis: 'policy', needs: 'live', prerequisite: true, title: 'Agent card is public', description: 'The card URL answered HTTP 401 or 403: the agent card is not public.', spec: LOCATION },
+    { id: 'A2A-CARD-002', severity: 'fail', basis: 'spec', needs: 'live', prerequisite: true, title: 'Agent card is served', description: 'No URL of the card chain (listing URL, /.well-known/agent-card.json, /.well-known/agent.json) returned HTTP 200.', spec: LOCATION },
+    { id: 'A2A-CARD-003', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true, title: 'Agent card is valid JSON', description: 'The card body does not parse as JSON.', spec: CARD_OBJECT },
+    { id: 'A2A-CARD-004', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true, title: 'Agent card is a JSON object', description: 'The card parses but is not a JSON object.', spec: CARD_OBJECT },
+    { id: 'A2A-CARD-005', severity: 'fail', basis: 'policy', needs: 'document', title: 'Non-empty name', description: 'name must be a non-empty string.', spec: CARD_OBJECT },
+    { id: 'A2A-CARD-006', severity: 'fail', basis: 'policy', needs: 'document', title: 'Non-empty description', description: 'description must be a non-empty string.', spec: CARD_OBJECT },
+    { id: 'A2A-CARD-007', severity: 'fail', basis: 'policy', needs: 'document', title: 'Non-empty version', description: 'version must be a non-empty string.', spec: CARD_OBJECT },
+    { id: 'A2A-CARD-008', severity: 'fail', basis: 'policy', needs: 'document', title: 'Reachable endpoint declared', description: 'The card needs an https:// url, or a supportedInterfaces / additionalInterfaces list whose items all have URLs.', spec: { section: 'A2A 1.0.1 AgentCard.supported_interfaces; 0.3.0 §5.5', url: A2A_PROTO_101 } },
+    { id: 'A2A-CARD-009', severity: 'fail', basis: 'spec', needs: 'document', title: 'Capabilities object', description: 'capabilities must be a JSON object.', spec: card('§5.5.2 AgentCapabilities object', '#552-agentcapabilities-object') },
+    { id: 'A2A-CARD-010', severity: 'fail', basis: 'policy', needs: 'document', title: 'Non-empty defaultInputModes', description: 'defaultInputModes must be a non-empty list.', spec: CARD_OBJECT },
+    { id: 'A2A-CARD-011', severity: 'fail', basis: 'policy', needs: 'document', title: 'Non-empty defaultOutputModes', description: 'defaultOutputModes must be a non-empty list.', spec: CARD_OBJECT },
+    { id: 'A2A-CARD-012', severity: 'fail', basis: 'policy', needs: 'document', title: 'At least one skill', description: 'skills must be a list with at least one skill.', spec: SKILL },
+    { id: 'A2A-CARD-013', severity: 'fail', basis: 'spec', needs: 'document', title: 'Skill id, name and description', description: 'Every skill must be an object with id, name and description present as strings (seed 000 asks for non-empty text only at the top level of the card).', spec: SKILL },
+    { id: 'A2A-CARD-014', severity: 'fail', basis: 'spec', needs: 'document', title: 'Skill tags list', description: 'Every skill must have a tags list.', spec: SKILL },
+  ]),
 
   // ---- A2A structural check with version attribution (seed 001), suite veronikai-a2a-structure v1 ----
-  {
-    id: 'A2A-STRUCT-001', suite: 'a2aStructure', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Required field present',
-    description: 'A field the attributed version marks required is missing (top level, skills[], provider, or the version\'s interface list).',
-    spec: card('§5.5 AgentCard object structure (1.0.1: a2a.proto field_behavior REQUIRED)', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-STRUCT-002', suite: 'a2aStructure', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Required field has its JSON type',
-    description: 'A required field is present with the wrong JSON type.',
-    spec: card('§5.5 AgentCard object structure (1.0.1: a2a.proto)', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-STRUCT-003', suite: 'a2aStructure', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'List items have their JSON type',
-    description: 'An item of a typed list (skills, tags, default modes, interfaces) has the wrong JSON type.',
-    spec: card('§5.5 AgentCard object structure (1.0.1: a2a.proto)', '#55-agentcard-object-structure'),
-  },
-  {
-    id: 'A2A-STRUCT-004', suite: 'a2aStructure', severity: 'warn', basis: 'policy', needs: 'document',
-    title: 'Consistent version claim',
-    description: 'The card has supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only): attributed 1.0 by conflict; the verdict under the declared version is given beside it.',
-    spec: { section: 'A2A 1.0.1 AgentCard (top-level protocolVersion removed)', url: A2A_PROTO_101 },
-  },
-  {
-    id: 'A2A-STRUCT-005', suite: 'a2aStructure', severity: 'warn', basis: 'policy', needs: 'document',
-    title: 'Recognised protocol version',
-    description: 'The declared version names no known A2A family (0.2.x, 0.3.x, 1.x); the card was checked against the nearest family.',
-    spec: card('§5.5 AgentCard.protocolVersion', '#55-agentcard-object-structure'),
-  },
+  ...inSuite('a2aStructure', [
+    { id: 'A2A-STRUCT-001', severity: 'fail', basis: 'spec', needs: 'document', title: 'Required field present', description: 'A field the attributed version marks required is missing (top level, skills[], provider, or the version\'s interface list).', spec: card('§5.5 AgentCard object structure (1.0.1: a2a.proto field_behavior REQUIRED)', '#55-agentcard-object-structure') },
+    { id: 'A2A-STRUCT-002', severity: 'fail', basis: 'spec', needs: 'document', title: 'Required field has its JSON type', description: 'A required field is present with the wrong JSON type.', spec: CARD_OBJECT_101 },
+    { id: 'A2A-STRUCT-003', severity: 'fail', basis: 'spec', needs: 'document', title: 'List items have their JSON type', description: 'An item of a typed list (skills, tags, default modes, interfaces) has the wrong JSON type.', spec: CARD_OBJECT_101 },
+    { id: 'A2A-STRUCT-004', severity: 'warn', basis: 'policy', needs: 'document', title: 'Consistent version claim', description: 'The card has supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only): attributed 1.0 by conflict; the verdict under the declared version is given beside it.', spec: { section: 'A2A 1.0.1 AgentCard (top-level protocolVersion removed)', url: A2A_PROTO_101 } },
+    { id: 'A2A-STRUCT-005', severity: 'warn', basis: 'policy', needs: 'document', title: 'Recognised protocol version', description: 'The declared version names no known A2A family (0.2.x, 0.3.x, 1.x); the card was checked against the nearest family.', spec: card('§5.5 AgentCard.protocolVersion', '#55-agentcard-object-structure') },
+  ]),
 
   // ---- MCP quality on server.json, suite veronikai-mcp-conformance v2 (seed 000) ----
-  {
-    id: 'MCP-Q-001', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true,
-    title: 'server.json is a JSON object',
-    description: 'The server.json does not parse as a JSON object.',
-    spec: { section: 'server.json schema 2025-12-11', url: SERVER_JSON_SCHEMA },
-  },
-  {
-    id: 'MCP-Q-002', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Description present',
-    description: 'description is missing, not a string, or blank.',
-    spec: { section: 'server.json description', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-003', suite: 'mcp', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Description at least 20 characters',
-    description: 'description is shorter than 20 characters.',
-    spec: { section: 'server.json description', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-004', suite: 'mcp', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Description is not a placeholder',
-    description: 'description is template or placeholder text ("hello world", "an MCP server", "<your description here>", …).',
-    spec: { section: 'server.json description', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-005', suite: 'mcp', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Description says more than the name',
-    description: 'description only repeats the server name.',
-    spec: { section: 'server.json description', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-006', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Version present',
-    description: 'version is missing or not a string.',
-    spec: { section: 'server.json version', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-007', suite: 'mcp', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Version is semver',
-    description: 'version is not a semantic version x.y.z (pre-release and build suffixes allowed).',
-    spec: { section: 'server.json version', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-008', suite: 'mcp', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'At least one remote',
-    description: 'remotes is missing or empty: there is no remote endpoint to reach.',
-    spec: { section: 'server.json remotes', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-009', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Remote transport type',
-    description: 'A remote\'s type is not streamable-http or sse.',
-    spec: { section: 'server.json remotes[].type', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-010', suite: 'mcp', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Remote URL is https',
-    description: 'A remote\'s url is missing, not a URL, or not https.',
-    spec: { section: 'server.json remotes[].url', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-011', suite: 'mcp', severity: 'fail', basis: 'policy', needs: 'document',
-    title: 'Remote host is public',
-    description: 'A remote\'s url points at a placeholder host (example.com, …) or a private, loopback or link-local address.',
-    spec: { section: 'server.json remotes[].url', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-012', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'document',
-    title: 'Repository URL valid',
-    description: 'The listed repository url is not a valid absolute http(s) URL.',
-    spec: { section: 'server.json repository.url', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-101', suite: 'mcp', severity: 'warn', basis: 'policy', needs: 'document',
-    title: 'Repository or website listed',
-    description: 'Neither a repository url nor a websiteUrl is listed.',
-    spec: { section: 'server.json repository, websiteUrl', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-102', suite: 'mcp', severity: 'warn', basis: 'policy', needs: 'document',
-    title: 'Version is not 0.0.0',
-    description: 'version is 0.0.0.',
-    spec: { section: 'server.json version', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-103', suite: 'mcp', severity: 'warn', basis: 'policy', needs: 'document',
-    title: 'Description differs from title',
-    description: 'description is the same text as title.',
-    spec: { section: 'server.json title, description', url: SERVER_JSON_DOC },
-  },
-  {
-    id: 'MCP-Q-104', suite: 'mcp', severity: 'warn', basis: 'policy', needs: 'document',
-    title: 'Remote URL needs no user values',
-    description: 'A remote url is a template ({variable}) that a user must fill in; it cannot be probed as listed.',
-    spec: { section: 'server.json remotes[].url variables (schema 2025-12-11)', url: SERVER_JSON_DOC },
-  },
+  ...inSuite('mcp', [
+    { id: 'MCP-Q-001', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true, title: 'server.json is a JSON object', description: 'The server.json does not parse as a JSON object.', spec: { section: 'server.json schema 2025-12-11', url: SERVER_JSON_SCHEMA } },
+    { id: 'MCP-Q-002', severity: 'fail', basis: 'spec', needs: 'document', title: 'Description present', description: 'description is missing, not a string, or blank.', spec: serverJson('description') },
+    { id: 'MCP-Q-003', severity: 'fail', basis: 'policy', needs: 'document', title: 'Description at least 20 characters', description: 'description is shorter than 20 characters.', spec: serverJson('description') },
+    { id: 'MCP-Q-004', severity: 'fail', basis: 'policy', needs: 'document', title: 'Description is not a placeholder', description: 'description is template or placeholder text ("hello world", "an MCP server", "<your description here>", …).', spec: serverJson('description') },
+    { id: 'MCP-Q-005', severity: 'fail', basis: 'policy', needs: 'document', title: 'Description says more than the name', description: 'description only repeats the server name.', spec: serverJson('description') },
+    { id: 'MCP-Q-006', severity: 'fail', basis: 'spec', needs: 'document', title: 'Version present', description: 'version is missing or not a string.', spec: serverJson('version') },
+    { id: 'MCP-Q-007', severity: 'fail', basis: 'policy', needs: 'document', title: 'Version is semver', description: 'version is not a semantic version x.y.z (pre-release and build suffixes allowed).', spec: serverJson('version') },
+    { id: 'MCP-Q-008', severity: 'fail', basis: 'policy', needs: 'document', title: 'At least one remote', description: 'remotes is missing or empty: there is no remote endpoint to reach.', spec: serverJson('remotes') },
+    { id: 'MCP-Q-009', severity: 'fail', basis: 'spec', needs: 'document', title: 'Remote transport type', description: 'A remote\'s type is not streamable-http or sse.', spec: serverJson('remotes[].type') },
+    { id: 'MCP-Q-010', severity: 'fail', basis: 'policy', needs: 'document', title: 'Remote URL is https', description: 'A remote\'s url is missing, not a URL, or not https.', spec: serverJson('remotes[].url') },
+    { id: 'MCP-Q-011', severity: 'fail', basis: 'policy', needs: 'document', title: 'Remote host is public', description: 'A remote\'s url points at a placeholder host (example.com, …) or a private, loopback or link-local address.', spec: serverJson('remotes[].url') },
+    { id: 'MCP-Q-012', severity: 'fail', basis: 'spec', needs: 'document', title: 'Repository URL valid', description: 'The listed repository url is not a valid absolute http(s) URL.', spec: serverJson('repository.url') },
+    { id: 'MCP-Q-101', severity: 'warn', basis: 'policy', needs: 'document', title: 'Repository or website listed', description: 'Neither a repository url nor a websiteUrl is listed.', spec: serverJson('repository, websiteUrl') },
+    { id: 'MCP-Q-102', severity: 'warn', basis: 'policy', needs: 'document', title: 'Version is not 0.0.0', description: 'version is 0.0.0.', spec: serverJson('version') },
+    { id: 'MCP-Q-103', severity: 'warn', basis: 'policy', needs: 'document', title: 'Description differs from title', description: 'description is the same text as title.', spec: serverJson('title, description') },
+    { id: 'MCP-Q-104', severity: 'warn', basis: 'policy', needs: 'document', title: 'Remote URL needs no user values', description: 'A remote url is a template ({variable}) that a user must fill in; it cannot be probed as listed.', spec: serverJson('remotes[].url variables (schema 2025-12-11)') },
+  ]),
 
   // ---- MCP transport on the one GET, suite veronikai-mcp-conformance v2 (seed 000) ----
-  {
-    id: 'MCP-T-001', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'live',
-    title: 'Streamable HTTP GET answers with SSE or 405',
-    description: 'A GET with Accept: text/event-stream must return Content-Type: text/event-stream or HTTP 405.',
-    spec: { section: 'MCP 2025-06-18 Transports, Listening for messages from the server', url: `${MCP_TRANSPORTS}#listening-for-messages-from-the-server` },
-  },
-  {
-    id: 'MCP-T-002', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'live',
-    title: 'Legacy SSE opens with an endpoint event',
-    description: 'A legacy HTTP+SSE server\'s GET must open an event stream whose first event is `endpoint`.',
-    spec: { section: 'MCP 2024-11-05 Transports, HTTP with SSE', url: 'https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse' },
-  },
-  {
-    id: 'MCP-T-003', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'live',
-    title: '401/403 says how to authorise',
-    description: 'HTTP 401 or 403 must carry WWW-Authenticate: Bearer or publish RFC 9728 protected-resource metadata; neither fails (Bearer without metadata is only the warning MCP-T-101).',
-    spec: { section: 'MCP 2025-11-25 Authorization, Protected Resource Metadata discovery', url: `${MCP_AUTH}#protected-resource-metadata-discovery-requirements` },
-  },
-  {
-    id: 'MCP-T-004', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'live',
-    title: 'Not an HTML page',
-    description: 'The MCP endpoint answered with an HTML page (on any status, including an HTML login or WAF page on 401, 403 or 405).',
-    spec: { section: 'MCP 2025-06-18 Transports, Streamable HTTP', url: `${MCP_TRANSPORTS}#streamable-http` },
-  },
-  {
-    id: 'MCP-T-005', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'live',
-    title: 'Endpoint exists',
-    description: 'The MCP endpoint answered HTTP 404.',
-    spec: { section: 'MCP 2025-06-18 Transports, Streamable HTTP', url: `${MCP_TRANSPORTS}#streamable-http` },
-  },
-  {
-    id: 'MCP-T-006', suite: 'mcp', severity: 'fail', basis: 'spec', needs: 'live',
-    title: 'No server error',
-    description: 'The MCP endpoint answered with a 5xx server error.',
-    spec: { section: 'MCP 2025-06-18 Transports, Streamable HTTP', url: `${MCP_TRANSPORTS}#streamable-http` },
-  },
-  {
-    id: 'MCP-T-101', suite: 'mcp', severity: 'warn', basis: 'spec', needs: 'live',
-    title: 'Protected-resource metadata published',
-    description: 'The endpoint answered 401 or 403 with WWW-Authenticate: Bearer but without RFC 9728 protected-resource metadata (Bearer was present as required, so this does not fail; neither Bearer nor metadata fails MCP-T-003).',
-    spec: { section: 'RFC 9728; MCP 2025-11-25 Authorization', url: `${MCP_AUTH}#protected-resource-metadata-discovery-requirements` },
-  },
-  {
-    id: 'MCP-T-102', suite: 'mcp', severity: 'warn', basis: 'spec', needs: 'live',
-    title: '405 instead of a sessionless JSON-RPC error',
-    description: 'The GET got a JSON-RPC error (no session) where 405 Method Not Allowed is the specified answer.',
-    spec: { section: 'MCP 2025-06-18 Transports, Listening for messages from the server', url: `${MCP_TRANSPORTS}#listening-for-messages-from-the-server` },
-  },
-  {
-    id: 'MCP-T-103', suite: 'mcp', severity: 'warn', basis: 'policy', needs: 'live',
-    title: 'Probed endpoint is the declared remote',
-    description: 'The endpoint that was probed differs from the remote declared in server.json.',
-    spec: { section: 'server.json remotes[].url', url: SERVER_JSON_DOC },
-  },
+  ...inSuite('mcp', [
+    { id: 'MCP-T-001', severity: 'fail', basis: 'spec', needs: 'live', title: 'Streamable HTTP GET answers with SSE or 405', description: 'A GET with Accept: text/event-stream must return Content-Type: text/event-stream or HTTP 405.', spec: LISTENING },
+    { id: 'MCP-T-002', severity: 'fail', basis: 'spec', needs: 'live', title: 'Legacy SSE opens with an endpoint event', description: 'A legacy HTTP+SSE server\'s GET must open an event stream whose first event is `endpoint`.', spec: { section: 'MCP 2024-11-05 Transports, HTTP with SSE', url: 'https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse' } },
+    { id: 'MCP-T-003', severity: 'fail', basis: 'spec', needs: 'live', title: '401/403 says how to authorise', description: 'HTTP 401 or 403 must carry WWW-Authenticate: Bearer or publish RFC 9728 protected-resource metadata; neither fails (Bearer without metadata is only the warning MCP-T-101).', spec: { section: 'MCP 2025-11-25 Authorization, Protected Resource Metadata discovery', url: PRM_DISCOVERY } },
+    { id: 'MCP-T-004', severity: 'fail', basis: 'spec', needs: 'live', title: 'Not an HTML page', description: 'The MCP endpoint answered with an HTML page (on any status, including an HTML login or WAF page on 401, 403 or 405).', spec: STREAMABLE },
+    { id: 'MCP-T-005', severity: 'fail', basis: 'spec', needs: 'live', title: 'Endpoint exists', description: 'The MCP endpoint answered HTTP 404.', spec: STREAMABLE },
+    { id: 'MCP-T-006', severity: 'fail', basis: 'spec', needs: 'live', title: 'No server error', description: 'The MCP endpoint answered with a 5xx server error.', spec: STREAMABLE },
+    { id: 'MCP-T-101', severity: 'warn', basis: 'spec', needs: 'live', title: 'Protected-resource metadata published', description: 'The endpoint answered 401 or 403 with WWW-Authenticate: Bearer but without RFC 9728 protected-resource metadata (Bearer was present as required, so this does not fail; neither Bearer nor metadata fails MCP-T-003).', spec: { section: 'RFC 9728; MCP 2025-11-25 Authorization', url: PRM_DISCOVERY } },
+    { id: 'MCP-T-102', severity: 'warn', basis: 'spec', needs: 'live', title: '405 instead of a sessionless JSON-RPC error', description: 'The GET got a JSON-RPC error (no session) where 405 Method Not Allowed is the specified answer.', spec: LISTENING },
+    { id: 'MCP-T-103', severity: 'warn', basis: 'policy', needs: 'live', title: 'Probed endpoint is the declared remote', description: 'The endpoint that was probed differs from the remote declared in server.json.', spec: serverJson('remotes[].url') },
+  ]),
 ];
 
 const BY_ID = new Map(RULES.map((r) => [r.id, r]));

@@ -8,7 +8,7 @@ export * from './catalogue.js';
 export { attribute, readVersion, contextVersion, type Attribution, type Family, type Route, type Basis } from './a2a-attribution.js';
 export { checkStructure, structuralAnswer, SCHEMAS, type StructureResult, type StructuralAnswer, type Violation } from './a2a-structure.js';
 export { readChain } from './a2a-card-suite.js';
-export { classifyHost, isPrivateHost, parseIPv4, parseIPv6, type HostClass, type HostVerdict } from './private-host.js';
+export { classifyHost, isPrivateHost, type HostClass, type HostVerdict } from './private-host.js';
 export { classifyA2AUptime, classifyMcpUptime, MCP_UP_STATUSES, type UptimeState, type UptimeVerdict } from './uptime.js';
 export { declaredRemotes } from './mcp-quality.js';
 export {

@@ -1,3 +1,4 @@
+import { normalizeUrl } from './canonical-url.js';
 import { FindingSink } from './findings.js';
 import { isObject, own, parseJson, sanitize } from './json-util.js';
 import { errorWords, type HttpExchange, type McpObservation } from './types.js';
@@ -92,18 +93,7 @@ export function isJsonRpcError(body: string | undefined, truncated: boolean | un
   return truncated === true && /"jsonrpc"\s*:\s*"2\.0"/.test(body) && /"error"\s*:\s*\{/.test(body);
 }
 
-function normalizeUrl(u: string): string | null {
-  try {
-    const x = new URL(u);
-    x.hash = '';
-    let s = x.toString();
-    if (s.endsWith('/') && x.pathname !== '/') s = s.slice(0, -1);
-    return s;
-  } catch {
-    return null;
-  }
-}
-
+/** Whether two URLs name the same endpoint, by the one canonical URL form the index keys agents by. */
 export function sameEndpoint(a: string, b: string): boolean {
   const na = normalizeUrl(a);
   const nb = normalizeUrl(b);

@@ -2,8 +2,10 @@
  * Is a host name or IP literal private, i.e. not a public Internet destination?
  *
  * Pure string logic: no DNS. Takes a host as `new URL(u).hostname` gives it (IPv6 in
- * brackets, IPv4 already normalised from decimal/hex/octal forms by the URL parser), or a
- * bare IP literal.
+ * brackets), or a bare IP literal; the host is canonicalised first (canonical-url.ts), so
+ * decimal/hex/octal IPv4 spellings are read as the URL parser reads them. IP literals are
+ * judged by the table the SSRF guard uses (ip-ranges.ts), so a host the guard would refuse is
+ * a private host here and the other way round.
  *
  * Private here: unspecified, loopback, RFC 1918, link-local (incl. the 169.254.169.254 cloud
  * metadata address), CGNAT 100.64/10, IETF protocol assignments 192.0.0/24, the deprecated
@@ -12,9 +14,11 @@
  * fec0::/10, multicast ff00::/8, discard 100::/64, NAT64 local-use 64:ff9b:1::/48, the IETF
  * protocol assignments 2001::/23 (the IPv6 counterpart of 192.0.0/24; it includes Teredo
  * 2001::/32 and the benchmarking range 2001:2::/48, the counterpart of 198.18/15) and SRv6
- * SIDs 5f00::/16 (RFC 9602), all as `reserved`; and every
- * IPv4 class above when embedded in IPv6 as IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
- * (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) or 6to4 (2002::/16).
+ * SIDs 5f00::/16 (RFC 9602) and everything outside global unicast 2000::/3, all as `reserved`;
+ * the cloud metadata addresses (as `reserved` when not inside a range above); and every IPv4
+ * class above when embedded in IPv6 as IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
+ * (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d, `reserved` even when what it carries is
+ * public), NAT64 (64:ff9b::/96) or 6to4 (2002::/16).
  * Host names: localhost and *.localhost, *.local, *.internal, *.lan, *.home.arpa, *.intranet,
  * *.corp, *.localdomain, and single-label names.
  *
@@ -23,6 +27,9 @@
  * reserved example names (example.com/.net/.org, *.example, *.test, *.invalid) are
  * reported as `placeholder`.
  */
+import { hostKey } from './canonical-url.js';
+import { classifyIp, type IpClass, type IpRange, type Ipv4Carrier } from './ip-ranges.js';
+
 export type HostClass =
   | 'unspecified'
   | 'loopback'
@@ -42,109 +49,36 @@ export interface HostVerdict {
   via?: 'ipv4-mapped' | 'ipv4-translated' | 'ipv4-compatible' | 'nat64' | '6to4';
 }
 
-/** Parses a dotted-quad IPv4 literal to a 32-bit number, or null. */
-export function parseIPv4(s: string): number | null {
-  const parts = s.split('.');
-  if (parts.length !== 4) return null;
-  let n = 0;
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p)) return null;
-    const v = Number(p);
-    if (v > 255) return null;
-    n = n * 256 + v;
-  }
-  return n;
-}
-
-const in4 = (n: number, base: string, bits: number): boolean => {
-  const b = parseIPv4(base)!;
-  const size = 2 ** (32 - bits);
-  return n >= b && n < b + size;
+const HOST_CLASS: Record<Exclude<IpRange, Ipv4Carrier>, HostClass | null> = {
+  public: null,
+  unspecified: 'unspecified',
+  private: 'private',
+  cgnat: 'cgnat',
+  loopback: 'loopback',
+  'link-local': 'link-local',
+  reserved: 'reserved',
+  documentation: 'placeholder',
+  benchmarking: 'reserved',
+  multicast: 'multicast',
+  broadcast: 'reserved',
+  'unique-local': 'unique-local',
+  'site-local': 'site-local',
 };
 
-export function classifyIPv4(n: number): HostClass | null {
-  if (in4(n, '0.0.0.0', 8)) return 'unspecified';
-  if (in4(n, '127.0.0.0', 8)) return 'loopback';
-  if (in4(n, '10.0.0.0', 8) || in4(n, '172.16.0.0', 12) || in4(n, '192.168.0.0', 16)) return 'private';
-  if (in4(n, '169.254.0.0', 16)) return 'link-local';
-  if (in4(n, '100.64.0.0', 10)) return 'cgnat';
-  if (in4(n, '192.0.0.0', 24) || in4(n, '192.88.99.0', 24) || in4(n, '198.18.0.0', 15)) return 'reserved';
-  if (in4(n, '192.0.2.0', 24) || in4(n, '198.51.100.0', 24) || in4(n, '203.0.113.0', 24)) return 'placeholder';
-  if (in4(n, '224.0.0.0', 4)) return 'multicast';
-  if (in4(n, '240.0.0.0', 4)) return 'reserved'; // includes 255.255.255.255
-  return null;
+/** The class of an address that is no carrier; a metadata address in a public range is reserved. */
+function plainClass(c: IpClass): HostClass | null {
+  const cls = HOST_CLASS[c.range as Exclude<IpRange, Ipv4Carrier>] ?? null;
+  return cls === null && c.cloudMetadata ? 'reserved' : cls;
 }
 
-/** Parses an IPv6 literal (no brackets, optional zone) into 8 16-bit groups, or null. */
-export function parseIPv6(input: string): number[] | null {
-  let s = input;
-  const zone = s.indexOf('%');
-  if (zone >= 0) s = s.slice(0, zone);
-  if (s.length === 0 || s.length > 45 || !/^[0-9a-fA-F:.]+$/.test(s)) return null;
-  // An embedded dotted IPv4 tail becomes two groups.
-  let tail: number[] = [];
-  const lastColon = s.lastIndexOf(':');
-  if (s.includes('.')) {
-    const v4 = parseIPv4(s.slice(lastColon + 1));
-    if (v4 === null) return null;
-    tail = [Math.floor(v4 / 65536), v4 % 65536];
-    s = s.slice(0, lastColon + 1); // ends with ':'
-    if (!s.endsWith('::')) s = s.slice(0, -1);
-  }
-  const dbl = s.indexOf('::');
-  if (dbl !== s.lastIndexOf('::')) return null;
-  const parseGroups = (part: string): number[] | null => {
-    if (part === '') return [];
-    const out: number[] = [];
-    for (const g of part.split(':')) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
-      out.push(parseInt(g, 16));
-    }
-    return out;
-  };
-  let groups: number[];
-  if (dbl >= 0) {
-    const head = parseGroups(s.slice(0, dbl));
-    const rest = parseGroups(s.slice(dbl + 2));
-    if (!head || !rest) return null;
-    const fill = 8 - tail.length - head.length - rest.length;
-    if (fill < 1) return null;
-    groups = [...head, ...new Array<number>(fill).fill(0), ...rest, ...tail];
-  } else {
-    const all = parseGroups(s);
-    if (!all) return null;
-    groups = [...all, ...tail];
-  }
-  return groups.length === 8 ? groups : null;
-}
-
-function classifyIPv6(g: number[]): HostVerdict | null {
-  const v4 = (hi: number, lo: number): number => hi * 65536 + lo;
-  const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
-  const [g0 = 0, g1 = 0, g2 = 0, , , g5 = 0, g6 = 0, g7 = 0] = g;
-  const embedded = (n: number, via: HostVerdict['via']): HostVerdict | null => {
-    const c = classifyIPv4(n);
-    return c ? { class: c, via } : null;
-  };
-  if (zeros(0, 8)) return { class: 'unspecified' };
-  if (zeros(0, 7) && g7 === 1) return { class: 'loopback' };
-  if (zeros(0, 5) && g5 === 0xffff) return embedded(v4(g6, g7), 'ipv4-mapped');
-  if (zeros(0, 4) && g[4] === 0xffff && g5 === 0) return embedded(v4(g6, g7), 'ipv4-translated');
-  if (zeros(0, 6)) return embedded(v4(g6, g7), 'ipv4-compatible');
-  if (g0 === 0x64 && g1 === 0xff9b && zeros(2, 6)) return embedded(v4(g6, g7), 'nat64');
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return { class: 'private' };
-  if (g0 === 0x2002) return embedded(v4(g1, g2), '6to4');
-  if ((g0 & 0xfe00) === 0xfc00) return { class: 'unique-local' };
-  if ((g0 & 0xffc0) === 0xfe80) return { class: 'link-local' };
-  if ((g0 & 0xffc0) === 0xfec0) return { class: 'site-local' };
-  if ((g0 & 0xff00) === 0xff00) return { class: 'multicast' };
-  if (g0 === 0x100 && zeros(1, 4)) return { class: 'reserved' };
-  // 2001::/23 IETF protocol assignments (Teredo 2001::/32, benchmarking 2001:2::/48, …); 2001:db8::/32 is outside it.
-  if (g0 === 0x2001 && g1 < 0x200) return { class: 'reserved' };
-  if (g0 === 0x2001 && g1 === 0xdb8) return { class: 'placeholder' };
-  if (g0 === 0x3fff && g1 < 0x1000) return { class: 'placeholder' }; // 3fff::/20 documentation (RFC 9637)
-  if (g0 === 0x5f00) return { class: 'reserved' }; // 5f00::/16 SRv6 SIDs (RFC 9602)
-  return null;
+/** The verdict on an IP literal, from the table shared with the SSRF guard. */
+function classifyIpHost(c: IpClass): HostVerdict | null {
+  if (c.public) return null;
+  if (!c.carried) return { class: plainClass(c) ?? 'reserved' };
+  // Teredo sits in 2001::/23 (IETF protocol assignments): reserved, whatever it carries.
+  if (c.range === 'teredo') return { class: 'reserved' };
+  const via = c.range as NonNullable<HostVerdict['via']>;
+  return { class: plainClass(c.carried) ?? 'reserved', via };
 }
 
 const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.lan', '.home.arpa', '.intranet', '.corp', '.localdomain'];
@@ -154,19 +88,11 @@ const PLACEHOLDER_LABEL = /^your[-_]?(domain|server|host|hostname|site|app|compa
 
 /** Classifies a host; null means public (as far as a string can tell). */
 export function classifyHost(hostname: string): HostVerdict | null {
-  let h = hostname.trim().toLowerCase();
-  if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
-  while (h.endsWith('.')) h = h.slice(0, -1);
+  const h = hostKey(hostname);
   if (h === '') return { class: 'placeholder' };
-  if (h.includes(':')) {
-    const g = parseIPv6(h);
-    return g ? classifyIPv6(g) : { class: 'reserved' };
-  }
-  const v4 = parseIPv4(h);
-  if (v4 !== null) {
-    const c = classifyIPv4(v4);
-    return c ? { class: c } : null;
-  }
+  const ip = classifyIp(h);
+  if (ip) return classifyIpHost(ip);
+  if (h.includes(':')) return { class: 'reserved' }; // not a valid IPv6 literal: not a real host
   if (/^[\d.]+$/.test(h)) return { class: 'reserved' }; // numeric but not a dotted quad: not a real host
   if (h === 'localhost') return { class: 'loopback' };
   if (PLACEHOLDER_NAMES.has(h)) return { class: 'placeholder' };

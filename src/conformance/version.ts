@@ -9,10 +9,10 @@
  *
  * - `<n>` is bumped on ANY change that can change a verdict, a finding, a reason text, the
  *   inputs hash or the signed payload — in short, whenever the golden verdicts under
- *   test/fixtures/conformance/golden/ change. The golden test refuses to regenerate while
- *   the version string is unchanged, so a behaviour change cannot land without a bump. The
- *   only exception is a version that has never been released: the maintainer may then set
- *   ALLOW_SAME_VERSION=1 knowingly (see test/conformance/fixtures.test.ts).
+ *   test/fixtures/conformance/golden/ change. `npm run goldens` refuses to regenerate them
+ *   while the version string is unchanged, so a behaviour change cannot land without a bump.
+ *   The only exception is a version that has never been released: the maintainer may then
+ *   pass --allow-same-version knowingly (see test/conformance/update-goldens.ts).
  * - `<product major.minor>` follows the package's minor version; a change there resets `<n>` to 1.
  * - A suite's own version is bumped only when the meaning of its rules changes (a rule is
  *   added, removed or judges differently); message wording alone bumps only `<n>`.
@@ -21,7 +21,10 @@
  * Processors name their consumer group after CHECKER_VERSION, so a bump replays the
  * observation history into new verdict rows beside the old ones.
  */
-export const CHECKER_VERSION = 'VeronikAI/0.1+attestations.1';
+// attestations.2 (MCP suite v3): MCP-Q-011 reads the one special-purpose IP table the SSRF guard
+// uses (AS112 and AMT /24s are public; Teredo, IPv4-compatible and non-2000::/3 IPv6 are not),
+// and MCP-T-103 compares endpoints by the canonical URL form agents are keyed by.
+export const CHECKER_VERSION = 'VeronikAI/0.1+attestations.2';
 
 export interface SuiteRef {
   readonly id: string;
@@ -34,7 +37,7 @@ export const SUITES = {
   /** Seed 001: required-field structural check against the attributed A2A version. */
   a2aStructure: { id: 'veronikai-a2a-structure', version: 1 },
   /** Seed 000: MCP quality (server.json) + transport (one GET). */
-  mcp: { id: 'veronikai-mcp-conformance', version: 2 },
+  mcp: { id: 'veronikai-mcp-conformance', version: 3 },
 } as const satisfies Record<string, SuiteRef>;
 
 export type SuiteKey = keyof typeof SUITES;

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
 import { getDomain } from 'tldts';
+import { normalizeUrl } from '../conformance/canonical-url.js';
+
+// The one URL/host canonicaliser; kept in src/conformance, whose pure rules use it too.
+export { canonicalHost, hostKey, normalizeUrl } from '../conformance/canonical-url.js';
 
 /**
  * Dedupe keys (Methods §1): MCP servers by the normalized endpoint URL; A2A
@@ -8,44 +12,7 @@ import { getDomain } from 'tldts';
  * everywhere a URL becomes an identity.
  */
 
-const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 const WELL_KNOWN_CARD = /\/\.well-known\/(?:agent-card|agent)\.json$/i;
-// RFC 3986 §2.3 unreserved characters never need percent-encoding.
-const UNRESERVED = /[A-Za-z0-9\-._~]/;
-
-/** Decodes percent-encoded unreserved characters and upper-cases the remaining escapes (RFC 3986 §6.2.2). */
-function normalizePercentEncoding(s: string): string {
-  return s.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) => {
-    const ch = String.fromCharCode(parseInt(hex, 16));
-    return UNRESERVED.test(ch) ? ch : `%${hex.toUpperCase()}`;
-  });
-}
-
-/**
- * Normalizes an http(s) URL for identity: scheme and host case, default port,
- * trailing slashes, percent-encoding and fragment. The query string is kept.
- * Returns null for anything that is not an absolute http(s) URL.
- */
-export function normalizeUrl(input: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(input.trim());
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (url.username || url.password) {
-    url.username = '';
-    url.password = '';
-  }
-  // WHATWG URL already lower-cases scheme and host; a default port is already dropped,
-  // but an explicit one survives in some spellings, so clear it explicitly.
-  if (url.port === DEFAULT_PORTS[url.protocol]) url.port = '';
-  let path = normalizePercentEncoding(url.pathname).replace(/\/{2,}/g, '/');
-  path = path.replace(/\/+$/, '');
-  const query = url.search ? normalizePercentEncoding(url.search) : '';
-  return `${url.protocol}//${url.host}${path}${query}`;
-}
 
 export type Protocol = 'a2a' | 'mcp';
 

@@ -34,7 +34,7 @@ function kafkajsLevelFor(logger: Logger): logLevel {
 /**
  * kafkajs log lines → pino. kafkajs logs each failed request of a connection at ERROR
  * even when it retries it (e.g. "the coordinator is loading" right after a broker
- * start); those become warnings here, since the caller sees the real error if the
+ * start); those become info lines here, since the caller sees the real error if the
  * retries run out.
  */
 export function kafkajsLogCreator(logger: Logger): logCreator {
@@ -44,7 +44,7 @@ export function kafkajsLogCreator(logger: Logger): logCreator {
       const child = { kafkajs: namespace || undefined, ...extra };
       switch (level) {
         case logLevel.ERROR:
-          if (namespace === 'Connection') logger.warn(child, message);
+          if (namespace === 'Connection') logger.info(child, message);
           else logger.error(child, message);
           break;
         case logLevel.WARN:

@@ -17,7 +17,7 @@
  * restarts it, and the restarted consumer resumes from the last commit.
  */
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
-import { TOPICS } from '../topics.js';
+import { retry } from '../util/retry.js';
 import { silentLogger, type Logger } from '../log.js';
 import { EventProducer, type OutgoingMessage } from './producer.js';
 
@@ -97,8 +97,8 @@ export interface ConsumerRunnerOptions<T> {
   topics: readonly string[];
   handler: Handler<T>;
   sink: Sink<T> | Sink<T>['write'];
-  /** Full name of the dead-letters topic (default: the unprefixed TOPICS.deadLetters). */
-  deadLetterTopic?: string;
+  /** Full name of the deployment's dead-letters topic (with its prefix: a prefixed deployment never writes to another's). */
+  deadLetterTopic: string;
   /** Producer for dead letters; by default the runner makes (and closes) its own. */
   producer?: EventProducer;
   /** Where a new group starts: the earliest offset (default true, since Kafka is the source of truth) or the latest. */
@@ -166,7 +166,7 @@ export class ConsumerRunner<T> {
     this.topics = opts.topics;
     this.logger = (opts.logger ?? silentLogger).child({ component: 'consumer', groupId: opts.groupId });
     this.sink = typeof opts.sink === 'function' ? { write: opts.sink } : opts.sink;
-    this.deadLetterTopic = opts.deadLetterTopic ?? TOPICS.deadLetters.name;
+    this.deadLetterTopic = opts.deadLetterTopic;
     this.ownsProducer = !opts.producer;
     this.producer = opts.producer ?? null;
     this.done = new Promise<void>((resolve, reject) => {
@@ -342,21 +342,20 @@ export class ConsumerRunner<T> {
   }
 
   private async writeSink(p: EachBatchPayload, items: SinkItem<T>[], info: BatchInfo): Promise<void> {
-    const retries = this.opts.sinkRetries ?? 3;
-    let backoff = this.opts.sinkRetryBackoffMs ?? 500;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.sink.write(items, info);
-        return;
-      } catch (err) {
-        if (attempt >= retries || !p.isRunning()) {
-          throw new ConsumerStoppedError(`sink failed for ${info.topic}[${info.partition}] ${info.firstOffset}..${info.lastOffset} after ${attempt + 1} attempt(s): ${(err as Error)?.message ?? String(err)}`, { cause: err });
-        }
-        this.logger.warn({ ...info, attempt: attempt + 1, err }, `sink write failed; retrying in ${backoff} ms`);
-        await sleep(backoff);
-        backoff = Math.min(backoff * 2, 30_000);
-        await p.heartbeat();
-      }
+    let attempts = 0;
+    try {
+      await retry(() => (attempts++, this.sink.write(items, info)), {
+        retries: this.opts.sinkRetries ?? 3,
+        baseMs: this.opts.sinkRetryBackoffMs ?? 500,
+        maxMs: 30_000,
+        shouldRetry: (o) => !o.ok && p.isRunning(),
+        onRetry: async ({ retry: attempt, delayMs, error }) => {
+          this.logger.warn({ ...info, attempt, err: error }, `sink write failed; retrying in ${delayMs} ms`);
+          await p.heartbeat();
+        },
+      });
+    } catch (err) {
+      throw new ConsumerStoppedError(`sink failed for ${info.topic}[${info.partition}] ${info.firstOffset}..${info.lastOffset} after ${attempts} attempt(s): ${(err as Error)?.message ?? String(err)}`, { cause: err });
     }
   }
 
@@ -396,8 +395,4 @@ function toConsumed(topic: string, partition: number, m: KafkaMessage): Consumed
 function errorText(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.slice(0, MAX_REASON);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -3,7 +3,7 @@ import type { EventMap, EventName } from '../events/types.js';
 import { ConsumerRunner, type ConsumerRunnerHooks } from '../kafka/consumer-runner.js';
 import type { Logger } from '../log.js';
 import type { TopicNames } from '../topics.js';
-import { decodeStep } from './decode-step.js';
+import { decodeStep } from '../kafka/decode-step.js';
 
 export interface EventProcessorDeps {
   kafka: Kafka;

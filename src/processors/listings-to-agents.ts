@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
 import type { ListingEvent } from '../events/types.js';
-import { agentId, agentKey, normalizeUrl } from '../identity/agent-key.js';
+import { agentId, agentKey } from '../identity/agent-key.js';
+import { optOutProvider, type OptOutList, type OptOutMode, type OptOutProvider, type OptOutSource } from '../identity/opt-out.js';
 import { silentLogger, type Logger } from '../log.js';
 import { fromDateTime64, toDateTime64 } from '../warehouse/time.js';
+import type { AgentRow as StoredAgentRow, ListingRow as StoredListingRow } from '../warehouse/rows.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /**
@@ -25,194 +26,18 @@ export const DESCRIPTION_MAX = 500;
 /** Listing statuses that mean "this source no longer lists the item". */
 export const TOMBSTONE_STATUSES: ReadonlySet<string> = new Set(['deleted', 'delisted']);
 
-export interface ListingRow {
-  source: string;
-  item_id: string;
-  agent_key: string;
-  protocol: string;
-  name: string;
-  description: string;
-  version_label: string;
-  endpoint_url: string;
-  endpoint_transport: string;
-  card_url: string;
-  server_json: string;
-  status: string;
-  raw: string;
-  raw_truncated: number;
-  tombstoned: number;
-  content_hash: string;
-  changed_at: string;
-  first_seen: string;
-  last_seen: string;
-  last_event_id: string;
-  version: string | number;
-}
-
-export type OptOutMode = 'unchecked' | 'hidden';
-
-export interface AgentRow {
-  agent_id: string;
-  agent_key: string;
-  protocol: string;
-  name: string;
-  description: string;
-  endpoint_url: string;
-  card_url: string;
-  sources: string[];
-  source_first_seen: Record<string, string>;
-  first_seen: string;
-  last_seen: string;
-  /** When any live listing's content last changed (the scheduler rechecks changed agents). */
-  changed_at: string;
-  active: number;
-  inactive_since: string | null;
-  has_server_json: number;
-  /** '' | 'unchecked' (listed, never probed) | 'hidden' (not served by the API either). */
-  opt_out: '' | OptOutMode;
-  opt_out_reason: string;
-  version: number;
-}
+/** A listing row as this processor writes it (version as a number) or reads it back. */
+export type ListingRow = Omit<StoredListingRow, 'version' | 'protocol'> & { protocol: string; version: string | number };
+/** An agent row as this processor writes it. */
+export type AgentRow = Omit<StoredAgentRow, 'version' | 'protocol'> & { protocol: string; version: number };
 
 // ---------------------------------------------------------------------------
 // Owners' opt-outs (Methods §9)
 
-export interface OptOutRule {
-  /** An agent key (any spelling of its URL) or `host:<hostname>` (`host:*.example.com` for subdomains). */
-  match: string;
-  mode: OptOutMode;
-  reason: string;
-}
-
-/** Validates an opt-out list (the JSON of VERONIKAI_OPT_OUT_FILE); throws an Error naming the bad entry. */
-export function parseOptOutList(json: unknown, where = 'opt-out list'): OptOutRule[] {
-  if (!Array.isArray(json)) throw new Error(`${where} must be a JSON array of {match, mode, reason}`);
-  return json.map((e, i) => {
-    const at = `${where}[${i}]`;
-    if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new Error(`${at} must be an object`);
-    const { match, mode, reason } = e as Record<string, unknown>;
-    if (typeof match !== 'string' || match.trim() === '') throw new Error(`${at}.match must be an agent key or "host:<hostname>"`);
-    if (mode !== 'unchecked' && mode !== 'hidden') throw new Error(`${at}.mode must be "unchecked" or "hidden"`);
-    if (reason !== undefined && typeof reason !== 'string') throw new Error(`${at}.reason must be a string`);
-    const m = match.trim();
-    if (/^host:/i.test(m)) {
-      if (!/^host:(\*\.)?[a-z0-9.-]+$/i.test(m)) throw new Error(`${at}.match "${m}" is not host:<hostname>`);
-    } else if (!normalizeUrl(m)) {
-      throw new Error(`${at}.match "${m}" is neither an http(s) agent key nor host:<hostname>`);
-    }
-    return { match: m, mode, reason: typeof reason === 'string' ? reason : '' };
-  });
-}
-
-export function loadOptOutFile(path: string): OptOutRule[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(`opt-out file ${path} cannot be read: ${(err as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`opt-out file ${path} is not JSON: ${(err as Error).message}`);
-  }
-  return parseOptOutList(json, `opt-out file ${path}`);
-}
-
-const hostOf = (u: string): string | null => {
-  try {
-    return new URL(u).hostname.toLowerCase().replace(/\.$/, '');
-  } catch {
-    return null;
-  }
-};
-
-/** An opt-out list, ready to match agents. 'hidden' wins over 'unchecked' when several rules match. */
-export class OptOutList {
-  private readonly keys = new Map<string, OptOutRule[]>();
-  private readonly hosts = new Map<string, OptOutRule[]>();
-  private readonly suffixes: Array<[string, OptOutRule]> = [];
-
-  constructor(readonly rules: readonly OptOutRule[] = []) {
-    const add = (map: Map<string, OptOutRule[]>, k: string, r: OptOutRule) => map.set(k, [...(map.get(k) ?? []), r]);
-    for (const r of rules) {
-      if (/^host:/i.test(r.match)) {
-        const h = r.match.slice(5).toLowerCase().replace(/\.$/, '');
-        if (h.startsWith('*.')) this.suffixes.push([h.slice(1), r]);
-        else add(this.hosts, h, r);
-      } else {
-        for (const k of new Set([normalizeUrl(r.match), agentKey('a2a', { cardUrl: r.match })])) if (k) add(this.keys, k, r);
-      }
-    }
-  }
-
-  get size(): number {
-    return this.rules.length;
-  }
-
-  /** The opt-out that applies to an agent (by its key, or the host of its key, endpoint or card URL). */
-  lookup(agent: { agent_key: string; endpoint_url?: string; card_url?: string }): { mode: OptOutMode; reason: string } | null {
-    const hits: OptOutRule[] = [...(this.keys.get(agent.agent_key) ?? [])];
-    const hosts = new Set([agent.agent_key, agent.endpoint_url ?? '', agent.card_url ?? ''].filter(Boolean).map(hostOf));
-    for (const h of hosts) {
-      if (!h) continue;
-      hits.push(...(this.hosts.get(h) ?? []));
-      for (const [suffix, r] of this.suffixes) if (h.endsWith(suffix)) hits.push(r);
-    }
-    if (hits.length === 0) return null;
-    const hit = hits.find((r) => r.mode === 'hidden') ?? hits[0]!;
-    return { mode: hit.mode, reason: hit.reason };
-  }
-}
-
-/** Where the processor gets its opt-outs: a fixed list, or a file re-read when it changes. */
-export interface OptOutProvider {
-  current(): OptOutList;
-}
-
-export function fixedOptOuts(rules: readonly OptOutRule[]): OptOutProvider {
-  const list = new OptOutList(rules);
-  return { current: () => list };
-}
-
-/**
- * The opt-out file, re-read whenever its modification time changes, so an owner's request
- * applies from the next batch without a restart. A file that turns bad keeps the last good
- * list in force (and says so in the log); a file that is bad at start is an error.
- */
-export function optOutFile(path: string, log: Logger = silentLogger): OptOutProvider {
-  let list = new OptOutList(loadOptOutFile(path));
-  let stamp = statSync(path).mtimeMs;
-  return {
-    current() {
-      try {
-        const m = statSync(path).mtimeMs;
-        if (m !== stamp) {
-          stamp = m;
-          list = new OptOutList(loadOptOutFile(path));
-          log.info({ path, rules: list.size }, 'opt-out list reloaded');
-        }
-      } catch (err) {
-        log.error({ err, path }, 'opt-out file unreadable; the last good list stays in force');
-      }
-      return list;
-    },
-  };
-}
-
 export interface ListingsToAgentsOptions {
   /** Owners' opt-outs: a provider, a fixed list, or the path of the opt-out file (Config.optOutFile). */
-  optOut?: OptOutProvider | readonly OptOutRule[] | string | null;
+  optOut?: OptOutSource;
   log?: Logger;
-}
-
-/** The opt-out provider an option names (none: nobody opted out). */
-export function optOutProvider(opt: ListingsToAgentsOptions['optOut'], log: Logger = silentLogger): OptOutProvider {
-  if (typeof opt === 'string') return optOutFile(opt, log);
-  if (Array.isArray(opt)) return fixedOptOuts(opt);
-  if (opt && typeof (opt as OptOutProvider).current === 'function') return opt as OptOutProvider;
-  return fixedOptOuts([]);
 }
 
 // ---------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import type { CanaryEvent, ProbeEvent } from '../events/types.js';
 import { ConsumerRunner, dlq, ok, type ConsumerRunnerHooks, type StepResult } from '../kafka/consumer-runner.js';
 import { EventProducer } from '../kafka/producer.js';
 import { silentLogger, type Logger } from '../log.js';
-import { decodeStep } from '../processors/decode-step.js';
+import { decodeStep } from '../kafka/decode-step.js';
 import type { TopicNames } from '../topics.js';
 import { MAX_URL_CHARS } from './http/limits.js';
 import { KafkaObservationSink } from './kafka-sink.js';

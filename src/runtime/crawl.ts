@@ -1,11 +1,13 @@
 import { join } from 'node:path';
-import { UsageError, type Config, type SourceSettings } from '../config.js';
+import type { Config, SourceSettings } from '../config.js';
 import { newEventId } from '../events/ids.js';
 import type { Logger } from '../log.js';
 import type { ObservationSink } from '../producers/sink.js';
 import { createPageFetcher, hostsOf } from '../producers/sources/http-page-fetcher.js';
 import { createSources, runSource, SOURCE_NAMES, type SourceSummary } from '../producers/sources/index.js';
-import type { RobotsCache, SourceRunnerLimits } from '../producers/sources/runner.js';
+import { RobotsCache } from '../producers/politeness/robots.js';
+import type { SourceRunnerLimits } from '../producers/sources/runner.js';
+import { emptySummary } from '../producers/sources/summary.js';
 import { FileSourceStateStore } from '../producers/sources/state.js';
 import type { PageFetcher } from '../producers/sources/types.js';
 
@@ -24,27 +26,6 @@ export interface CrawlOnceOptions {
 
 const NO_SETTINGS: SourceSettings = { disabled: [], termsForbidden: [], maxPages: {}, pageDelayMs: {} };
 
-/** Refuses per-source settings that name no known source (a typo must not silently crawl). */
-export function checkSourceSettings(settings: SourceSettings | undefined, known: readonly string[] = SOURCE_NAMES): void {
-  if (!settings) return;
-  const named = [
-    ...settings.disabled.map((n) => ['disabled sources', n] as const),
-    ...settings.termsForbidden.map((n) => ['terms-forbidden sources', n] as const),
-    ...Object.keys(settings.maxPages).map((n) => ['page budget', n] as const),
-    ...Object.keys(settings.pageDelayMs).map((n) => ['page delay', n] as const),
-  ];
-  for (const [what, n] of named) {
-    if (n !== '*' && !known.includes(n)) throw new UsageError(`${what}: unknown source "${n}" (known: ${known.join(', ')})`);
-  }
-}
-
-function skippedSummary(source: string, reason: string): SourceSummary {
-  return {
-    source, mode: 'full', pages: 0, details: 0, items: 0, new: 0, changed: 0, delisted: 0, invalid: 0, errors: 0,
-    complete: false, failure: null, skipped: reason, notes: [],
-  };
-}
-
 /**
  * One crawl run over the chosen sources: a run event at start and finish, then
  * each source in turn behind the crawl gate (terms, robots.txt). A source that
@@ -54,13 +35,12 @@ export async function crawlOnce(config: Config, sink: ObservationSink, log: Logg
   const now = opts.now ?? Date.now;
   const runId = newEventId();
   const settings = config.sources ?? NO_SETTINGS;
-  checkSourceSettings(settings);
   const names = opts.sources && opts.sources.length > 0 ? opts.sources : SOURCE_NAMES;
   const sources = createSources(names);
   const fetch =
     opts.fetch ?? createPageFetcher({ contact: config.contact, trustedHosts: hostsOf(Object.values(config.sourceUrls)) });
   const state = new FileSourceStateStore(join(config.dataDir, 'state', 'sources'));
-  const robots: RobotsCache = new Map();
+  const robots = new RobotsCache({ now });
   const pick = (map: Record<string, number>, name: string) => map[name] ?? map['*'];
 
   await sink.run({
@@ -70,7 +50,7 @@ export async function crawlOnce(config: Config, sink: ObservationSink, log: Logg
   const summaries: SourceSummary[] = [];
   for (const source of sources) {
     if (settings.disabled.includes(source.name)) {
-      const s = skippedSummary(source.name, 'disabled by configuration');
+      const s = { ...emptySummary(source.name, 'full'), skipped: 'disabled by configuration' };
       log.info({ source: source.name }, 'source disabled by configuration');
       opts.onProgress?.(s);
       summaries.push(s);
@@ -113,22 +93,4 @@ export async function crawlOnce(config: Config, sink: ObservationSink, log: Logg
         .join('; ') || null,
   });
   return summaries;
-}
-
-/** One line per source, for people. An unreachable source says so; it is never "0 items". */
-export function formatSummary(s: SourceSummary): string {
-  if (s.skipped) return `${s.source}: skipped (${s.skipped})`;
-  const details = s.details > 0 ? `, ${s.details} detail request(s)` : '';
-  const head =
-    `${s.source} (${s.mode}): ${s.pages} page(s)${details}, ${s.items} item(s): ${s.new} new, ${s.changed} changed, ` +
-    `${s.delisted} delisted, ${s.invalid} invalid, ${s.errors} error(s)`;
-  const notes = s.notes.length > 0 ? ` [${s.notes.join('; ')}]` : '';
-  return s.complete ? `${head}, complete${notes}` : `${head}, INCOMPLETE: ${s.failure ?? 'stopped early'}${notes}`;
-}
-
-/** A one-line progress text for a terminal. */
-export function formatProgress(s: Readonly<SourceSummary>): string {
-  if (s.skipped) return `${s.source}: skipped`;
-  const details = s.details > 0 ? ` + ${s.details} detail` : '';
-  return `${s.source}: page ${s.pages}${details}, ${s.items} item(s), ${s.new} new, ${s.changed} changed, ${s.errors} error(s)`;
 }

@@ -2,7 +2,7 @@ import type { Kafka } from 'kafkajs';
 import { CHECKER_VERSION } from '../conformance/index.js';
 import { newEventId } from '../events/ids.js';
 import type { Logger } from '../log.js';
-import type { OptOutList } from '../processors/listings-to-agents.js';
+import type { OptOutList } from '../identity/opt-out.js';
 import { scheduleRun, type ScheduleSink } from '../processors/scheduler/scheduler.js';
 import { census, runStats, type Census, type RunStats } from '../stats/run-stats.js';
 import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
@@ -14,7 +14,7 @@ import { verdictGroupId } from '../processors/verdicts/processor.js';
 import { PROBE_WORKER_GROUP } from '../producers/probe-worker.js';
 import type { TopicNames } from '../topics.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { waitUntilConsumed } from './kafka.js';
+import { waitUntilConsumed } from '../kafka/lag.js';
 
 /** The default deployment's consumer groups, in pipeline order. */
 export function defaultPipelineGroups(checker: Checker = CURRENT_CHECKER, prefix = ''): PipelineGroups {
@@ -128,19 +128,4 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
     stats: await runStats(opts.warehouse, scheduled.runId, checker),
     census: await census(opts.warehouse, checker),
   };
-}
-
-const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
-
-/** What a daily run did, in plain words for the terminal. */
-export function formatDailyReport(r: DailyRunReport): string[] {
-  const s = r.stats.sample;
-  return [
-    `daily run ${r.runId} (seed ${r.seed}): ${r.planned} probe(s) planned — sample ${r.counts.sample ?? 0}, overdue ${r.counts.overdue ?? 0}, new ${r.counts.new ?? 0}, changed ${r.counts.changed ?? 0}, due ${r.counts.due ?? 0}`,
-    `sample of this run: ${s.checks} check(s); up ${pct(s.up.share)} [95% CI ${pct(s.up.low)}–${pct(s.up.high)}] of ${s.up.trials}; ` +
-      `passing ${pct(s.pass.share)} [95% CI ${pct(s.pass.low)}–${pct(s.pass.high)}] of ${s.pass.trials}; unknown ${s.unknown}, skipped ${s.skipped}, n/a ${s.notApplicable}`,
-    `census of latest states (${r.census.checkerVersion}): ${r.census.agents.active} active agent(s), ${r.census.agents.inactive} inactive; ` +
-      `up ${r.census.latest.up}, down ${r.census.latest.down}, unknown ${r.census.latest.unknown}, skipped ${r.census.latest.skipped}; ` +
-      `pass ${r.census.latest.pass}, fail ${r.census.latest.fail}, unknown ${r.census.latest.unknownVerdict}, n/a ${r.census.latest.notApplicable}, never checked ${r.census.latest.neverChecked}`,
-  ];
 }

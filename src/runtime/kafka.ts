@@ -49,34 +49,3 @@ export async function openKafka(
     throw err;
   }
 }
-
-/**
- * Resolves once the consumer group has committed every message now on the topics
- * (committed offset = high watermark on every partition), or rejects after the timeout.
- */
-export async function waitUntilConsumed(kafka: Kafka, groupId: string, topics: readonly string[], timeoutMs = 60_000): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const targets = new Map<string, string>();
-    for (const topic of topics) {
-      for (const p of await admin.fetchTopicOffsets(topic)) targets.set(`${topic}/${p.partition}`, p.high);
-    }
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
-      const behind = committed.flatMap((t) =>
-        t.partitions.filter((p) => {
-          const high = BigInt(targets.get(`${t.topic}/${p.partition}`) ?? '0');
-          const at = p.offset === '-1' ? 0n : BigInt(p.offset);
-          return at < high;
-        }),
-      );
-      if (behind.length === 0) return;
-      if (Date.now() > deadline) throw new Error(`consumer group ${groupId} still behind on ${behind.length} partition(s) after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  } finally {
-    await admin.disconnect();
-  }
-}

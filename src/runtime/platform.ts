@@ -4,7 +4,7 @@ import { signVerdict } from '../conformance/index.js';
 import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 import { createEventProducer, type EventProducer } from '../kafka/producer.js';
 import type { Logger } from '../log.js';
-import { createProcessors } from '../processors/index.js';
+import { createProcessors, PROCESSOR_NAMES } from '../processors/index.js';
 import type { Signer } from '../processors/verdicts/judge-probe.js';
 import { Canary } from '../producers/canary.js';
 import { KafkaObservationSink } from '../producers/kafka-sink.js';
@@ -12,18 +12,29 @@ import { ProbeEngine } from '../producers/probe/probe-agent.js';
 import { canaryEventSink, PROBE_WORKER_GROUP, ProbeWorker } from '../producers/probe-worker.js';
 import type { AddressPolicy } from '../producers/http/types.js';
 import { loadSigningKey } from '../signing/keys.js';
+import { withTimeout } from '../util/time.js';
 import { migrate } from '../warehouse/migrate.js';
 import { openWarehouse } from '../warehouse/open.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { canaryTargetsFor } from './canary-targets.js';
 import { defaultPipelineGroups, type PipelineGroups } from './daily.js';
 import { openKafka, type KafkaRuntime } from './kafka.js';
 
+/**
+ * Every role of the platform is composed here, for `run` and for each role on its own: a
+ * command says which parts it needs and gets them opened in order, watched, and closed in
+ * reverse order with a bounded time per step.
+ */
 export interface Platform {
   config: Config;
-  warehouse: Warehouse;
-  kafka: KafkaRuntime;
-  producer: EventProducer;
-  sink: KafkaObservationSink;
+  log: Logger;
+  /** The warehouse (throws when the platform was started without one). */
+  readonly warehouse: Warehouse;
+  /** Kafka, with its topic names (throws when started without Kafka). */
+  readonly kafka: KafkaRuntime;
+  readonly producer: EventProducer;
+  /** Where producers write observations (throws without Kafka). */
+  readonly sink: KafkaObservationSink;
   processors: ConsumerRunner<unknown>[];
   probeWorker: ProbeWorker | null;
   groups: PipelineGroups;
@@ -35,27 +46,40 @@ export interface Platform {
    * the platform should shut down and exit non-zero, so that a supervisor restarts the process.
    */
   failed: Promise<Error>;
+  /** Closes every part, last opened first; each step bounded, later steps run even when one fails. Idempotent. */
   close(): Promise<void>;
 }
 
 export interface PlatformOptions {
   log: Logger;
+  /** Open the warehouse (default true); migrated first unless `migrate` is false. */
+  warehouse?: boolean;
+  migrate?: boolean;
+  /** Open Kafka, the local broker when none is configured (default true). */
+  kafka?: boolean;
+  /** Serve the read API (default true). */
   api?: boolean;
-  processors?: boolean;
+  /** Which processors run here: all (true, the default), none (false) or these names. */
+  processors?: boolean | readonly string[];
   /** Run a probe worker in this process (default true). */
   probes?: boolean;
-  /** Probe address policy: only tests loosen it (never the CLI of `run`). */
+  /** Probe address policy: only tests and `--allow-loopback` loosen it. */
   probePolicy?: AddressPolicy;
-  /** Known-good targets for the canary (none: canary state unknown). */
+  /** Known-good targets for the canary (default: from the configuration). */
   canaryTargets?: readonly string[];
   topicPrefix?: string;
+  /** Kafka client id (default `veronikai`). */
+  clientId?: string;
   /** Signs verdicts; default: the configured key (generated in the data dir on first use). */
   sign?: Signer;
 }
 
-/** Opens the warehouse (migrated), Kafka (local broker when none is configured), processors, a probe worker and the API. */
+/** Longest time one shutdown step may take before the next one runs. */
+export const CLOSE_STEP_TIMEOUT_MS = 15_000;
+
 export async function startPlatform(config: Config, opts: PlatformOptions): Promise<Platform> {
   const { log } = opts;
+  const prefix = opts.topicPrefix ?? '';
   let reportFailure!: (err: Error) => void;
   const failed = new Promise<Error>((resolve) => (reportFailure = resolve));
   const watch = (groupId: string, done: Promise<void>) => {
@@ -65,30 +89,55 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     });
   };
   const closers: Array<() => Promise<void>> = [];
+  let closing: Promise<void> | null = null;
   // Each step gets a bounded time, so one component that cannot finish (say, a consumer
   // whose broker vanished) never keeps the others, or the process, from shutting down.
-  const close = async () => {
-    for (const c of closers.reverse()) {
-      await withTimeout(c(), CLOSE_STEP_TIMEOUT_MS).catch((err: unknown) => log.warn({ err }, 'error while shutting down'));
-    }
-    closers.length = 0;
+  const close = () =>
+    (closing ??= (async () => {
+      for (const c of closers.reverse()) {
+        await withTimeout(c(), CLOSE_STEP_TIMEOUT_MS, `shutdown step did not finish within ${CLOSE_STEP_TIMEOUT_MS} ms`).catch((err: unknown) =>
+          log.warn({ err }, 'error while shutting down'),
+        );
+      }
+      closers.length = 0;
+    })());
+  const missing = (what: string): never => {
+    throw new Error(`this role was started without ${what}`);
   };
+
   try {
-    const warehouse = await openWarehouse(config.warehouse, { createDatabase: true });
-    closers.push(() => warehouse.close());
-    const migrated = await migrate(warehouse, { logger: log });
-    log.info({ applied: migrated.applied.length, alreadyApplied: migrated.alreadyApplied }, 'warehouse ready');
+    let warehouse: Warehouse | null = null;
+    if (opts.warehouse !== false) {
+      const opened = await openWarehouse(config.warehouse, { createDatabase: opts.migrate !== false });
+      warehouse = opened;
+      closers.push(() => opened.close());
+      if (opts.migrate !== false) {
+        const migrated = await migrate(opened, { logger: log });
+        log.info({ applied: migrated.applied.length, alreadyApplied: migrated.alreadyApplied }, 'warehouse ready');
+      }
+    }
 
-    const kafka = await openKafka(config, log, { clientId: 'veronikai', topicPrefix: opts.topicPrefix });
-    if (kafka.broker) closers.push(() => kafka.broker!.stop());
-    const producer = await createEventProducer(kafka.kafka, { logger: log });
-    closers.push(() => producer.close());
-    const sink = new KafkaObservationSink(producer, kafka.topics);
+    let kafka: KafkaRuntime | null = null;
+    let producer: EventProducer | null = null;
+    let sink: KafkaObservationSink | null = null;
+    if (opts.kafka !== false) {
+      const rt = await openKafka(config, log, { clientId: opts.clientId ?? 'veronikai', topicPrefix: prefix });
+      kafka = rt;
+      if (rt.broker) closers.push(() => rt.broker!.stop());
+      const p = await createEventProducer(rt.kafka, { logger: log });
+      producer = p;
+      closers.push(() => p.close());
+      sink = new KafkaObservationSink(p, rt.topics);
+    }
 
-    const sign = opts.sign ?? defaultSigner(config);
     const processors: ConsumerRunner<unknown>[] = [];
-    if (opts.processors !== false) {
-      for (const runner of createProcessors({ kafka: kafka.kafka, warehouse, topics: kafka.topics, logger: log, sign, optOutFile: config.optOutFile ?? null, groupPrefix: opts.topicPrefix ?? '' })) {
+    const names = opts.processors === false ? [] : opts.processors === true || opts.processors === undefined ? PROCESSOR_NAMES : opts.processors;
+    if (names.length > 0) {
+      const rt = kafka ?? missing('Kafka');
+      const wh = warehouse ?? missing('a warehouse');
+      const sign = opts.sign ?? defaultSigner(config);
+      const deps = { kafka: rt.kafka, warehouse: wh, topics: rt.topics, logger: log, sign, optOutFile: config.optOutFile, groupPrefix: prefix };
+      for (const runner of createProcessors(deps, names)) {
         await runner.start();
         processors.push(runner);
         closers.push(() => runner.stop());
@@ -98,52 +147,64 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
 
     let probeWorker: ProbeWorker | null = null;
     if (opts.probes !== false) {
+      const rt = kafka ?? missing('Kafka');
       const policy = opts.probePolicy ?? {};
       const canary = new Canary({
-        targets: opts.canaryTargets ?? [],
+        targets: opts.canaryTargets ?? canaryTargetsFor(config),
         contact: config.contact,
         ...policy,
-        onEvent: canaryEventSink(producer, kafka.topics),
+        onEvent: canaryEventSink(producer!, rt.topics),
         logger: log,
       });
       const engine = new ProbeEngine({ contact: config.contact, canary, logger: log, ...policy });
-      probeWorker = new ProbeWorker({ groupId: `${opts.topicPrefix ?? ''}${PROBE_WORKER_GROUP}`, kafka: kafka.kafka, topics: kafka.topics, engine, producer, logger: log });
-      await probeWorker.start();
-      const worker = probeWorker;
+      const groupId = `${prefix}${PROBE_WORKER_GROUP}`;
+      const worker = new ProbeWorker({ groupId, kafka: rt.kafka, topics: rt.topics, engine, producer: producer!, logger: log });
+      await worker.start();
+      probeWorker = worker;
       closers.push(() => worker.stop());
-      watch(PROBE_WORKER_GROUP, worker.done);
+      watch(groupId, worker.done);
     }
 
     let apiUrl: string | null = null;
     if (opts.api !== false) {
-      const api = buildApi({ warehouse });
+      const api = buildApi({ warehouse: warehouse ?? missing('a warehouse'), logger: log });
       await api.listen({ host: config.apiHost, port: config.apiPort });
       const addr = api.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.apiPort;
       apiUrl = `http://${config.apiHost.includes(':') ? `[${config.apiHost}]` : config.apiHost}:${port}`;
       closers.push(() => api.close());
     }
-    const groups: PipelineGroups = defaultPipelineGroups(undefined, opts.topicPrefix ?? '');
-    return { config, warehouse, kafka, producer, sink, processors, probeWorker, groups, apiUrl, failed, close };
+
+    return {
+      config,
+      log,
+      get warehouse() {
+        return warehouse ?? missing('a warehouse');
+      },
+      get kafka() {
+        return kafka ?? missing('Kafka');
+      },
+      get producer() {
+        return producer ?? missing('Kafka');
+      },
+      get sink() {
+        return sink ?? missing('Kafka');
+      },
+      processors,
+      probeWorker,
+      groups: defaultPipelineGroups(undefined, prefix),
+      apiUrl,
+      failed,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
   }
 }
 
-const CLOSE_STEP_TIMEOUT_MS = 15_000;
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`shutdown step did not finish within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** Verdict signatures with the configured Ed25519 key: the attestation as JSON text. */
 export function defaultSigner(config: Config): Signer {
-  const key = loadSigningKey({ dataDir: config.dataDir });
+  const key = loadSigningKey({ dataDir: config.dataDir, key: config.signingKey });
   return (v) => JSON.stringify(signVerdict(v, key.privateKey));
 }

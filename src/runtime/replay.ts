@@ -1,4 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
+import { committedWithin, spanTotal as totalOf, topicSpans, type PartitionSpan } from '../kafka/lag.js';
+import { sleepUnlessAborted } from '../util/time.js';
 import { agentId } from '../identity/agent-key.js';
 import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 import type { Logger } from '../log.js';
@@ -8,6 +10,7 @@ import type { Signer } from '../processors/verdicts/judge-probe.js';
 import { createVerdictProcessor, verdictGroupId } from '../processors/verdicts/processor.js';
 import type { TopicNames } from '../topics.js';
 import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
+import { agentNames, countVerdicts, previousCheckerVersion, versionChangedAgents, versionPairTotals, versionTransitions } from '../warehouse/queries.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /**
@@ -88,7 +91,7 @@ export interface ReplayOptions {
   pollMs?: number;
   /** Consumer groups (defaults: the verdict group of the checker's version, and the listing history's group). */
   groups?: { verdicts?: string; listingHistory?: string };
-  /** The version to compare with; default: the one v_checker_current__v1 shows if it is another, else the most recently judged other version. */
+  /** The version to compare with; default: the one v_checker_current__v2 shows if it is another, else the most recently judged other version. */
   compareWith?: string;
   /** How many changed agents the comparison names (default 50). */
   agentLimit?: number;
@@ -105,47 +108,6 @@ export class ReplayError extends Error {
     super(message, options);
   }
 }
-
-interface PartitionSpan {
-  partition: number;
-  low: bigint;
-  high: bigint;
-}
-
-/** The offset span of every partition of a topic, now. */
-async function topicSpans(admin: Admin, topic: string): Promise<PartitionSpan[]> {
-  const offsets = await admin.fetchTopicOffsets(topic);
-  return offsets
-    .map((p) => ({ partition: p.partition, low: BigInt(p.low), high: BigInt(p.high) }))
-    .sort((a, b) => a.partition - b.partition);
-}
-
-/** Messages of `spans` the group has committed: a partition without a commit counts from its low watermark. */
-async function committedWithin(admin: Admin, groupId: string, topic: string, spans: readonly PartitionSpan[]): Promise<bigint> {
-  const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
-  const at = new Map((t?.partitions ?? []).map((p) => [p.partition, p.offset]));
-  let sum = 0n;
-  for (const s of spans) {
-    const raw = at.get(s.partition);
-    const off = raw === undefined || raw === '-1' ? s.low : BigInt(raw);
-    const clamped = off < s.low ? s.low : off > s.high ? s.high : off;
-    sum += clamped - s.low;
-  }
-  return sum;
-}
-
-const totalOf = (spans: readonly PartitionSpan[]) => spans.reduce((n, s) => n + (s.high - s.low), 0n);
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /** Messages per second over a sliding window of (time, processed) samples. */
 class RateMeter {
@@ -183,7 +145,7 @@ async function followGroup(
     if (failure) throw new ReplayError(`${opts.what} stopped: ${(failure as Error).message ?? String(failure)}`, null, { cause: failure });
     if (opts.signal?.aborted) throw new ReplayError(`${opts.what} was interrupted`, null);
     if (Date.now() > opts.deadline) throw new ReplayError(`${opts.what} was not caught up before the timeout (${processed} of ${total} messages)`, null);
-    await sleep(opts.pollMs, opts.signal);
+    await sleepUnlessAborted(opts.pollMs, opts.signal);
   }
 }
 
@@ -278,10 +240,7 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       deadLettered = runner.stats.dlq;
     }
 
-    const [rows] = await warehouse.query<{ n: number }>(
-      'SELECT toUInt32(count()) AS n FROM verdicts FINAL WHERE checker_version = {cv:String}',
-      { cv: checker.version },
-    );
+    const verdictRows = await countVerdicts(warehouse, checker.version);
     const previous = opts.compareWith ?? (await previousCheckerVersion(warehouse, checker.version));
     const comparison = previous ? await compareVersions(warehouse, previous, checker.version, opts.agentLimit ?? 50) : null;
     // Caught up: from now on the current-version views show this version's verdicts.
@@ -293,7 +252,7 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       alreadyProcessed: processedAtStart,
       judged,
       deadLettered,
-      verdictRows: Number(rows?.n ?? 0),
+      verdictRows,
       durationMs: Date.now() - started,
       listingHistory: { groupId: historyGroup, behindAtStart: historyBehind, ran: historyRan },
       comparison,
@@ -306,66 +265,20 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
   }
 }
 
-/**
- * The version a replay is compared with: the one the `*_current` views show when it is
- * another version, else the most recently judged version other than `current`; null when none.
- */
-export async function previousCheckerVersion(warehouse: Warehouse, current: string): Promise<string | null> {
-  const [shown] = await warehouse.query<{ checker_version: string }>('SELECT checker_version FROM v_checker_current__v1');
-  if (shown && shown.checker_version !== '' && shown.checker_version !== current) {
-    const [has] = await warehouse.query<{ n: number }>(
-      'SELECT toUInt32(count()) AS n FROM verdicts WHERE checker_version = {v:String}',
-      { v: shown.checker_version },
-    );
-    if (Number(has?.n ?? 0) > 0) return shown.checker_version;
-  }
-  const [other] = await warehouse.query<{ checker_version: string }>(
-    `SELECT checker_version FROM verdicts WHERE checker_version != {cv:String}
-     GROUP BY checker_version ORDER BY max(judged_at) DESC LIMIT 1`,
-    { cv: current },
-  );
-  return other?.checker_version ?? null;
-}
+export { previousCheckerVersion };
 
 /** The two versions' results on the same probe events (joined by event id): what changed, and for which agents. */
 export async function compareVersions(warehouse: Warehouse, previous: string, current: string, agentLimit = 50): Promise<VersionComparison> {
-  const pair = `(SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {old:String}) AS o
-     INNER JOIN (SELECT event_id, agent_key, observed_at, result FROM verdicts FINAL WHERE checker_version = {new:String}) AS n
-     ON n.event_id = o.event_id`;
-  const params = { old: previous, new: current };
-  const [totals] = await warehouse.query<{ compared: number; changed: number; agents: number }>(
-    `SELECT toUInt32(count()) AS compared, toUInt32(countIf(o.result != n.result)) AS changed,
-            toUInt32(uniqExactIf(n.agent_key, o.result != n.result)) AS agents
-     FROM ${pair}`,
-    params,
-  );
-  const transitions = await warehouse.query<{ old_result: string; new_result: string; events: number }>(
-    `SELECT o.result AS old_result, n.result AS new_result, toUInt32(count()) AS events
-     FROM ${pair} WHERE o.result != n.result
-     GROUP BY old_result, new_result ORDER BY events DESC, old_result, new_result`,
-    params,
-  );
-  const changed = await warehouse.query<{ agent_key: string; old_result: string; new_result: string; events: number }>(
-    `SELECT n.agent_key AS agent_key, argMax(o.result, n.observed_at) AS old_result,
-            argMax(n.result, n.observed_at) AS new_result, toUInt32(count()) AS events
-     FROM ${pair} WHERE o.result != n.result
-     GROUP BY agent_key ORDER BY agent_key LIMIT {limit:UInt32}`,
-    { ...params, limit: agentLimit },
-  );
-  const names = new Map<string, string>();
-  if (changed.length > 0) {
-    const rows = await warehouse.query<{ agent_key: string; name: string }>(
-      'SELECT agent_key, name FROM agents FINAL WHERE agent_key IN {keys:Array(String)}',
-      { keys: changed.map((c) => c.agent_key) },
-    );
-    for (const r of rows) names.set(r.agent_key, r.name);
-  }
+  const totals = await versionPairTotals(warehouse, previous, current);
+  const transitions = await versionTransitions(warehouse, previous, current);
+  const changed = await versionChangedAgents(warehouse, previous, current, agentLimit);
+  const names = await agentNames(warehouse, changed.map((c) => c.agent_key));
   return {
     previousVersion: previous,
     checkerVersion: current,
-    comparedEvents: Number(totals?.compared ?? 0),
-    changedEvents: Number(totals?.changed ?? 0),
-    changedAgents: Number(totals?.agents ?? 0),
+    comparedEvents: Number(totals.compared),
+    changedEvents: Number(totals.changed),
+    changedAgents: Number(totals.agents),
     transitions: transitions.map((t) => ({ from: t.old_result, to: t.new_result, events: Number(t.events) })),
     agents: changed.map((c) => ({
       agentKey: c.agent_key,
@@ -376,53 +289,4 @@ export async function compareVersions(warehouse: Warehouse, previous: string, cu
       events: Number(c.events),
     })),
   };
-}
-
-const num = (n: number) => n.toLocaleString('en-US');
-
-/** "1h 02m", "3m 07s", "12s". */
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m`;
-  if (m > 0) return `${m}m ${String(sec).padStart(2, '0')}s`;
-  return `${sec}s`;
-}
-
-/** One line of progress: "1,234 / 5,678 messages (21.7%) · 312 msg/s · ETA 14s". */
-export function formatProgress(p: ReplayProgress): string {
-  const pct = p.total > 0 ? ((p.processed / p.total) * 100).toFixed(1) : '100.0';
-  const rate = p.rate === null ? '… msg/s' : `${p.rate >= 10 ? Math.round(p.rate) : p.rate.toFixed(1)} msg/s`;
-  const eta = p.done ? 'done' : p.etaMs === null ? 'ETA …' : `ETA ${formatDuration(p.etaMs)}`;
-  return `replay ${p.checkerVersion}: ${num(p.processed)} / ${num(p.total)} messages (${pct}%) · ${rate} · ${eta} · ${formatDuration(p.elapsedMs)} elapsed`;
-}
-
-/** What a replay did, in plain words for the terminal. */
-export function formatReplaySummary(s: ReplaySummary): string[] {
-  const lines = [
-    s.alreadyProcessed >= s.total && s.judged === 0
-      ? `checker ${s.checkerVersion} had already judged all ${num(s.total)} probe message(s): nothing to replay (group ${s.groupId})`
-      : `replayed ${num(s.total - s.alreadyProcessed)} probe message(s) under checker ${s.checkerVersion} in ${formatDuration(s.durationMs)}: ` +
-        `${num(s.judged)} event(s) judged${s.deadLettered > 0 ? `, ${num(s.deadLettered)} sent to dead letters` : ''}` +
-        `${s.alreadyProcessed > 0 ? ` (the first ${num(s.alreadyProcessed)} had already been judged under this version)` : ''}`,
-    `listing history: ${s.listingHistory.ran ? `was ${num(s.listingHistory.behindAtStart)} message(s) behind, caught up first` : 'already current'}`,
-    `${num(s.verdictRows)} verdict row(s) under ${s.checkerVersion} in the warehouse`,
-  ];
-  const c = s.comparison;
-  if (!c) {
-    lines.push('no earlier checker version has verdicts in the warehouse: nothing to compare with');
-    return lines;
-  }
-  lines.push(
-    `versus ${c.previousVersion}: ${num(c.comparedEvents)} probe event(s) judged by both; ${num(c.changedEvents)} changed result, ` +
-      `for ${num(c.changedAgents)} agent(s)`,
-  );
-  if (c.transitions.length > 0) lines.push(`  changes: ${c.transitions.map((t) => `${t.from} → ${t.to}: ${num(t.events)}`).join(', ')}`);
-  for (const a of c.agents) {
-    lines.push(`  ${a.agentId}  ${a.from} → ${a.to}  ${a.agentKey}${a.name ? `  (${a.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 80)})` : ''}`);
-  }
-  if (c.changedAgents > c.agents.length) lines.push(`  … and ${num(c.changedAgents - c.agents.length)} more`);
-  return lines;
 }

@@ -46,13 +46,12 @@ function done(privateKey: KeyObject, source: SigningKey['source'], path: string 
   return { privateKey, publicKey, keyId: keyIdOf(publicKey), source, path };
 }
 
-export function loadSigningKey(opts: { dataDir: string; env?: NodeJS.ProcessEnv }): SigningKey {
-  const env = opts.env ?? process.env;
-  const inline = env.VERONIKAI_SIGNING_KEY;
-  if (inline && inline.trim() !== '') return done(parsePrivate(inline, 'VERONIKAI_SIGNING_KEY'), 'env', null);
+export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | null; file: string | null } }): SigningKey {
+  const inline = opts.key?.pem;
+  if (inline) return done(parsePrivate(inline, 'VERONIKAI_SIGNING_KEY'), 'env', null);
 
-  const file = env.VERONIKAI_SIGNING_KEY_FILE;
-  if (file && file.trim() !== '') {
+  const file = opts.key?.file;
+  if (file) {
     let pem: string;
     try {
       pem = readFileSync(file, 'utf8');

@@ -1,3 +1,11 @@
+import {
+  agentActivityTotals,
+  latestStateTotals,
+  runPhases,
+  runSampleCounts,
+  type LatestStateTotalsRow,
+  type SampleCountsRow,
+} from '../warehouse/queries.js';
 import { fromDateTime64 } from '../warehouse/time.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { wilson, type Proportion } from './wilson.js';
@@ -33,27 +41,12 @@ export interface RunStats {
 }
 
 export async function runStats(warehouse: Warehouse, runId: string, checkerVersion: string): Promise<RunStats> {
-  const phases = await warehouse.query<{ phase: string; observed_at: string; seed: string; counts: Record<string, string>; complete: number; note: string }>(
-    'SELECT phase, observed_at, seed, counts, complete, note FROM runs FINAL WHERE run_id = {runId:String}',
-    { runId },
-  );
+  const phases = await runPhases(warehouse, runId);
   const start = phases.find((p) => p.phase === 'start');
   const finish = phases.find((p) => p.phase === 'finish');
-  const [c] = await warehouse.query<Record<string, number>>(
-    `SELECT toUInt32(count()) AS checks,
-            toUInt32(countIf(c.uptime = 'up')) AS up, toUInt32(countIf(c.uptime = 'down')) AS down,
-            toUInt32(countIf(c.uptime = 'unknown')) AS unknown, toUInt32(countIf(c.uptime = 'skipped')) AS skipped,
-            toUInt32(countIf(v.result = 'pass')) AS pass, toUInt32(countIf(v.result = 'fail')) AS fail,
-            toUInt32(countIf(v.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(v.result = 'n/a')) AS na
-     FROM (SELECT event_id, uptime FROM checks FINAL
-           WHERE run_id = {runId:String} AND in_sample = 1 AND checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}) AS c
-     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}) AS v
-       ON v.event_id = c.event_id`,
-    // Probes of a run are observed after its start: the bound prunes older monthly partitions.
-    { runId, cv: checkerVersion, since: start ? new Date(fromDateTime64(start.observed_at)) : new Date(0) },
-  );
-  const s = c ?? {};
-  const n = (k: string) => Number(s[k] ?? 0);
+  // Probes of a run are observed after its start: the bound prunes older monthly partitions.
+  const c = await runSampleCounts(warehouse, runId, checkerVersion, start ? new Date(fromDateTime64(start.observed_at)) : new Date(0));
+  const n = (k: keyof SampleCountsRow) => Number(c?.[k] ?? 0);
   const planned = start?.counts?.sample !== undefined ? Number(start.counts.sample) : null;
   const status = finish ? (Number(finish.complete) === 1 ? 'complete' : 'incomplete') : start ? 'in progress' : 'unknown run';
   return {
@@ -90,25 +83,12 @@ export interface Census {
 
 /** Totals of each active agent's latest state (a census, not a sample estimate). */
 export async function census(warehouse: Warehouse, checkerVersion: string): Promise<Census> {
-  const [a] = await warehouse.query<{ n_active: number; n_inactive: number }>(
-    'SELECT toUInt32(countIf(active = 1)) AS n_active, toUInt32(countIf(active = 0)) AS n_inactive FROM agents FINAL',
-  );
-  const [l] = await warehouse.query<Record<string, number>>(
-    `SELECT toUInt32(countIf(l.uptime = 'up')) AS up, toUInt32(countIf(l.uptime = 'down')) AS down,
-            toUInt32(countIf(l.uptime = 'unknown')) AS unknown, toUInt32(countIf(l.uptime = 'skipped')) AS skipped,
-            toUInt32(countIf(l.result = 'pass')) AS pass, toUInt32(countIf(l.result = 'fail')) AS fail,
-            toUInt32(countIf(l.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(l.result = 'n/a')) AS na,
-            toUInt32(countIf(l.agent_key = '')) AS never
-     FROM (SELECT agent_key FROM agents FINAL WHERE active = 1) AS a
-     LEFT JOIN (SELECT agent_key, uptime, result FROM agent_latest FINAL WHERE checker_version = {cv:String}) AS l
-       ON l.agent_key = a.agent_key
-     SETTINGS join_use_nulls = 0`,
-    { cv: checkerVersion },
-  );
-  const n = (k: string) => Number(l?.[k] ?? 0);
+  const agents = await agentActivityTotals(warehouse);
+  const l = await latestStateTotals(warehouse, checkerVersion);
+  const n = (k: keyof LatestStateTotalsRow) => Number(l?.[k] ?? 0);
   return {
     checkerVersion,
-    agents: { active: Number(a?.n_active ?? 0), inactive: Number(a?.n_inactive ?? 0) },
+    agents,
     latest: {
       up: n('up'), down: n('down'), unknown: n('unknown'), skipped: n('skipped'),
       pass: n('pass'), fail: n('fail'), unknownVerdict: n('unknown_verdict'), notApplicable: n('na'), neverChecked: n('never'),

@@ -1,6 +1,6 @@
 /**
  * 95% Wilson score interval for a binomial proportion (Methods §5). The same
- * formula backs the view v_daily_rollups__v1; this one serves per-run figures.
+ * formula backs the views v_daily_rollups__v1 and __v2; this one serves per-run figures.
  */
 export const Z95 = 1.959963984540054;
 

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { WarehouseConfig } from '../config.js';
 import { EmbeddedWarehouse } from './embedded.js';
 import { ServerWarehouse } from './server.js';
 import type { Warehouse } from './warehouse.js';
@@ -8,21 +8,18 @@ export interface OpenOptions {
   timeoutMs?: number;
   /** Server only: create the configured database first when it is missing (what `migrate` wants). */
   createDatabase?: boolean;
-  /** Server only: credentials for the HTTP interface. */
-  username?: string;
-  password?: string;
 }
 
 /** Opens the warehouse the configuration names: chdb in a local directory, or a ClickHouse server over HTTP. */
-export async function openWarehouse(config: Config['warehouse'], options: OpenOptions = {}): Promise<Warehouse> {
+export async function openWarehouse(config: WarehouseConfig, options: OpenOptions = {}): Promise<Warehouse> {
   if (config.kind === 'embedded') {
     return new EmbeddedWarehouse(config.path, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs });
   }
   const server = new ServerWarehouse({
     url: config.url,
     database: config.database,
-    ...(options.username === undefined ? {} : { username: options.username }),
-    ...(options.password === undefined ? {} : { password: options.password }),
+    ...(config.username === undefined ? {} : { username: config.username }),
+    ...(config.password === undefined ? {} : { password: config.password }),
     ...(options.timeoutMs === undefined ? {} : { requestTimeoutMs: options.timeoutMs }),
   });
   if (options.createDatabase) {

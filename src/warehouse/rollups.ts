@@ -1,9 +1,10 @@
 import type { Warehouse } from './warehouse.js';
 
 /**
- * The derived tables that outlive the 90-day raw tables (daily_rollups,
- * agent_daily_history, agent_latest), recomputed from the raw tables with
- * INSERT … SELECT.
+ * The daily tables that outlive the 90-day raw tables (daily_rollups,
+ * agent_daily_history), recomputed from the raw tables with INSERT … SELECT.
+ * (agent_latest, the third forever-kept table, has one writer: the verdict
+ * processor inserts each judged probe's row, src/processors/verdicts/processor.ts.)
  *
  * Why recompute instead of materialized views or summing engines: a replay of
  * old events must not count twice, and ClickHouse drops rows already past
@@ -111,37 +112,6 @@ export async function refreshAgentDailyHistory(warehouse: Warehouse, options: Ag
      FROM checks FINAL
      WHERE ${where}
      GROUP BY checker_version, agent_key, day`,
-    params,
-  );
-}
-
-/**
- * Rebuilds agent_latest from checks and verdicts still inside the TTL (the
- * judge processor may also insert the rows directly). ReplacingMergeTree
- * (observed_at) keeps the newest observation per (checker_version, agent_key),
- * so re-running it, or running it after older events, never loses a newer row.
- */
-export async function refreshAgentLatest(warehouse: Warehouse, options: { agentKeys?: readonly string[] } = {}): Promise<void> {
-  if (options.agentKeys?.length === 0) return;
-  const params: Record<string, string | string[]> = {};
-  let where = '1';
-  if (options.agentKeys) {
-    params.agent_keys = [...new Set(options.agentKeys)];
-    where = 'agent_key IN {agent_keys:Array(String)}';
-  }
-  await warehouse.exec(
-    `INSERT INTO agent_latest
-       (checker_version, agent_key, agent_id, protocol, source, event_id, observed_at,
-        uptime, reason, http_status, latency_ms, in_sample, our_side,
-        suite_id, suite_version, result, reasons, warnings, a2a_version, a2a_route, signature)
-     SELECT
-       v.checker_version, c.agent_key, c.agent_id, c.protocol, c.source, c.event_id, c.observed_at,
-       c.uptime, c.reason, c.http_status, c.latency_ms, c.in_sample, c.our_side,
-       v.suite_id, v.suite_version, v.result, v.reasons, v.warnings, v.a2a_version, v.a2a_route, v.signature
-     FROM (SELECT * FROM verdicts FINAL WHERE ${where}) AS v
-     INNER JOIN (SELECT * FROM checks FINAL WHERE ${where}) AS c ON c.event_id = v.event_id AND c.checker_version = v.checker_version
-     ORDER BY c.observed_at DESC, c.event_id DESC
-     LIMIT 1 BY v.checker_version, c.agent_key`,
     params,
   );
 }

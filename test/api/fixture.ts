@@ -1,18 +1,16 @@
 /**
  * A warehouse filled for the API tests (stats and dashboard): agents (one with a hostile
  * name, one hidden, one unchecked, one inactive), a complete daily run and one in progress,
- * checks and verdicts under the current checker and an older one, and the derived tables
- * recomputed from them as the verdict processor would.
+ * probes judged under the current checker and an older one by the verdict processor's own
+ * writer (checks, verdicts, agent_latest and the rollups it recomputes).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { buildApi } from '../../src/api/server.js';
 import { CHECKER_VERSION } from '../../src/conformance/index.js';
 import { agentId } from '../../src/identity/agent-key.js';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
-import { refreshAgentDailyHistory, refreshAgentLatest, refreshDailyRollups } from '../../src/warehouse/rollups.js';
-import { checkRow, DAY_MS, verdictRow } from '../helpers/warehouse-rows.js';
+import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
+import { withWarehouse } from '../helpers/warehouse.js';
+import { DAY_MS, listingHistoryRow, writeJudged, type JudgedProbeSpec } from '../helpers/warehouse-rows.js';
 
 export const NOW = Date.now();
 const HOUR = 3_600_000;
@@ -66,9 +64,7 @@ export const EVENTS: Event[] = [
 ];
 
 export async function openFilledWarehouse(label: string): Promise<{ wh: EmbeddedWarehouse; close: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), `veronikai-${label}-`));
-  const wh = new EmbeddedWarehouse(dir);
-  await migrate(wh);
+  const { wh, close } = await withWarehouse(label);
 
   await wh.insert(
     'agents',
@@ -81,19 +77,20 @@ export async function openFilledWarehouse(label: string): Promise<{ wh: Embedded
     })),
   );
 
+  // Probes judged by the verdict processor's writer (checks, verdicts, agent_latest, rollups), each
+  // attributed to its agent's first source through the listing history, as in a live run.
   await wh.insert(
-    'checks',
-    [CHECKER_VERSION, OLD_CHECKER].flatMap((checker) => EVENTS.filter((e) => checker === CHECKER_VERSION || e.agent === 'alpha').map((e) => ({
-      ...checkRow({ id: e.id, checker, agent: AGENTS[e.agent].key, at: new Date(e.at), uptime: e.uptime, inSample: e.inSample, protocol: AGENTS[e.agent].protocol, source: AGENTS[e.agent].sources[0] ?? '', latency: e.uptime === 'up' ? 120 : null }),
-      agent_id: idOf(e.agent),
-      run_id: e.run,
-    }))),
+    'listing_history',
+    Object.values(AGENTS).flatMap((a) => (a.sources.length > 0 ? [listingHistoryRow(a.key, a.sources[0]!, new Date(NOW - 30 * DAY_MS))] : [])),
   );
-  await wh.insert('verdicts', [
-    ...EVENTS.map((e) => ({ ...verdictRow({ id: e.id, agent: AGENTS[e.agent].key, at: new Date(e.at), checker: CHECKER_VERSION, result: e.result, inSample: e.inSample, protocol: AGENTS[e.agent].protocol }), judged_at: new Date(NOW) })),
-    // the older checker judged alpha's probes differently, and longer ago
-    ...EVENTS.filter((e) => e.agent === 'alpha').map((e) => ({ ...verdictRow({ id: e.id, agent: AGENTS.alpha.key, at: new Date(e.at), checker: OLD_CHECKER, result: 'fail', inSample: e.inSample }), judged_at: new Date(NOW - 10 * DAY_MS) })),
-  ]);
+  const judged = (e: Event, result: Event['result']): JudgedProbeSpec => ({
+    id: e.id, agent: AGENTS[e.agent].key, at: new Date(e.at), protocol: AGENTS[e.agent].protocol,
+    uptime: e.uptime, result, inSample: e.inSample, runId: e.run,
+  });
+  // The older checker judged alpha's probes differently, and before the current one (so the
+  // current version is the most recently judged one the views show).
+  await writeJudged(wh, EVENTS.filter((e) => e.agent === 'alpha').map((e) => judged(e, 'fail')), OLD_CHECKER);
+  await writeJudged(wh, EVENTS.map((e) => judged(e, e.result)), CHECKER_VERSION);
 
   const run = (runId: string, phase: 'start' | 'finish', kind: string, at: number, counts: Record<string, number>) => ({
     run_id: runId, phase, kind, observed_at: new Date(at), event_id: `${runId}-${phase}`, budget: 100, sample_size: counts.sample ?? null,
@@ -107,17 +104,34 @@ export async function openFilledWarehouse(label: string): Promise<{ wh: Embedded
     run('crawl-newest', 'start', 'crawl', NOW - 60_000, {}),
   ]);
 
-  await refreshDailyRollups(wh);
-  await refreshAgentDailyHistory(wh);
-  await refreshAgentLatest(wh);
-  return {
-    wh,
-    close: async () => {
-      await wh.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { wh, close };
 }
 
 /** 'YYYY-MM-DD HH:MM:SS.mmm' → ISO, as the API gives times. */
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The read API over the filled warehouse, for one describe block: built before its tests,
+ * closed after. `get` answers with the status and the parsed JSON body.
+ */
+export function useFilledApi(label: string): { get(url: string): Promise<{ status: number; body: Record<string, any> }>; app(): ReturnType<typeof buildApi> } {
+  let app: ReturnType<typeof buildApi> | undefined;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const filled = await openFilledWarehouse(label);
+    close = filled.close;
+    app = buildApi({ warehouse: filled.wh });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await close?.();
+  });
+  return {
+    app: () => app!,
+    async get(url: string) {
+      const res = await app!.inject({ method: 'GET', url });
+      return { status: res.statusCode, body: res.json() as Record<string, any> };
+    },
+  };
+}

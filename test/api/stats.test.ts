@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/server.js';
+import { describe, expect, it } from 'vitest';
 import { CHECKER_VERSION } from '../../src/conformance/index.js';
 import { wilson } from '../../src/stats/wilson.js';
-import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { AGENTS, EVENTS, idOf, iso, openFilledWarehouse, T } from './fixture.js';
+import { AGENTS, EVENTS, idOf, iso, useFilledApi, T } from './fixture.js';
 
 /**
  * The statistics API and the agent page's status on the chdb engine: sample figures with
@@ -13,24 +11,8 @@ import { AGENTS, EVENTS, idOf, iso, openFilledWarehouse, T } from './fixture.js'
  */
 
 describe('statistics API', () => {
-  let wh: EmbeddedWarehouse;
-  let close: () => Promise<void>;
-  let app: ReturnType<typeof buildApi>;
-
-  beforeAll(async () => {
-    ({ wh, close } = await openFilledWarehouse('api-stats'));
-    app = buildApi({ warehouse: wh });
-    await app.ready();
-  });
-  afterAll(async () => {
-    await app?.close();
-    await close?.();
-  });
-
-  const get = async (url: string) => {
-    const res = await app.inject({ method: 'GET', url });
-    return { status: res.statusCode, body: res.json() as Record<string, any> };
-  };
+  const api = useFilledApi('api-stats');
+  const get = api.get;
 
   it('reports a complete run from its sample, with 95% Wilson intervals', async () => {
     const { status, body } = await get('/stats/runs/run-complete');
@@ -62,7 +44,7 @@ describe('statistics API', () => {
 
   it('answers 404 for an unknown run and 400 for a malformed run id', async () => {
     expect((await get('/stats/runs/no-such-run')).status).toBe(404);
-    expect((await app.inject({ method: 'GET', url: '/stats/runs/bad%20id' })).statusCode).toBe(400);
+    expect((await api.app().inject({ method: 'GET', url: '/stats/runs/bad%20id' })).statusCode).toBe(400);
   });
 
   it('labels the census as a census of latest states, apart from sample estimates', async () => {
@@ -108,7 +90,7 @@ describe('statistics API', () => {
 
   it('validates the daily querystring', async () => {
     for (const q of ['days=0', 'days=401', 'days=x', 'protocol=smtp']) {
-      expect((await app.inject({ method: 'GET', url: `/stats/daily?${q}` })).statusCode, q).toBe(400);
+      expect((await api.app().inject({ method: 'GET', url: `/stats/daily?${q}` })).statusCode, q).toBe(400);
     }
   });
 
@@ -156,6 +138,6 @@ describe('statistics API', () => {
     const page = await get('/stats/agents?limit=1');
     expect(page.body).toMatchObject({ more: true });
     expect(page.body.agents).toHaveLength(1);
-    expect((await app.inject({ method: 'GET', url: '/stats/agents?limit=0' })).statusCode).toBe(400);
+    expect((await api.app().inject({ method: 'GET', url: '/stats/agents?limit=0' })).statusCode).toBe(400);
   });
 });

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkA2ACard, judgeA2AObservation, type A2AObservation, type HttpExchange } from '../../src/conformance/index.js';
-import { recipeCard } from './helpers.js';
+import { ctxOf, recipeCard, ruleIds } from './helpers.js';
 
-const ctx = { subject: 't', observedAt: '2026-01-01T00:00:00.000Z' };
+const ctx = ctxOf('t');
 const good = recipeCard();
-const card = (over: Record<string, unknown>) => checkA2ACard({ value: { ...good, ...over } }, ctx).card;
-const ids = (v: { findings: Array<{ ruleId: string }> }) => v.findings.map((f) => f.ruleId);
+const card = (over: Record<string, unknown>) => checkA2ACard({ value: recipeCard(over) }, ctx).card;
 const ex = (status: number | null, extra: Partial<HttpExchange> = {}): HttpExchange => ({ url: 'https://agent.acme-recipes.dev/x', status, headers: {}, ...extra });
 const obs = (exchanges: HttpExchange[], extra: Partial<A2AObservation> = {}): A2AObservation => ({ exchanges, robots: 'allowed', canary: 'ok', ...extra });
 
@@ -14,7 +13,7 @@ describe('suite veronikai-a2a-get-card v1 (seed 000)', () => {
     const v = card({});
     expect(v.result).toBe('pass');
     expect(v.suite).toEqual({ id: 'veronikai-a2a-get-card', version: 1 });
-    expect(v.checker).toBe('VeronikAI/0.1+attestations.1');
+    expect(v.checker).toBe('VeronikAI/0.1+attestations.2');
   });
 
   it.each([
@@ -37,15 +36,15 @@ describe('suite veronikai-a2a-get-card v1 (seed 000)', () => {
   ])('%j fails %s', (over, rule) => {
     const v = card(over);
     expect(v.result).toBe('fail');
-    expect(ids(v)).toEqual([rule]);
+    expect(ruleIds(v)).toEqual([rule]);
   });
 
   it('a skill needs id, name and description present as strings; only the top level needs non-empty text (seed 000)', () => {
     expect(card({ skills: [{ id: '', name: '', description: '', tags: [] }] }).result).toBe('pass');
     expect(card({ skills: [{ id: ' ', name: 'S', description: '\t', tags: [] }] }).result).toBe('pass');
     expect(card({ skills: [{ id: null, name: 'S', description: 'd', tags: [] }] }).findings.map((f) => f.message)).toEqual(['skill 0 id must be a string, found null']);
-    expect(ids(card({ skills: [{ id: '', name: '', description: '', tags: 'x' }] }))).toEqual(['A2A-CARD-014']);
-    expect(ids(card({ name: '', skills: [{ id: '', name: '', description: '', tags: [] }] }))).toEqual(['A2A-CARD-005']);
+    expect(ruleIds(card({ skills: [{ id: '', name: '', description: '', tags: 'x' }] }))).toEqual(['A2A-CARD-014']);
+    expect(ruleIds(card({ name: '', skills: [{ id: '', name: '', description: '', tags: [] }] }))).toEqual(['A2A-CARD-005']);
   });
 
   it('accepts v1.0-style interface lists whose items have URLs instead of an https url', () => {
@@ -54,8 +53,8 @@ describe('suite veronikai-a2a-get-card v1 (seed 000)', () => {
   });
 
   it('a card that is not valid JSON fails, and a non-object fails', () => {
-    expect(ids(checkA2ACard({ text: '{"name":' }, ctx).card)).toEqual(['A2A-CARD-003']);
-    expect(ids(checkA2ACard({ text: '"card"' }, ctx).card)).toEqual(['A2A-CARD-004']);
+    expect(ruleIds(checkA2ACard({ text: '{"name":' }, ctx).card)).toEqual(['A2A-CARD-003']);
+    expect(ruleIds(checkA2ACard({ text: '"card"' }, ctx).card)).toEqual(['A2A-CARD-004']);
     expect(checkA2ACard({ text: '\ufeff' + JSON.stringify(good) }, ctx).card.result).toBe('pass');
   });
 });
@@ -73,7 +72,7 @@ describe('the card chain', () => {
       const r = judgeA2AObservation(obs([ex(404), ex(status)]), ctx);
       expect(r.card.result).toBe('fail');
       expect(r.card.reasons[0]).toContain('agent card not public');
-      expect(ids(r.card)).toEqual(['A2A-CARD-001']);
+      expect(ruleIds(r.card)).toEqual(['A2A-CARD-001']);
       expect(r.uptime.state).toBe('up');
     }
   });
@@ -86,7 +85,7 @@ describe('the card chain', () => {
   });
   it('no card anywhere fails (down + fail)', () => {
     const r = judgeA2AObservation(obs([ex(404), ex(404), ex(500)]), ctx);
-    expect(ids(r.card)).toEqual(['A2A-CARD-002']);
+    expect(ruleIds(r.card)).toEqual(['A2A-CARD-002']);
     expect(r.uptime.state).toBe('down');
   });
   it('no answer, 429, robots and a failed canary are unknown, never a failure', () => {

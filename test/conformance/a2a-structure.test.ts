@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { attribute, checkA2ACard, contextVersion, readVersion, structuralAnswer } from '../../src/conformance/index.js';
-import { recipeCard } from './helpers.js';
+import { ctxOf, recipeCard } from './helpers.js';
 
-const ctx = { subject: 't', observedAt: '2026-01-01T00:00:00.000Z' };
+const ctx = ctxOf('t');
 
 const card03 = () => recipeCard({ protocolVersion: '0.3.0', skills: [{ id: 's', name: 'S', description: 'Does S.', tags: ['t'] }] });
 const card10 = () => {

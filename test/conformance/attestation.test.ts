@@ -1,9 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   attestationPayload,
   canonicalJson,
@@ -18,9 +15,9 @@ import {
   verifyVerdict,
 } from '../../src/conformance/index.js';
 import { signedBytes } from '../../src/conformance/attestation.js';
-import { loadSigningKey } from '../../src/signing/keys.js';
+import { ctxOf, weatherServerJson } from './helpers.js';
 
-const verdict = checkA2ACard({ text: '{"name": "x"}' }, { subject: 'https://agent.acme.dev', observedAt: '2026-01-01T00:00:00.000Z' }).card;
+const verdict = checkA2ACard({ text: '{"name": "x"}' }, ctxOf('https://agent.acme.dev')).card;
 
 describe('canonical JSON', () => {
   it('sorts keys, drops whitespace and writes numbers in shortest form', () => {
@@ -51,7 +48,7 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
     expect(Object.keys(att.payload).sort()).toEqual(['checker', 'inputsHash', 'observedAt', 'reasons', 'result', 'scope', 'subject', 'suite']);
     expect(att.payload.scope).toBe('document');
     expect(att.payload).toEqual(attestationPayload(verdict));
-    expect(att.payload.checker).toBe('VeronikAI/0.1+attestations.1');
+    expect(att.payload.checker).toBe('VeronikAI/0.1+attestations.2');
     expect(att.payload.suite).toEqual({ id: 'veronikai-a2a-get-card', version: 1 });
     expect(att.keyId).toBe(keyIdOf(publicKeyPem));
     expect(verifyAttestation(att, publicKeyPem)).toBe(true);
@@ -82,8 +79,8 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
   });
 
   it('the signed payload says what was judged: scope, and the half of suite v2 that did not run', () => {
-    const ctx = { subject: 'https://mcp.acme.dev/mcp', observedAt: '2026-01-01T00:00:00.000Z' };
-    const good = { name: 'io.github.acme/w', description: 'Forecasts, radar maps and alerts for any city.', version: '1.0.0', websiteUrl: 'https://acme.dev', remotes: [{ type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }] };
+    const ctx = ctxOf('https://mcp.acme.dev/mcp');
+    const good = weatherServerJson({ remotes: [{ type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }] });
     const file = signVerdict(checkServerJson({ value: good }, ctx), privateKeyPem).payload;
     expect(file).toMatchObject({ result: 'pass', scope: 'document', reasons: ['n/a: transport rules not run: no live GET'] });
     const obs = { remote: { type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }, get: { url: 'https://mcp.acme.dev/mcp', status: 405, headers: {} }, robots: 'allowed', canary: 'ok', serverJson: null } as const;
@@ -112,38 +109,5 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 });
     expect(() => signVerdict(verdict, rsa.privateKey)).toThrow(/Ed25519/);
     expect(verifyAttestation(signVerdict(verdict, privateKeyPem), rsa.publicKey)).toBe(false);
-  });
-});
-
-describe('signing keys from configuration', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'veronikai-keys-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('generates the embedded default on first use (0600) and loads the same key after', () => {
-    const first = loadSigningKey({ dataDir: dir, env: {} });
-    expect(first.source).toBe('generated');
-    expect(statSync(first.path!).mode & 0o777).toBe(0o600);
-    expect(readFileSync(join(dir, 'keys', 'attestation-ed25519.pub.pem'), 'utf8')).toContain('BEGIN PUBLIC KEY');
-    const again = loadSigningKey({ dataDir: dir, env: {} });
-    expect(again.source).toBe('data-dir');
-    expect(again.keyId).toBe(first.keyId);
-    const att = signVerdict(verdict, again.privateKey);
-    expect(verifyVerdict(verdict, att, first.publicKey)).toBe(true);
-  });
-
-  it('prefers VERONIKAI_SIGNING_KEY (PEM, also with \\n escapes), then VERONIKAI_SIGNING_KEY_FILE', () => {
-    const { privateKeyPem, publicKeyPem } = generateSigningKeyPair();
-    expect(loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY: privateKeyPem } })).toMatchObject({ source: 'env', keyId: keyIdOf(publicKeyPem) });
-    expect(loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY: privateKeyPem.replace(/\n/g, '\\n') } }).keyId).toBe(keyIdOf(publicKeyPem));
-    const f = join(dir, 'k.pem');
-    writeFileSync(f, privateKeyPem);
-    expect(loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY_FILE: f } })).toMatchObject({ source: 'env-file', keyId: keyIdOf(publicKeyPem) });
-  });
-
-  it('rejects a malformed or non-Ed25519 key with a usage error', () => {
-    expect(() => loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY: 'nope' } })).toThrow(/PEM private key/);
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    expect(() => loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY: rsa } })).toThrow(/Ed25519/);
-    expect(() => loadSigningKey({ dataDir: dir, env: { VERONIKAI_SIGNING_KEY_FILE: join(dir, 'missing.pem') } })).toThrow(/cannot read/);
   });
 });

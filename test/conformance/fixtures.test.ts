@@ -1,41 +1,25 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RULES, CHECKER_VERSION, SUITES, type Verdict } from '../../src/conformance/index.js';
-import { FIXTURES, GOLDEN_DIR, judgeFixture, listFixtures, readJson, verdictsOf, type Judged } from './helpers.js';
+import { RULES, SUITES, type Verdict } from '../../src/conformance/index.js';
+import { GOLDEN_VERDICTS, fixtureVerdicts, type GoldenVerdicts } from './goldens.js';
+import { FIXTURES, readJson, verdictsOf } from './helpers.js';
 
 /**
  * The fixture corpus: every catalogue rule has a document on which it passes and one on which
  * it fails (rules.json), and the verdicts of every fixture are pinned in golden/verdicts.json
- * together with the checker version. Regenerate with
- *   UPDATE_GOLDEN=1 npx vitest run test/conformance
- * which refuses to overwrite a changed verdict while CHECKER_VERSION is unchanged: a change
- * in behaviour must come with a version bump (src/conformance/version.ts).
- *
- * The one exception, set knowingly by the maintainer:
- *   UPDATE_GOLDEN=1 ALLOW_SAME_VERSION=1 npx vitest run test/conformance
- * overwrites changed verdicts under the same CHECKER_VERSION. It is only for a checker version
- * that has never been released (no signed verdict carrying it has left the project), so no
- * published verdict can disagree with the new golden file. It was used once, for
- * VeronikAI/0.1+attestations.1 before its first release, to take in the review fixes (capped
- * rules flagged, 403 judged like 401, HTML first, signed scope and not-run lines, …). Once a
- * version is released, bump it instead. The changed fixtures are printed either way.
+ * together with the checker version. This test only compares; `npm run goldens`
+ * (update-goldens.ts) writes the file, and refuses a changed verdict under an unchanged
+ * CHECKER_VERSION (src/conformance/version.ts).
  */
 
 interface RulesFile {
   rules: Record<string, { pass: string[]; fail: string[] }>;
 }
 
-interface GoldenFile {
-  checker: string;
-  suites: typeof SUITES;
-  verdicts: Record<string, Judged>;
-}
-
-const GOLDEN = join(GOLDEN_DIR, 'verdicts.json');
 const rulesFile = readJson<RulesFile>(join(FIXTURES, 'rules.json'));
-const fixtures = listFixtures();
-const judged = new Map(fixtures.map((f) => [f, judgeFixture(f)]));
+const current = fixtureVerdicts();
+const judged = new Map(Object.entries(current.verdicts));
 
 function ruleFindings(vs: Verdict[], id: string) {
   return vs.flatMap((v) => v.findings).filter((f) => f.ruleId === id);
@@ -88,33 +72,14 @@ describe('rule fixtures', () => {
 });
 
 describe('golden verdicts', () => {
-  const current: Record<string, Judged> = Object.fromEntries([...judged.entries()]);
-
   it('match golden/verdicts.json, which records the checker version', () => {
-    const golden = existsSync(GOLDEN) ? readJson<GoldenFile>(GOLDEN) : null;
-    if (process.env.UPDATE_GOLDEN) {
-      if (golden && golden.checker === CHECKER_VERSION) {
-        const changed = Object.keys(golden.verdicts).filter(
-          (k) => k in current && JSON.stringify(golden.verdicts[k]) !== JSON.stringify(current[k]),
-        );
-        if (changed.length > 0 && process.env.ALLOW_SAME_VERSION) {
-          console.warn(`ALLOW_SAME_VERSION: ${changed.length} fixtures changed under unchanged ${CHECKER_VERSION} (allowed only before its first release): ${changed.join(', ')}`);
-        } else if (changed.length > 0) {
-          throw new Error(
-            `behaviour changed for ${changed.length} fixtures (${changed.slice(0, 5).join(', ')}) but CHECKER_VERSION is still ${CHECKER_VERSION}: bump it in src/conformance/version.ts, then regenerate`,
-          );
-        }
-      }
-      const out: GoldenFile = { checker: CHECKER_VERSION, suites: SUITES, verdicts: current };
-      writeFileSync(GOLDEN, JSON.stringify(out, null, 1) + '\n');
-      return;
-    }
-    expect(golden, 'golden/verdicts.json exists (UPDATE_GOLDEN=1 creates it)').not.toBeNull();
-    expect(golden!.checker, 'CHECKER_VERSION differs from the golden file: regenerate with UPDATE_GOLDEN=1').toBe(CHECKER_VERSION);
-    expect(golden!.suites).toEqual(SUITES);
-    expect(Object.keys(current).sort()).toEqual(Object.keys(golden!.verdicts).sort());
-    for (const k of Object.keys(current)) {
-      expect(current[k], `verdicts of ${k} changed: bump CHECKER_VERSION and regenerate with UPDATE_GOLDEN=1`).toEqual(golden!.verdicts[k]);
+    const golden = existsSync(GOLDEN_VERDICTS) ? readJson<GoldenVerdicts>(GOLDEN_VERDICTS) : null;
+    expect(golden, 'golden/verdicts.json exists (`npm run goldens` creates it)').not.toBeNull();
+    expect(golden!.checker, 'CHECKER_VERSION differs from the golden file: regenerate with `npm run goldens`').toBe(current.checker);
+    expect(golden!.suites).toEqual(current.suites);
+    expect(Object.keys(current.verdicts).sort()).toEqual(Object.keys(golden!.verdicts).sort());
+    for (const k of Object.keys(current.verdicts)) {
+      expect(current.verdicts[k], `verdicts of ${k} changed: bump CHECKER_VERSION and regenerate with \`npm run goldens\``).toEqual(golden!.verdicts[k]);
     }
   });
 });

@@ -21,6 +21,10 @@ export const HAVE_CORPUS = existsSync(join(CORPUS, 'a2a-cards')) && existsSync(j
 export const CORPUS_ABSENT_NOTE = `shared corpus not found at ../shared/corpus (looked in ${CORPUS}): corpus tests skipped`;
 
 export const OBSERVED_AT = '2026-01-01T00:00:00.000Z';
+/** The context every test judges in: one fixed observation time. */
+export const ctxOf = (subject: string) => ({ subject, observedAt: OBSERVED_AT });
+/** The rule IDs of a verdict's findings, in order. */
+export const ruleIds = (v: { findings: Array<{ ruleId: string }> }): string[] => v.findings.map((f) => f.ruleId);
 
 export interface Judged {
   uptime?: UptimeVerdict;
@@ -39,7 +43,7 @@ export function listFixtures(): string[] {
 
 export function judgeFixture(rel: string): Judged {
   const text = readFileSync(join(FIXTURES, rel), 'utf8');
-  const ctx = { subject: rel, observedAt: OBSERVED_AT };
+  const ctx = ctxOf(rel);
   if (rel.startsWith('a2a/')) return checkA2ACard({ text }, ctx);
   if (rel.startsWith('mcp/')) return { mcp: checkServerJson({ text }, ctx) };
   const f = JSON.parse(text) as { kind: string; observation: unknown };
@@ -75,6 +79,24 @@ export function recipeCard(over: Record<string, unknown> = {}): TestCard {
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [{ id: 's', name: 'S', description: 'Does S.', tags: [] }],
+    ...over,
+  };
+}
+
+export interface TestServerJson {
+  remotes: Array<{ type: string; url: string }>;
+  [key: string]: unknown;
+}
+
+/** A server.json that passes every quality rule; tests add or break fields. */
+export function weatherServerJson(over: Record<string, unknown> = {}): TestServerJson {
+  return {
+    name: 'io.github.acme/weather',
+    title: 'Acme Weather',
+    description: 'Forecasts, radar maps and severe-weather alerts for any city.',
+    version: '1.2.0',
+    repository: { url: 'https://github.com/acme/weather-mcp', source: 'github' },
+    remotes: [{ type: 'streamable-http', url: 'https://mcp.acme-weather.dev/mcp' }],
     ...over,
   };
 }

@@ -2,25 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { checkServerJson, judgeMcpEndpoint, judgeMcpObservation, type HttpExchange, type McpObservation } from '../../src/conformance/index.js';
 import { isPlaceholderDescription, repeatsName, SEMVER } from '../../src/conformance/mcp-quality.js';
 import { firstSseEvent, isJsonRpcError, offersBearer } from '../../src/conformance/mcp-transport.js';
+import { ctxOf, ruleIds, weatherServerJson } from './helpers.js';
 
-const ctx = { subject: 't', observedAt: '2026-01-01T00:00:00.000Z' };
-const good = {
-  name: 'io.github.acme/weather',
-  title: 'Acme Weather',
-  description: 'Forecasts, radar maps and severe-weather alerts for any city.',
-  version: '1.2.0',
-  repository: { url: 'https://github.com/acme/weather-mcp', source: 'github' },
-  remotes: [{ type: 'streamable-http', url: 'https://mcp.acme-weather.dev/mcp' }],
-};
-const q = (over: Record<string, unknown>) => checkServerJson({ value: { ...good, ...over } }, ctx);
-const ids = (v: { findings: Array<{ ruleId: string }> }) => v.findings.map((f) => f.ruleId);
+const ctx = ctxOf('t');
+const good = weatherServerJson();
+const q = (over: Record<string, unknown>) => checkServerJson({ value: weatherServerJson(over) }, ctx);
 const remote = (url: string, type = 'streamable-http') => ({ remotes: [{ type, url }] });
 
 describe('MCP quality (suite veronikai-mcp-conformance v2)', () => {
   it('passes a good server.json', () => {
     const v = q({});
     expect(v.result).toBe('pass');
-    expect(v.suite).toEqual({ id: 'veronikai-mcp-conformance', version: 2 });
+    expect(v.suite).toEqual({ id: 'veronikai-mcp-conformance', version: 3 });
     expect(v.scope).toBe('document');
   });
 
@@ -54,11 +47,11 @@ describe('MCP quality (suite veronikai-mcp-conformance v2)', () => {
     [{ repository: { url: '', source: '' } }, ['MCP-Q-101']],
     [{ title: 'forecasts, radar maps and severe weather alerts for any city' }, ['MCP-Q-103']],
   ])('%j → %j', (over, expected) => {
-    expect(ids(q(over))).toEqual(expected);
+    expect(ruleIds(q(over))).toEqual(expected);
   });
 
   it('a website URL alone is enough to avoid the repository warning', () => {
-    expect(ids(q({ repository: undefined, websiteUrl: 'https://acme-weather.dev' }))).toEqual([]);
+    expect(ruleIds(q({ repository: undefined, websiteUrl: 'https://acme-weather.dev' }))).toEqual([]);
   });
 
   it('helpers', () => {
@@ -97,60 +90,60 @@ describe('MCP transport on the one GET', () => {
     expect(t(ex(405)).verdict.scope).toBe('observation');
   });
   it('HTML, 404 and 5xx fail', () => {
-    expect(ids(t(ex(200, {}, '<!DOCTYPE html><html>')).verdict)).toEqual(['MCP-T-004']);
-    expect(ids(t(ex(400, { 'content-type': 'text/html' }, 'x')).verdict)).toEqual(['MCP-T-004']);
-    expect(ids(t(ex(404)).verdict)).toEqual(['MCP-T-005']);
-    expect(ids(t(ex(503)).verdict)).toEqual(['MCP-T-006']);
+    expect(ruleIds(t(ex(200, {}, '<!DOCTYPE html><html>')).verdict)).toEqual(['MCP-T-004']);
+    expect(ruleIds(t(ex(400, { 'content-type': 'text/html' }, 'x')).verdict)).toEqual(['MCP-T-004']);
+    expect(ruleIds(t(ex(404)).verdict)).toEqual(['MCP-T-005']);
+    expect(ruleIds(t(ex(503)).verdict)).toEqual(['MCP-T-006']);
   });
   it('401 needs Bearer or RFC 9728 metadata; missing metadata alone warns', () => {
     const meta = ex(200, { 'content-type': 'application/json' }, '{"resource":"https://mcp.acme-weather.dev/mcp"}');
-    expect(ids(t(ex(401)).verdict)).toEqual(['MCP-T-003']);
-    expect(ids(t(ex(401, { 'www-authenticate': 'Basic realm="x"' })).verdict)).toEqual(['MCP-T-003']);
-    expect(ids(t(ex(401, { 'www-authenticate': 'Basic realm="x", Bearer' })).verdict)).toEqual(['MCP-T-101']);
+    expect(ruleIds(t(ex(401)).verdict)).toEqual(['MCP-T-003']);
+    expect(ruleIds(t(ex(401, { 'www-authenticate': 'Basic realm="x"' })).verdict)).toEqual(['MCP-T-003']);
+    expect(ruleIds(t(ex(401, { 'www-authenticate': 'Basic realm="x", Bearer' })).verdict)).toEqual(['MCP-T-101']);
     expect(t(ex(401, { 'www-authenticate': 'Bearer' })).verdict.result).toBe('pass');
-    expect(ids(t(ex(401, { 'www-authenticate': 'Bearer' }), { metadata: meta }).verdict)).toEqual([]);
-    expect(ids(t(ex(401), { metadata: meta }).verdict)).toEqual([]);
-    expect(ids(t(ex(401), { metadata: ex(200, {}, '{"authorization_servers":[]}') }).verdict)).toEqual(['MCP-T-003']);
+    expect(ruleIds(t(ex(401, { 'www-authenticate': 'Bearer' }), { metadata: meta }).verdict)).toEqual([]);
+    expect(ruleIds(t(ex(401), { metadata: meta }).verdict)).toEqual([]);
+    expect(ruleIds(t(ex(401), { metadata: ex(200, {}, '{"authorization_servers":[]}') }).verdict)).toEqual(['MCP-T-003']);
   });
   it('403 is judged like 401 (seed 000 "on 401/403"): neither Bearer nor metadata fails, Bearer alone warns', () => {
     const meta = ex(200, { 'content-type': 'application/json' }, '{"resource":"https://mcp.acme-weather.dev/mcp"}');
     const bare = t(ex(403, {}, 'Forbidden')).verdict;
-    expect(ids(bare)).toEqual(['MCP-T-003']);
+    expect(ruleIds(bare)).toEqual(['MCP-T-003']);
     expect(bare.result).toBe('fail');
     expect(bare.reasons[0]).toContain('HTTP 403 without WWW-Authenticate: Bearer');
     const bearer = t(ex(403, { 'www-authenticate': 'Bearer' })).verdict;
-    expect(ids(bearer)).toEqual(['MCP-T-101']);
+    expect(ruleIds(bearer)).toEqual(['MCP-T-101']);
     expect(bearer.result).toBe('pass');
-    expect(ids(t(ex(403), { metadata: meta }).verdict)).toEqual([]);
-    expect(ids(t(ex(403, { 'www-authenticate': 'Bearer' }), { metadata: meta }).verdict)).toEqual([]);
-    expect(ids(t(ex(403, { 'www-authenticate': 'Basic' })).verdict)).toEqual(['MCP-T-003']);
+    expect(ruleIds(t(ex(403), { metadata: meta }).verdict)).toEqual([]);
+    expect(ruleIds(t(ex(403, { 'www-authenticate': 'Bearer' }), { metadata: meta }).verdict)).toEqual([]);
+    expect(ruleIds(t(ex(403, { 'www-authenticate': 'Basic' })).verdict)).toEqual(['MCP-T-003']);
   });
   it('an HTML page fails before the 401/403/405 branches (a login or WAF page is still an HTML page)', () => {
     const html = '<!DOCTYPE html><html><body>Sign in</body></html>';
     const bearer = { 'www-authenticate': 'Bearer' };
-    expect(ids(t(ex(401, bearer, html)).verdict)).toEqual(['MCP-T-004']);
-    expect(ids(t(ex(401, { ...bearer, 'content-type': 'text/html' }, 'x')).verdict)).toEqual(['MCP-T-004']);
-    expect(ids(t(ex(403, bearer, html)).verdict)).toEqual(['MCP-T-004']);
-    expect(ids(t(ex(403, { 'content-type': 'text/html; charset=utf-8' }, 'Access denied')).verdict)).toEqual(['MCP-T-004']);
-    expect(ids(t(ex(405, {}, html)).verdict)).toEqual(['MCP-T-004']);
+    expect(ruleIds(t(ex(401, bearer, html)).verdict)).toEqual(['MCP-T-004']);
+    expect(ruleIds(t(ex(401, { ...bearer, 'content-type': 'text/html' }, 'x')).verdict)).toEqual(['MCP-T-004']);
+    expect(ruleIds(t(ex(403, bearer, html)).verdict)).toEqual(['MCP-T-004']);
+    expect(ruleIds(t(ex(403, { 'content-type': 'text/html; charset=utf-8' }, 'Access denied')).verdict)).toEqual(['MCP-T-004']);
+    expect(ruleIds(t(ex(405, {}, html)).verdict)).toEqual(['MCP-T-004']);
     expect(t(ex(405, {}, html)).verdict.result).toBe('fail');
     // not HTML: the status branches still decide
     expect(t(ex(405, { 'content-type': 'text/plain' }, 'Method Not Allowed')).verdict.result).toBe('pass');
-    expect(ids(t(ex(401, bearer, '{"error":"unauthorized"}')).verdict)).toEqual(['MCP-T-101']);
+    expect(ruleIds(t(ex(401, bearer, '{"error":"unauthorized"}')).verdict)).toEqual(['MCP-T-101']);
   });
   it('a sessionless JSON-RPC error instead of 405 warns', () => {
     const body = '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}';
-    expect(ids(t(ex(400, { 'content-type': 'application/json' }, body)).verdict)).toEqual(['MCP-T-102']);
-    expect(ids(t(ex(406, {}, body.slice(0, 60), { bodyTruncated: true })).verdict)).toEqual(['MCP-T-102']);
-    expect(ids(t(ex(400, {}, 'Bad Request')).verdict)).toEqual(['MCP-T-001']);
+    expect(ruleIds(t(ex(400, { 'content-type': 'application/json' }, body)).verdict)).toEqual(['MCP-T-102']);
+    expect(ruleIds(t(ex(406, {}, body.slice(0, 60), { bodyTruncated: true })).verdict)).toEqual(['MCP-T-102']);
+    expect(ruleIds(t(ex(400, {}, 'Bad Request')).verdict)).toEqual(['MCP-T-001']);
   });
   it('legacy SSE must open with an endpoint event', () => {
     const legacy = { remote: { type: 'sse', url: 'https://mcp.acme-weather.dev/mcp' } };
     const sse = { 'content-type': 'text/event-stream' };
     expect(t(ex(200, sse, 'event: endpoint\ndata: /messages\n\n'), legacy).verdict.result).toBe('pass');
     expect(t(ex(200, sse, ':ping\n\nevent:endpoint\r\ndata:/m\r\n\r\n'), legacy).verdict.result).toBe('pass');
-    expect(ids(t(ex(200, sse, 'event: message\ndata: {}\n\n'), legacy).verdict)).toEqual(['MCP-T-002']);
-    expect(ids(t(ex(200, { 'content-type': 'application/json' }, '{}'), legacy).verdict)).toEqual(['MCP-T-002']);
+    expect(ruleIds(t(ex(200, sse, 'event: message\ndata: {}\n\n'), legacy).verdict)).toEqual(['MCP-T-002']);
+    expect(ruleIds(t(ex(200, { 'content-type': 'application/json' }, '{}'), legacy).verdict)).toEqual(['MCP-T-002']);
     expect(t(ex(200, sse, 'event: endp'), legacy).verdict.result).toBe('unknown');
   });
   it('402, 429, no answer, robots, a failed canary and a URL template are unknown', () => {
@@ -166,7 +159,7 @@ describe('MCP transport on the one GET', () => {
     }
   });
   it('a quality failure is not hidden by an unknown transport', () => {
-    const r = t(ex(402), { serverJson: { ...good, version: 'one' } });
+    const r = t(ex(402), { serverJson: weatherServerJson({ version: 'one' }) });
     expect(r.verdict.result).toBe('fail');
     expect(r.verdict.reasons.some((x) => x.startsWith('unknown:'))).toBe(true);
   });
@@ -176,9 +169,9 @@ describe('MCP transport on the one GET', () => {
     expect(r.uptime.state).toBe('up');
   });
   it('warns when the probed endpoint differs from the declared remote', () => {
-    expect(ids(t(ex(405), { remote: { type: 'streamable-http', url: 'https://mcp.acme-weather.dev/other' }, serverJson: good }).verdict)).toEqual(['MCP-T-103']);
-    expect(ids(t(ex(405), { remote: null, serverJson: { ...good, ...remote('https://mcp.acme-weather.dev/v2') } }).verdict)).toEqual(['MCP-T-103']);
-    expect(ids(t(ex(405, {}, undefined, { url: 'https://MCP.acme-weather.dev:443/mcp/' })).verdict)).toEqual([]);
+    expect(ruleIds(t(ex(405), { remote: { type: 'streamable-http', url: 'https://mcp.acme-weather.dev/other' }, serverJson: good }).verdict)).toEqual(['MCP-T-103']);
+    expect(ruleIds(t(ex(405), { remote: null, serverJson: weatherServerJson(remote('https://mcp.acme-weather.dev/v2')) }).verdict)).toEqual(['MCP-T-103']);
+    expect(ruleIds(t(ex(405, {}, undefined, { url: 'https://MCP.acme-weather.dev:443/mcp/' })).verdict)).toEqual([]);
   });
   it('judgeMcpEndpoint runs the transport rules alone', () => {
     expect(judgeMcpEndpoint(o(ex(404), { serverJson: null }), ctx).verdict.result).toBe('fail');

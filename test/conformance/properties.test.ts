@@ -13,6 +13,7 @@ import {
   type McpObservation,
   type Verdict,
 } from '../../src/conformance/index.js';
+import { ctxOf, recipeCard, weatherServerJson } from './helpers.js';
 
 /**
  * Property-based tests over untrusted input: arbitrary JSON, deep nesting, huge arrays, wrong
@@ -20,7 +21,7 @@ import {
  * input, answers within a generous time bound, and never hides an internal error as a verdict.
  */
 
-const ctx = { subject: 'p', observedAt: '2026-01-01T00:00:00.000Z' };
+const ctx = ctxOf('p');
 const RUNS = 300;
 
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'toJSON'];
@@ -144,7 +145,7 @@ describe('the engine on arbitrary input', () => {
       Object.defineProperty(o, key, { enumerable: true, get: () => { if (++reads > 2) throw new TypeError('boom'); return v; } });
       return o;
     };
-    const server = { name: 'io.github.acme/w', description: 'Forecasts for any city on earth.', version: '1.0.0', remotes: [] };
+    const server = weatherServerJson({ remotes: [] });
     const m = checkServerJson({ value: once(server, 'description') }, ctx);
     expect(m.reasons).toEqual(['unknown: internal error in the checker (TypeError); please report it']);
     expect(m.inputsHash).toBe(hashInputs({ kind: 'mcp-server-json-value', value: server }));
@@ -243,12 +244,10 @@ describe('seed 001 §4.2 as a property', () => {
   });
 
   it('the one documented exception: a JSON-LD @context may declare 0.3 on a card with the full 1.0 shape', () => {
-    const doc = {
+    const doc = recipeCard({
       '@context': 'https://a2a-protocol.org/v0.3/agent-card.jsonld',
-      name: 'A', description: 'd', version: '1', capabilities: {}, defaultInputModes: ['t'], defaultOutputModes: ['t'],
-      skills: [{ id: 'i', name: 'n', description: 'd', tags: [] }],
       supportedInterfaces: [{ url: 'https://a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    };
+    });
     expect(attribute(doc)).toMatchObject({ route: 'declared', basis: 'json-ld-context', family: '0.3' });
     expect(checkStructure(doc, '1.0').valid).toBe(true);
   });

@@ -16,12 +16,12 @@ import {
   judgeMcpEndpoint,
   type CheckRun,
 } from '../../src/conformance/index.js';
-import { judgeFixture, listFixtures, recipeCard, verdictsOf } from './helpers.js';
+import { ctxOf, judgeFixture, listFixtures, recipeCard, verdictsOf, weatherServerJson } from './helpers.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
 const validate = ajv.compile(CHECK_REPORT_SCHEMA);
-const ctx = { subject: 'card.json', observedAt: '2026-01-01T00:00:00.000Z' };
+const ctx = ctxOf('card.json');
 
 const cardText = `{
   "name": "Recipe Agent",
@@ -50,7 +50,7 @@ describe('JSON report (version 1)', () => {
   });
 
   it('counts rules, marks live rules not run on a file, and qualifies a pass', () => {
-    const good = JSON.stringify({ name: 'n', description: 'Forecasts for any city on earth.', version: '1.0.0', websiteUrl: 'https://w.dev', remotes: [{ type: 'sse', url: 'https://mcp.w.dev/sse' }] });
+    const good = JSON.stringify(weatherServerJson());
     const r = buildReport({ input: 's.json', kind: 'mcp-server-json', scope: 'document', verdicts: [checkServerJson({ text: good }, ctx)] });
     expect(r.result).toBe('pass');
     expect(r.summary.notRun).toBe(RULES.filter((x) => x.suite === 'mcp' && x.needs === 'live').length);
@@ -90,7 +90,7 @@ describe('JSON report (version 1)', () => {
       expect(sarif.runs[0]!.invocations[0]).toMatchObject({ exitCode: 2, executionSuccessful: false });
       expect(sarif.runs[0]!.invocations[0]!.toolExecutionNotifications![0]!.message.text).toMatch(/needs a live GET/);
     }
-    const server = checkServerJson({ text: JSON.stringify({ name: 'n', description: 'Forecasts for any city on earth.', version: '1.0.0', websiteUrl: 'https://w.dev', remotes: [{ type: 'sse', url: 'https://mcp.w.dev/sse' }] }) }, ctx);
+    const server = checkServerJson({ text: JSON.stringify(weatherServerJson()) }, ctx);
     const t = buildReport({ input: 's.json', kind: 'mcp-server-json', scope: 'document', verdicts: [server], selectedRule: 'MCP-T-001' });
     expect([t.result, t.exitCode]).toEqual(['unknown', 2]);
     // the full run of the same file still passes, qualified: the live rules are listed as not run

@@ -6,7 +6,8 @@ import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, verifyAttestation
 import { loadConfig, type Config } from '../../src/config.js';
 import { agentKey } from '../../src/identity/agent-key.js';
 import { crawlOnce } from '../../src/runtime/crawl.js';
-import { dailyRun, formatDailyReport, type DailyRunReport } from '../../src/runtime/daily.js';
+import { formatDailyReport } from '../../src/cli/format.js';
+import { dailyRun, type DailyRunReport } from '../../src/runtime/daily.js';
 import { startPlatform, type Platform } from '../../src/runtime/platform.js';
 import { orgAgent, startFixtureA2aRegistryOrg } from '../helpers/fixture-a2aregistry-org.js';
 import { entry, startFixtureRegistry } from '../helpers/fixture-mcp-registry.js';
@@ -90,6 +91,8 @@ describe('daily run end to end', () => {
       log,
       topicPrefix: uniqueTopicPrefix(import.meta.url),
       probePolicy: { allowLoopback: true },
+      // No canary: the default targets are the public sources' origins, unreachable from a test.
+      canaryTargets: [],
       sign: (v) => JSON.stringify(signVerdict(v, keys.privateKeyPem)),
     });
     const summaries = await crawlOnce(config, platform.sink, log, { sources: ['mcp-registry', 'a2aregistry-org'] });

@@ -6,7 +6,7 @@
 import { createKafka } from '../../src/kafka/client.js';
 import { silentLogger } from '../../src/log.js';
 import { createDedupeProcessor } from '../../src/processors/dedupe.js';
-import { waitUntilConsumed } from '../../src/runtime/kafka.js';
+import { waitUntilConsumed } from '../../src/kafka/lag.js';
 import { topicNames } from '../../src/topics.js';
 import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 

@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/server.js';
@@ -15,11 +13,11 @@ import { createPageFetcher } from '../../src/producers/sources/http-page-fetcher
 import { createMcpRegistrySource } from '../../src/producers/sources/mcp-registry.js';
 import { runSource } from '../../src/producers/sources/runner.js';
 import { MemorySourceStateStore } from '../../src/producers/sources/state.js';
-import { waitUntilConsumed } from '../../src/runtime/kafka.js';
+import { waitUntilConsumed } from '../../src/kafka/lag.js';
 import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
 import { entry, faults, startFixtureRegistry, type FixtureRegistry } from '../helpers/fixture-mcp-registry.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, type KafkaTestContext } from '../helpers/kafka.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
  * The foundation's vertical slice over a real broker and the real ClickHouse engine:
@@ -42,6 +40,8 @@ describe('MCP Registry slice: fixture pages → Kafka → ClickHouse → API', (
   let ctx: KafkaTestContext;
   let registry: FixtureRegistry;
   let producer: EventProducer;
+  let t: TestWarehouse;
+  /** The migrated warehouse directory, opened in turn by the worker processes and this one. */
   let dataDir: string;
   const log = testLogger('slice');
   const state = new MemorySourceStateStore();
@@ -50,16 +50,16 @@ describe('MCP Registry slice: fixture pages → Kafka → ClickHouse → API', (
     ctx = await setupKafkaTest(import.meta.url, { maxPartitions: 1 });
     registry = await startFixtureRegistry(registryEntries());
     producer = await createEventProducer(ctx.kafka);
-    dataDir = mkdtempSync(join(tmpdir(), 'veronikai-slice-'));
-    const wh = new EmbeddedWarehouse(dataDir);
-    await migrate(wh);
-    await wh.close();
+    t = await withWarehouse('slice');
+    dataDir = join(t.dir, 'warehouse');
+    // Free the directory for the workers' own chdb sessions; t.close() in afterAll removes it.
+    await t.wh.close();
   });
   afterAll(async () => {
     await producer?.close();
     await registry?.close();
     await ctx?.cleanup();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await t?.close();
   });
 
   const crawl = (full = true) =>

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/server.js';
@@ -12,10 +11,10 @@ import { createSourceFetchLog } from '../../src/processors/source-fetch-log.js';
 import { KafkaObservationSink } from '../../src/producers/kafka-sink.js';
 import { createPageFetcher } from '../../src/producers/sources/http-page-fetcher.js';
 import type { SourceSummary } from '../../src/producers/sources/runner.js';
-import { crawlOnce, formatSummary } from '../../src/runtime/crawl.js';
-import { waitUntilConsumed } from '../../src/runtime/kafka.js';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
+import { formatSummary } from '../../src/cli/format.js';
+import { crawlOnce } from '../../src/runtime/crawl.js';
+import { waitUntilConsumed } from '../../src/kafka/lag.js';
+import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { a2aAgent, startFixtureA2aRegistry, type A2aRegistryFixture } from '../helpers/fixture-a2a-registry.js';
 import { orgAgent, startFixtureA2aRegistryOrg, type A2aRegistryOrgFixture } from '../helpers/fixture-a2aregistry-org.js';
 import { faults, ROBOTS_DISALLOW_US } from '../helpers/fixture-common.js';
@@ -24,6 +23,7 @@ import { entry, startFixtureRegistry, type FixtureRegistry } from '../helpers/fi
 import { ardEntry, startFixtureNeuronto, type NeurontoFixture } from '../helpers/fixture-neuronto.js';
 import { smitheryServer, startFixtureSmithery, type SmitheryFixture } from '../helpers/fixture-smithery.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, type KafkaTestContext } from '../helpers/kafka.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
  * Every listing source against its fixture, through the crawl run (`crawlOnce`, as the CLI
@@ -49,6 +49,7 @@ interface AgentRow {
 describe('listing sources → Kafka → ClickHouse', () => {
   let ctx: KafkaTestContext;
   let producer: EventProducer;
+  let t: TestWarehouse;
   let wh: EmbeddedWarehouse;
   let dataDir: string;
   let config: Config;
@@ -64,9 +65,8 @@ describe('listing sources → Kafka → ClickHouse', () => {
   beforeAll(async () => {
     ctx = await setupKafkaTest(import.meta.url, { maxPartitions: 1 });
     producer = await createEventProducer(ctx.kafka);
-    dataDir = mkdtempSync(join(tmpdir(), 'veronikai-sources-e2e-'));
-    wh = new EmbeddedWarehouse(join(dataDir, 'warehouse'));
-    await migrate(wh);
+    t = await withWarehouse('sources-e2e');
+    ({ wh, dir: dataDir } = t);
 
     mcp = await startFixtureRegistry([
       entry('io.github.shared/server', { remoteUrl: 'https://MCP.Shared.example/mcp' }),
@@ -136,9 +136,8 @@ describe('listing sources → Kafka → ClickHouse', () => {
     for (const p of processors) await p.stop().catch(() => undefined);
     await producer?.close();
     for (const f of [mcp, a2a, org, hf, neuronto, smithery]) await f?.close();
-    await wh?.close();
+    await t?.close();
     await ctx?.cleanup();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** One crawl run as the CLI does it, then wait until both processors have caught up. */

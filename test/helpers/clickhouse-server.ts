@@ -74,6 +74,10 @@ function configXml(dir: string, port: number): string {
 `;
 }
 
+/** A second user of the test server, with a password: the configured credentials must reach it. */
+export const READER_USER = 'reader';
+export const READER_PASSWORD = 'reader-test-password';
+
 const USERS_XML = `<?xml version="1.0"?>
 <yandex>
   <profiles><default></default></profiles>
@@ -84,6 +88,12 @@ const USERS_XML = `<?xml version="1.0"?>
       <profile>default</profile>
       <quota>default</quota>
     </default>
+    <reader>
+      <password>${READER_PASSWORD}</password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </reader>
   </users>
   <quotas><default></default></quotas>
 </yandex>

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sleepUnlessAborted } from '../../src/util/time.js';
 
 /**
  * A local MCP Registry implementing the paging of GET /v0.1/servers as the
@@ -171,17 +172,12 @@ export const faults = {
     res.end('<html>maintenance</html>');
   },
   status: (code: number): Fault => (_req, res) => send(res, code, { title: 'error', status: code }),
-  slow: (ms: number): Fault => (_req, res) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        if (!res.destroyed) send(res, 200, { servers: [], metadata: {} });
-        resolve();
-      }, ms);
-      res.on('close', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    }),
+  slow: (ms: number): Fault => async (_req, res) => {
+    // A client that gives up closes the response: stop waiting then.
+    const closed = new AbortController();
+    res.on('close', () => closed.abort());
+    if ((await sleepUnlessAborted(ms, closed.signal)) && !res.destroyed) send(res, 200, { servers: [], metadata: {} });
+  },
   oversized: (bytes: number): Fault => (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     const filler = `{"servers":[],"metadata":{},"pad":"${'x'.repeat(bytes)}"}`;

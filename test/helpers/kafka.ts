@@ -32,7 +32,7 @@ export async function kafkaBrokers(timeoutMs = 120_000): Promise<string> {
 
 /** Test logs stay quiet unless LOG_LEVEL asks for them. */
 export function testLogger(name = 'test'): Logger {
-  return process.env.LOG_LEVEL ? createLogger(name, process.env.LOG_LEVEL) : silentLogger;
+  return process.env.LOG_LEVEL ? createLogger(name, { level: process.env.LOG_LEVEL }) : silentLogger;
 }
 
 /** `t-<file>-<random>.`: a topic prefix no other test file or run shares. */

@@ -1,7 +1,7 @@
 import kafkajs from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTopics } from '../../src/kafka/topics-admin.js';
-import { ALL_TOPICS, TOPICS } from '../../src/topics.js';
+import { ALL_TOPICS, TOPICS, topicNames } from '../../src/topics.js';
 import { setupKafkaTest, waitFor, type KafkaTestContext } from '../helpers/kafka.js';
 
 const { ConfigResourceTypes } = kafkajs;
@@ -26,12 +26,15 @@ describe('ensureTopics', () => {
     }
   }
 
+  // Each test creates its topics under its own prefix below the file's (cleanup deletes them all):
+  // no test reads topics another test created or altered.
   it('creates every topic with its partitions and config, and a second run changes nothing', async () => {
-    const first = await ensureTopics(ctx.kafka, ctx.prefix);
-    expect(first.created.sort()).toEqual(ALL_TOPICS.map((t) => ctx.prefix + t.name).sort());
+    const prefix = ctx.prefix + 'create.';
+    const first = await ensureTopics(ctx.kafka, prefix);
+    expect(first.created.sort()).toEqual(ALL_TOPICS.map((t) => prefix + t.name).sort());
     expect(first.existing).toEqual([]);
 
-    const second = await ensureTopics(ctx.kafka, ctx.prefix);
+    const second = await ensureTopics(ctx.kafka, prefix);
     expect(second.created).toEqual([]);
     expect(second.existing.sort()).toEqual(first.created.sort());
     expect(second.reconfigured).toEqual([]);
@@ -42,7 +45,7 @@ describe('ensureTopics', () => {
     try {
       const meta = await admin.fetchTopicMetadata({ topics: first.created });
       const counts = Object.fromEntries(meta.topics.map((t) => [t.name, t.partitions.length]));
-      for (const spec of ALL_TOPICS) expect(counts[ctx.prefix + spec.name], spec.name).toBe(spec.partitions);
+      for (const spec of ALL_TOPICS) expect(counts[prefix + spec.name], spec.name).toBe(spec.partitions);
       for (const t of meta.topics) for (const p of t.partitions) expect(p.replicas).toHaveLength(1);
     } finally {
       await admin.disconnect();
@@ -50,13 +53,20 @@ describe('ensureTopics', () => {
   });
 
   it('keeps observation topics forever (retention.ms = -1) and probe requests for a week', async () => {
+    const prefix = ctx.prefix + 'retention.';
+    await ensureTopics(ctx.kafka, prefix, { maxPartitions: 1 });
+    const topics = topicNames(prefix);
     for (const key of ['sourceFetches', 'listings', 'probes', 'canary', 'runs', 'deadLetters'] as const) {
-      expect(await configOf(ctx.topics[key], ['retention.ms']), key).toEqual({ 'retention.ms': '-1' });
+      expect(await configOf(topics[key], ['retention.ms']), key).toEqual({ 'retention.ms': '-1' });
     }
-    expect(await configOf(ctx.topics.probeRequests, ['retention.ms'])).toEqual({ 'retention.ms': TOPICS.probeRequests.config['retention.ms'] });
+    expect(await configOf(topics.probeRequests, ['retention.ms'])).toEqual({ 'retention.ms': TOPICS.probeRequests.config['retention.ms'] });
   });
 
   it('sets config that drifted back to the spec and keeps other dynamic settings', async () => {
+    const prefix = ctx.prefix + 'drift.';
+    const spec = { maxPartitions: 1, topics: [TOPICS.probes] };
+    await ensureTopics(ctx.kafka, prefix, spec);
+    const probes = topicNames(prefix).probes;
     const admin = ctx.kafka.admin();
     await admin.connect();
     try {
@@ -65,7 +75,7 @@ describe('ensureTopics', () => {
         resources: [
           {
             type: ConfigResourceTypes.TOPIC,
-            name: ctx.topics.probes,
+            name: probes,
             configEntries: [
               { name: 'retention.ms', value: '3600000' },
               { name: 'retention.bytes', value: '-1' },
@@ -78,11 +88,11 @@ describe('ensureTopics', () => {
       await admin.disconnect();
     }
     // The broker applies a config change once it reaches its metadata log: wait for it.
-    await waitFor(async () => (await configOf(ctx.topics.probes, ['retention.ms']))['retention.ms'] === '3600000', 10_000, 'the altered config');
+    await waitFor(async () => (await configOf(probes, ['retention.ms']))['retention.ms'] === '3600000', 10_000, 'the altered config');
 
-    const again = await ensureTopics(ctx.kafka, ctx.prefix);
-    expect(again.reconfigured).toEqual([ctx.topics.probes]);
-    expect(await configOf(ctx.topics.probes, ['retention.ms', 'max.message.bytes'])).toEqual({
+    const again = await ensureTopics(ctx.kafka, prefix, spec);
+    expect(again.reconfigured).toEqual([probes]);
+    expect(await configOf(probes, ['retention.ms', 'max.message.bytes'])).toEqual({
       'retention.ms': '-1',
       'max.message.bytes': '2097152',
     });

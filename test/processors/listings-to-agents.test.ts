@@ -1,13 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListingEvent } from '../../src/events/types.js';
-import { ListingsToAgents, OptOutList } from '../../src/processors/listings-to-agents.js';
+import { ListingsToAgents } from '../../src/processors/listings-to-agents.js';
+import { OptOutList } from '../../src/identity/opt-out.js';
 import { loadSchedulableAgents } from '../../src/processors/scheduler/scheduler.js';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
+import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { fromDateTime64 } from '../../src/warehouse/time.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 let n = 0;
 const listing = (source: string, itemId: string, endpointUrl: string, at: number, extra: Partial<ListingEvent> = {}): ListingEvent => ({
@@ -17,21 +15,20 @@ const listing = (source: string, itemId: string, endpointUrl: string, at: number
 });
 
 describe('listings → agents on the chdb engine', () => {
-  let dir: string;
+  let t: TestWarehouse;
   let wh: EmbeddedWarehouse;
   let writer: ListingsToAgents;
   const A = 'https://a.acme-tools.dev/mcp';
   const B = 'https://b.acme-tools.dev/mcp';
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'veronikai-l2a-'));
-    wh = new EmbeddedWarehouse(dir);
-    await migrate(wh);
+  // A fresh warehouse per test: each test writes every listing it reads.
+  beforeEach(async () => {
+    t = await withWarehouse('l2a');
+    wh = t.wh;
     writer = new ListingsToAgents(wh);
   });
-  afterAll(async () => {
-    await wh.close();
-    rmSync(dir, { recursive: true, force: true });
+  afterEach(async () => {
+    await t?.close();
   });
 
   const agent = async (key: string) =>
@@ -49,6 +46,7 @@ describe('listings → agents on the chdb engine', () => {
   });
 
   it('records when the listed content changed, not when it was merely seen again', async () => {
+    await writer.write([listing('smithery', 's1', A, 1000)]);
     await writer.write([listing('smithery', 's1', A, 7000)]);
     const seenAgain = await agent(A);
     expect(fromDateTime64(seenAgain!.changed_at)).toBe(1000);
@@ -59,6 +57,7 @@ describe('listings → agents on the chdb engine', () => {
   });
 
   it('lets an owner\'s opt-out stop the scheduler at once, before the agent is listed again', async () => {
+    await writer.write([listing('smithery', 's1', A, 1000), listing('mcp-registry', 'r1', B, 1000)]);
     const before = (await loadSchedulableAgents(wh)).map((a) => a.agentKey);
     expect(before).toContain(A);
     const optOut = new OptOutList([{ match: 'host:a.acme-tools.dev', mode: 'unchecked', reason: 'owner asked' }]);

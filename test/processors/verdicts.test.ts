@@ -1,15 +1,13 @@
 import { createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, verifyAttestation, type Verdict } from '../../src/conformance/index.js';
 import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
+import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
  * The verdict processor's sink on the real engine: probe events in, checks,
@@ -47,13 +45,13 @@ const events: ProbeEvent[] = [
 const BUMPED = BUMPED_CHECKER;
 
 describe('verdict writer on the chdb engine', () => {
-  let dir: string;
+  let t: TestWarehouse;
   let wh: EmbeddedWarehouse;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'veronikai-verdicts-'));
-    wh = new EmbeddedWarehouse(dir);
-    await migrate(wh);
+  // A fresh warehouse per test: each test writes every verdict it reads.
+  beforeEach(async () => {
+    t = await withWarehouse('verdicts');
+    wh = t.wh;
     const listed = (key: string, doc: string, at = T - 3600_000) => ({
       agent_key: key, observed_at: new Date(at), event_id: `l-${key}-${at}`, source: 'mcp-registry', item_id: key,
       status: 'active', endpoint_transport: 'streamable-http', server_json: doc,
@@ -66,9 +64,8 @@ describe('verdict writer on the chdb engine', () => {
       { ...listed(AGENTS.a2a, ''), source: 'a2a-registry' },
     ]);
   });
-  afterAll(async () => {
-    await wh?.close();
-    rmSync(dir, { recursive: true, force: true });
+  afterEach(async () => {
+    await t?.close();
   });
 
   const verdictsOf = (checker: string) =>
@@ -112,6 +109,7 @@ describe('verdict writer on the chdb engine', () => {
   });
 
   it('writes nothing new when the same events are judged again by the same checker', async () => {
+    await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(events);
     const before = await verdictsOf(CHECKER_VERSION);
     await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(events);
     expect(await verdictsOf(CHECKER_VERSION)).toEqual(before);
@@ -120,6 +118,7 @@ describe('verdict writer on the chdb engine', () => {
   });
 
   it('replays the same events under a bumped checker beside the old verdicts, and names exactly the agents that changed', async () => {
+    await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(events);
     await new VerdictWriter(wh, BUMPED, sign).write(events);
     const old = await verdictsOf(CHECKER_VERSION);
     const bumped = await verdictsOf(BUMPED.version);

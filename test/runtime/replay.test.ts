@@ -1,7 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, type Verdict } from '../../src/conformance/index.js';
 import type { ListingEvent, ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
@@ -9,10 +7,10 @@ import { CURRENT_CHECKER, type Checker } from '../../src/processors/verdicts/che
 import { agentId } from '../../src/identity/agent-key.js';
 import { EventProducer } from '../../src/kafka/producer.js';
 import { KafkaObservationSink } from '../../src/producers/kafka-sink.js';
-import { formatProgress, formatReplaySummary, replayProbes, type ReplayProgress } from '../../src/runtime/replay.js';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
+import { formatReplayProgress as formatProgress, formatReplaySummary } from '../../src/cli/format.js';
+import { replayProbes, type ReplayProgress } from '../../src/runtime/replay.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, type KafkaTestContext } from '../helpers/kafka.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
  * `veronikai replay` over the real broker and the chdb engine: listings and probes on a
@@ -59,15 +57,15 @@ const BUMPED = BUMPED_CHECKER;
 
 describe('replay of the probe history', () => {
   let ctx: KafkaTestContext;
-  let dir: string;
-  let wh: EmbeddedWarehouse;
-  // Group ids of this file only: another test file may run the default groups on the same broker.
-  const groups = { current: uniqueGroupId('replay-current'), bumped: uniqueGroupId('replay-bumped'), history: uniqueGroupId('replay-history') };
+  let t: TestWarehouse;
+  /**
+   * Group ids of one test only: another test file may run the default groups on the same
+   * broker, and a test must not find offsets another test committed.
+   */
+  const freshGroups = () => ({ current: uniqueGroupId('replay-current'), bumped: uniqueGroupId('replay-bumped'), history: uniqueGroupId('replay-history') });
 
+  // The topics are written once and only read; each test replays them into a fresh warehouse.
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'veronikai-replay-'));
-    wh = new EmbeddedWarehouse(dir);
-    await migrate(wh);
     ctx = await setupKafkaTest(import.meta.url);
     const producer = new EventProducer(ctx.kafka, { logger: log });
     const sink = new KafkaObservationSink(producer, ctx.topics);
@@ -79,31 +77,37 @@ describe('replay of the probe history', () => {
     // One message that is not an event at all: counted in the total, sent to dead letters, never judged.
     await producer.send(ctx.topics.probes, [{ key: 'garbage', value: Buffer.from('not avro') }]);
     await producer.close();
+  });
+  afterAll(async () => {
+    await ctx?.cleanup();
+  });
+
+  beforeEach(async () => {
+    t = await withWarehouse('replay');
     // The agent's name, as the dedupe processor would have written it (the summary names agents).
-    await wh.insert('agents', [{
+    await t.wh.insert('agents', [{
       agent_id: agentId(AGENTS.mcpShort), agent_key: AGENTS.mcpShort, protocol: 'mcp', name: 'Short Agent', description: '',
       endpoint_url: AGENTS.mcpShort, card_url: '', sources: ['mcp-registry'], source_first_seen: {}, first_seen: new Date(T),
       last_seen: new Date(T), active: 1, inactive_since: null, has_server_json: 1, version: T,
     }]);
   });
-  afterAll(async () => {
-    await ctx?.cleanup();
-    await wh?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+  afterEach(async () => {
+    await t?.close();
   });
 
-  const replay = (checker: Checker, group: string, progress: ReplayProgress[]) =>
+  const replay = (checker: Checker, group: string, historyGroup: string, progress: ReplayProgress[] = []) =>
     replayProbes({
-      kafka: ctx.kafka, topics: ctx.topics, warehouse: wh, sign, checker, logger: log,
+      kafka: ctx.kafka, topics: ctx.topics, warehouse: t.wh, sign, checker, logger: log,
       onProgress: (p) => progress.push(p),
       pollMs: 200,
       timeoutMs: 60_000,
-      groups: { verdicts: group, listingHistory: groups.history },
+      groups: { verdicts: group, listingHistory: historyGroup },
     });
 
   it('replays under the current checker, catching the listing history up first, with progress that reaches its total', async () => {
+    const groups = freshGroups();
     const progress: ReplayProgress[] = [];
-    const s = await replay(CURRENT_CHECKER, groups.current, progress);
+    const s = await replay(CURRENT_CHECKER, groups.current, groups.history, progress);
     expect(s).toMatchObject({
       checkerVersion: CHECKER_VERSION, groupId: groups.current, total: 5, alreadyProcessed: 0, judged: 4, deadLettered: 1, verdictRows: 4,
       listingHistory: { groupId: groups.history, behindAtStart: 2, ran: true },
@@ -120,8 +124,11 @@ describe('replay of the probe history', () => {
   });
 
   it('replays under a bumped checker beside the old rows and names the agents whose result changed', async () => {
+    const groups = freshGroups();
+    // The current version's rows to compare with; this also catches the listing history up.
+    await replay(CURRENT_CHECKER, groups.current, groups.history);
     const progress: ReplayProgress[] = [];
-    const s = await replay(BUMPED, groups.bumped, progress);
+    const s = await replay(BUMPED, groups.bumped, groups.history, progress);
     expect(s).toMatchObject({ checkerVersion: BUMPED.version, total: 5, judged: 4, listingHistory: { behindAtStart: 0, ran: false } });
     expect(progress.at(-1)).toMatchObject({ processed: 5, total: 5, done: true });
     expect(s.comparison).toEqual({
@@ -138,7 +145,7 @@ describe('replay of the probe history', () => {
     expect(text).toContain(`pass → fail  ${AGENTS.mcpShort}  (Short Agent)`);
 
     // Both versions' rows side by side, each judged from the listing of its probe's time.
-    const rows = await wh.query<{ checker_version: string; agent_key: string; result: string }>(
+    const rows = await t.wh.query<{ checker_version: string; agent_key: string; result: string }>(
       'SELECT checker_version, agent_key, result FROM verdicts FINAL ORDER BY checker_version, agent_key',
     );
     expect(rows).toEqual([
@@ -151,7 +158,7 @@ describe('replay of the probe history', () => {
       { checker_version: BUMPED.version, agent_key: AGENTS.mcpLong, result: 'pass' },
       { checker_version: BUMPED.version, agent_key: AGENTS.mcpShort, result: 'fail' },
     ]);
-    const rollups = await wh.query<{ checker_version: string; checks: number; fail: number }>(
+    const rollups = await t.wh.query<{ checker_version: string; checks: number; fail: number }>(
       'SELECT checker_version, toUInt32(sum(checks)) AS checks, toUInt32(sum(fail)) AS fail FROM daily_rollups FINAL GROUP BY checker_version ORDER BY checker_version',
     );
     expect(rollups).toEqual([
@@ -161,8 +168,10 @@ describe('replay of the probe history', () => {
   });
 
   it('has nothing to do when the version has already judged the whole topic', async () => {
+    const groups = freshGroups();
+    expect(await replay(BUMPED, groups.bumped, groups.history)).toMatchObject({ total: 5, alreadyProcessed: 0, judged: 4 });
     const progress: ReplayProgress[] = [];
-    const s = await replay(BUMPED, groups.bumped, progress);
+    const s = await replay(BUMPED, groups.bumped, groups.history, progress);
     expect(s).toMatchObject({ total: 5, alreadyProcessed: 5, judged: 0 });
     expect(progress).toHaveLength(1);
     expect(progress[0]).toMatchObject({ processed: 5, total: 5, done: true });

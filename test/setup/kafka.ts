@@ -54,7 +54,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   project.provide('kafka', { brokers: `127.0.0.1:${port}`, external: false, statusFile });
 
   const abort = new AbortController();
-  const logger = createLogger('kafka-test-broker', process.env.LOG_LEVEL ?? 'warn');
+  const logger = createLogger('kafka-test-broker', { level: process.env.LOG_LEVEL ?? 'warn' });
   const started = Date.now();
   const starting: Promise<BrokerHandle | null> = startBroker({
     dataDir,

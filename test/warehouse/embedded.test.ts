@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { WarehouseError } from '../../src/warehouse/errors.js';
@@ -21,10 +21,12 @@ async function caught(p: Promise<unknown>): Promise<WarehouseError> {
 }
 
 describe('embedded warehouse adapter (chdb)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'veronikai-wh-embedded-'));
+  // A fresh directory per test, so no test reads rows another wrote (chdb holds one at a time).
+  let dir: string;
   let wh: Warehouse;
 
-  beforeAll(async () => {
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'veronikai-wh-embedded-'));
     wh = await openWarehouse({ kind: 'embedded', path: join(dir, 'warehouse') });
     await wh.exec(`CREATE TABLE IF NOT EXISTS things (
       id String, n UInt64, at DateTime64(3, 'UTC'), seen Map(String, DateTime64(3, 'UTC')),
@@ -32,7 +34,7 @@ describe('embedded warehouse adapter (chdb)', () => {
     ) ENGINE = ReplacingMergeTree ORDER BY id`);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await wh?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -68,6 +70,7 @@ describe('embedded warehouse adapter (chdb)', () => {
       { s: hostile, d: new Date(Date.UTC(2026, 5, 1, 0, 0, 0, 250)), xs: ['p', "q'r"], big: 9007199254740993n, none: null },
     );
     expect(rows).toEqual([{ s: hostile, d: '2026-06-01 00:00:00.250', xs: ['p', "q'r"], big: '9007199254740993', none: null }]);
+    await wh.insert('things', [{ id: 'a', n: 1, at: new Date() }]);
     const found = await wh.query('SELECT id FROM things FINAL WHERE id = {id:String}', { id: "a' OR '1'='1" });
     expect(found).toEqual([]);
   });
@@ -75,7 +78,7 @@ describe('embedded warehouse adapter (chdb)', () => {
   it('exec runs statements without a result; an empty insert is a no-op', async () => {
     await wh.exec('INSERT INTO things (id, n, at) SELECT {id:String}, 1, now64(3)', { id: 'c' });
     await wh.insert('things', []);
-    expect(await wh.query('SELECT toUInt32(count()) AS c FROM things FINAL')).toEqual([{ c: 3 }]);
+    expect(await wh.query('SELECT id, n FROM things FINAL')).toEqual([{ id: 'c', n: '1' }]);
   });
 
   it('maps a syntax error to kind "syntax" with code 62', async () => {
@@ -134,8 +137,9 @@ describe('embedded warehouse adapter (chdb)', () => {
   });
 
   it('a second warehouse on the same directory shares the data; close is idempotent', async () => {
+    await wh.insert('things', [{ id: 'a', n: 1, at: new Date() }, { id: 'b', n: 2, at: new Date() }]);
     const second = new EmbeddedWarehouse(join(dir, 'warehouse'));
-    expect(await second.query('SELECT toUInt32(count()) AS c FROM things FINAL')).toEqual([{ c: 3 }]);
+    expect(await second.query('SELECT toUInt32(count()) AS c FROM things FINAL')).toEqual([{ c: 2 }]);
     await second.close();
     await second.close();
     expect((await caught(second.query('SELECT 1'))).kind).toBe('closed');

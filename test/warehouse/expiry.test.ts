@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
-import { refreshAgentDailyHistory, refreshAgentLatest, refreshDailyRollups } from '../../src/warehouse/rollups.js';
+import { refreshAgentDailyHistory, refreshDailyRollups } from '../../src/warehouse/rollups.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
-import { DAY_MS, checkRow, sourceFetchRow, utcDay, verdictRow } from '../helpers/warehouse-rows.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { DAY_MS, sourceFetchRow, utcDay, writeJudged } from '../helpers/warehouse-rows.js';
 
 // TTL expiry on the real engine. ClickHouse expires rows when parts merge, not on a clock,
 // and may already drop rows that are past their TTL at insert. So:
@@ -21,7 +17,7 @@ const RAW_TABLES = ['checks', 'verdicts', 'source_fetches'] as const;
 const KEPT_TABLES = ['agent_latest', 'daily_rollups', 'agent_daily_history'] as const;
 
 describe('TTL expiry (embedded)', () => {
-  const root = mkdtempSync(join(tmpdir(), 'veronikai-wh-expiry-'));
+  let t: TestWarehouse;
   let wh: Warehouse;
   // Times are taken when the test starts (after migrating), not when the file loads.
   let now = 0;
@@ -29,12 +25,11 @@ describe('TTL expiry (embedded)', () => {
   const BOUNDARY_MARGIN_MS = 2500;
 
   beforeAll(async () => {
-    wh = new EmbeddedWarehouse(join(root, 'warehouse'));
-    await migrate(wh);
+    t = await withWarehouse('wh-expiry');
+    wh = t.wh;
   });
   afterAll(async () => {
-    await wh?.close();
-    rmSync(root, { recursive: true, force: true });
+    await t?.close();
   });
 
   const ids = async (table: string): Promise<string[]> =>
@@ -45,8 +40,8 @@ describe('TTL expiry (embedded)', () => {
     const boundaryAt = ago(90, BOUNDARY_MARGIN_MS);
     const ages: Record<string, Date> = { recent: ago(1), d89: ago(89), boundary: boundaryAt, d91: ago(91), d200: ago(200) };
     const entries = Object.entries(ages);
-    await wh.insert('checks', entries.map(([id, at]) => checkRow({ id, agent: `agent-${id}`, at, inSample: true })));
-    await wh.insert('verdicts', entries.map(([id, at]) => verdictRow({ id, agent: `agent-${id}`, at, inSample: true })));
+    // The verdict processor's writer stores each probe's check, verdict and agent_latest row.
+    await writeJudged(wh, entries.map(([id, at]) => ({ id, agent: `agent-${id}`, at, inSample: true })));
     await wh.insert('source_fetches', entries.map(([id, at]) => sourceFetchRow(id, at)));
 
     // Right after the insert the boundary row is stored: it was not past its TTL yet.
@@ -55,19 +50,7 @@ describe('TTL expiry (embedded)', () => {
       expect(await ids(t), t).toEqual(expect.arrayContaining(['boundary', 'd89', 'recent']));
     }
 
-    // agent_latest: each agent's latest row, however old (an agent last seen 200 days ago keeps it).
-    await refreshAgentLatest(wh);
-    await wh.insert(
-      'agent_latest',
-      ['d91', 'd200'].map((id) => {
-        const { run_id: _runId, ...check } = checkRow({ id, agent: `agent-${id}`, at: ages[id]! });
-        return {
-        ...check,
-        checker_version: '1.0.0', suite_id: 'mcp-remote', suite_version: '2025-06-18', result: 'pass',
-        reasons: [], warnings: [], a2a_version: '', a2a_route: '', signature: 'sig',
-        };
-      }),
-    );
+    // agent_latest has each agent's latest row, however old (an agent last seen 200 days ago keeps it).
     // Rollups: refreshable days are computed from the raw rows; older days hold the totals
     // computed back when their raw rows existed.
     await refreshDailyRollups(wh);

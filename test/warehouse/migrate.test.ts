@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_MIGRATIONS_DIR,
   MigrationError,
@@ -10,8 +10,8 @@ import {
   migrate,
   splitStatements,
 } from '../../src/warehouse/migrate.js';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 describe('splitStatements', () => {
   it('splits at a ; that ends a line, never inside comments, and drops comment-only pieces', () => {
@@ -65,16 +65,18 @@ describe('loadMigrations', () => {
 });
 
 describe('migrate (embedded)', () => {
-  // One chdb data directory per process: every migration test in this file shares it.
-  const root = mkdtempSync(join(tmpdir(), 'veronikai-wh-migrate-'));
+  // Each test on a fresh, unmigrated warehouse of its own (chdb holds one directory at a time).
+  let t: TestWarehouse;
   let wh: Warehouse;
+  let root: string;
 
-  beforeAll(() => {
-    wh = new EmbeddedWarehouse(join(root, 'warehouse'));
+  beforeEach(async () => {
+    t = await withWarehouse('wh-migrate', { migrate: false });
+    wh = t.wh;
+    root = t.dir;
   });
-  afterAll(async () => {
-    await wh?.close();
-    rmSync(root, { recursive: true, force: true });
+  afterEach(async () => {
+    await t?.close();
   });
 
   it('applies every migration on a fresh warehouse, then nothing on a second run', async () => {
@@ -93,6 +95,7 @@ describe('migrate (embedded)', () => {
   });
 
   it('creates the tables with the intended engines, keys and TTLs', async () => {
+    await migrate(wh);
     const rows = await wh.query<{ name: string; engine: string; sorting_key: string; engine_full: string }>(
       "SELECT name, engine, sorting_key, engine_full FROM system.tables WHERE database = currentDatabase() AND engine NOT IN ('View') ORDER BY name",
     );
@@ -119,20 +122,15 @@ describe('migrate (embedded)', () => {
     const views = await wh.query<{ name: string }>(
       "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'View' ORDER BY name",
     );
-    expect(views.map((v) => v.name)).toEqual([
-      'v_agent_latest_current__v1',
-      'v_agent_uptime__v1',
-      'v_agents_current__v1',
-      'v_checker_current__v1',
-      'v_daily_rollups__v1',
-      'v_listings_current__v1',
-      'v_verdicts_current__v1',
-    ]);
+    // Every analyst view at __v1 (kept for compatibility) and __v2 (explicit columns).
+    const names = ['v_agent_latest_current', 'v_agent_uptime', 'v_agents_current', 'v_checker_current', 'v_daily_rollups', 'v_listings_current', 'v_verdicts_current'];
+    expect(views.map((v) => v.name)).toEqual(names.flatMap((n) => [`${n}__v1`, `${n}__v2`]));
     // Every view runs on an empty warehouse.
     for (const v of views) await wh.query(`SELECT * FROM ${v.name} LIMIT 1`);
   });
 
   it('applies only a newly added migration', async () => {
+    await migrate(wh);
     const dir = join(root, 'added');
     cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true });
     const next = loadMigrations(dir).length + 1;
@@ -149,6 +147,7 @@ describe('migrate (embedded)', () => {
   });
 
   it('reports an edited or renamed applied migration as an error and applies nothing', async () => {
+    await migrate(wh);
     const dir = join(root, 'edited');
     cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true });
     const target = loadMigrations(dir).find((m) => m.version === 4);

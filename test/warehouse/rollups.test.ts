@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
-import { refreshAgentDailyHistory, refreshAgentLatest, refreshDailyRollups } from '../../src/warehouse/rollups.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { refreshAgentDailyHistory, refreshDailyRollups } from '../../src/warehouse/rollups.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 import { DAY_MS, checkRow, utcDay, verdictRow, type CheckSpec } from '../helpers/warehouse-rows.js';
 
 // The rollups must count each event once, however often it is delivered (Kafka redelivery,
@@ -49,10 +45,10 @@ function makeEvents(now: number, daysAgo: number[], perDay: number, prefix: stri
   return events;
 }
 
-function checkOf(e: Event, checker = '1.0.0'): Record<string, unknown> {
+function checkOf(e: Event, checker = '1.0.0'): ReturnType<typeof checkRow> {
   return checkRow({ id: e.id, checker, agent: e.agent, at: e.at, uptime: e.uptime, latency: e.latency, inSample: e.inSample, source: e.source });
 }
-function verdictOf(e: Event, checker = '1.0.0'): Record<string, unknown> {
+function verdictOf(e: Event, checker = '1.0.0'): ReturnType<typeof verdictRow> {
   return verdictRow({ id: e.id, agent: e.agent, at: e.at, checker, result: e.result, inSample: e.inSample });
 }
 
@@ -90,7 +86,7 @@ function expectedRollups(events: Event[], checker = '1.0.0'): Array<Record<strin
 }
 
 describe('rollups are idempotent per event (embedded)', () => {
-  const root = mkdtempSync(join(tmpdir(), 'veronikai-wh-rollups-'));
+  let t: TestWarehouse;
   let wh: Warehouse;
   const now = Date.now();
   // Day 0 is today, 89 the oldest day still refreshable. Events are pinned to 00:06-00:15
@@ -99,34 +95,38 @@ describe('rollups are idempotent per event (embedded)', () => {
   const midnight = Math.floor(now / DAY_MS) * DAY_MS;
   const base = midnight + 15 * 60_000;
   const events = makeEvents(base, [0, 1, 2, 89], 10, 'e');
+  const late: Event = { ...events[0]!, id: 'late-1', at: new Date(base - DAY_MS - 30 * 60_000) };
 
   const rollups = (): Promise<Array<Record<string, unknown>>> =>
     wh.query('SELECT * EXCEPT (computed_at) FROM daily_rollups FINAL ORDER BY day, source, checker_version');
   const history = (): Promise<Array<Record<string, unknown>>> =>
     wh.query('SELECT * EXCEPT (computed_at, latency_digest) FROM agent_daily_history FINAL ORDER BY agent_key, day');
-  const latest = (): Promise<Array<Record<string, unknown>>> =>
-    wh.query('SELECT checker_version, agent_key, event_id, observed_at FROM agent_latest FINAL ORDER BY checker_version, agent_key');
 
-  beforeAll(async () => {
-    wh = new EmbeddedWarehouse(join(root, 'warehouse'));
-    await migrate(wh);
+  /** Every event delivered once, and the rollups refreshed. */
+  async function deliverOnce(checker = '1.0.0'): Promise<void> {
+    await wh.insert('checks', events.map((e) => checkOf(e, checker)));
+    await wh.insert('verdicts', events.map((e) => verdictOf(e, checker)));
+    await refreshDailyRollups(wh);
+    await refreshAgentDailyHistory(wh);
+  }
+
+  // Each test on its own fresh warehouse: none reads rows another one wrote.
+  beforeEach(async () => {
+    t = await withWarehouse('wh-rollups');
+    wh = t.wh;
   });
-  afterAll(async () => {
-    await wh?.close();
-    rmSync(root, { recursive: true, force: true });
+  afterEach(async () => {
+    await t?.close();
   });
 
   it('counts each distinct event once', async () => {
-    await wh.insert('checks', events.map((e) => checkOf(e)));
-    await wh.insert('verdicts', events.map((e) => verdictOf(e)));
-    await refreshDailyRollups(wh);
-    await refreshAgentDailyHistory(wh);
-    await refreshAgentLatest(wh);
+    await deliverOnce();
     expect(await rollups()).toEqual(expectedRollups(events));
   });
 
   it('gives the same totals after redelivery of every event and repeated refreshes', async () => {
-    const before = { rollups: await rollups(), history: await history(), latest: await latest() };
+    await deliverOnce();
+    const before = { rollups: await rollups(), history: await history() };
     // Redeliver everything twice, in another order and in small batches (separate parts).
     const shuffled = [...events].reverse();
     for (let round = 0; round < 2; round++) {
@@ -138,38 +138,35 @@ describe('rollups are idempotent per event (embedded)', () => {
       await refreshDailyRollups(wh);
       await refreshDailyRollups(wh, { days: [utcDay(base, 1)] });
       await refreshAgentDailyHistory(wh);
-      await refreshAgentLatest(wh);
     }
     expect(await rollups()).toEqual(before.rollups);
     expect(await history()).toEqual(before.history);
-    expect(await latest()).toEqual(before.latest);
     // Also after the duplicates have been merged away.
-    for (const t of ['checks', 'verdicts', 'daily_rollups', 'agent_daily_history', 'agent_latest']) {
-      await wh.exec(`OPTIMIZE TABLE ${t} FINAL`);
+    for (const table of ['checks', 'verdicts', 'daily_rollups', 'agent_daily_history']) {
+      await wh.exec(`OPTIMIZE TABLE ${table} FINAL`);
     }
     expect(await rollups()).toEqual(before.rollups);
     expect(await history()).toEqual(before.history);
   });
 
-  it('adds a late event exactly once, and an older replayed event never replaces the latest', async () => {
-    const late: Event = { ...events[0]!, id: 'late-1', at: new Date(base - DAY_MS - 30 * 60_000) };
+  it('adds a late event exactly once', async () => {
+    await deliverOnce();
     for (let i = 0; i < 3; i++) {
       await wh.insert('checks', [checkOf(late)]);
       await wh.insert('verdicts', [verdictOf(late)]);
       await refreshDailyRollups(wh, { days: [late.at] });
       await refreshAgentDailyHistory(wh, { days: [late.at], agentKeys: [late.agent] });
-      await refreshAgentLatest(wh, { agentKeys: [late.agent] });
     }
     expect(await rollups()).toEqual(expectedRollups([...events, late]));
-    const [row] = await wh.query<{ event_id: string }>(
-      'SELECT event_id FROM agent_latest FINAL WHERE agent_key = {k:String}',
-      { k: late.agent },
+    const [h] = await wh.query<{ checks: number }>(
+      'SELECT checks FROM agent_daily_history FINAL WHERE agent_key = {k:String} AND day = {d:Date}',
+      { k: late.agent, d: utcDay(late.at.getTime(), 0) },
     );
-    const newest = [...events, late].filter((e) => e.agent === late.agent).sort((a, b) => b.at.getTime() - a.at.getTime())[0];
-    expect(row?.event_id).toBe(newest?.id);
+    expect(h?.checks).toBe([...events, late].filter((e) => e.agent === late.agent && utcDay(e.at.getTime(), 0) === utcDay(late.at.getTime(), 0)).length);
   });
 
   it('leaves days outside the TTL window alone: an old replay neither adds nor zeroes totals', async () => {
+    await deliverOnce();
     const oldDay = utcDay(now, 120);
     const kept = {
       day: oldDay, protocol: 'mcp', source: 'mcp-registry', checker_version: '1.0.0',
@@ -188,9 +185,8 @@ describe('rollups are idempotent per event (embedded)', () => {
   });
 
   it('a new checker version gets its own rows beside the old ones', async () => {
-    await wh.insert('checks', events.map((e) => checkOf(e, '2.0.0')));
-    await wh.insert('verdicts', events.map((e) => verdictOf(e, '2.0.0')));
-    await refreshDailyRollups(wh);
+    await deliverOnce();
+    await deliverOnce('2.0.0');
     const v2 = await wh.query(
       "SELECT * EXCEPT (computed_at) FROM daily_rollups FINAL WHERE checker_version = '2.0.0' ORDER BY day, source",
     );
@@ -199,27 +195,27 @@ describe('rollups are idempotent per event (embedded)', () => {
       "SELECT toUInt32(sum(checks)) AS c FROM daily_rollups FINAL WHERE checker_version = '1.0.0' AND day >= {d:Date}",
       { d: utcDay(now, 89) },
     );
-    expect(v1).toEqual([{ c: events.length + 1 }]);
-    // The current-version views follow the newest checker until one is pinned.
-    expect(await wh.query('SELECT checker_version, pinned FROM v_checker_current__v1')).toEqual([{ checker_version: '2.0.0', pinned: 0 }]);
+    expect(v1).toEqual([{ c: events.length }]);
+    // The current-version views follow the newest checker until one is pinned (the __v1 views too).
+    for (const view of ['v_checker_current__v2', 'v_checker_current__v1']) {
+      expect(await wh.query(`SELECT checker_version, pinned FROM ${view}`), view).toEqual([{ checker_version: '2.0.0', pinned: 0 }]);
+    }
     await wh.insert('checker_current', [{ checker_version: '1.0.0', set_at: new Date() }]);
-    expect(await wh.query('SELECT checker_version, pinned FROM v_checker_current__v1')).toEqual([{ checker_version: '1.0.0', pinned: 1 }]);
-    // (The replayed 120-day-old verdicts may still be stored until a merge expires them.)
-    const current = await wh.query<{ c: number }>(
-      'SELECT toUInt32(count()) AS c FROM v_verdicts_current__v1 WHERE toDate(observed_at) >= {d:Date}',
-      { d: utcDay(now, 89) },
-    );
-    expect(current).toEqual([{ c: events.length + 1 }]);
+    for (const view of ['v_checker_current__v2', 'v_checker_current__v1']) {
+      expect(await wh.query(`SELECT checker_version, pinned FROM ${view}`), view).toEqual([{ checker_version: '1.0.0', pinned: 1 }]);
+    }
+    const current = await wh.query<{ c: number; v: string }>('SELECT toUInt32(count()) AS c, any(checker_version) AS v FROM v_verdicts_current__v2');
+    expect(current).toEqual([{ c: events.length, v: '1.0.0' }]);
   });
 
   it('the analyst views compute rates and windows from the rollups', async () => {
+    await deliverOnce();
     const agent = events[0]!.agent;
-    await refreshAgentDailyHistory(wh);
     const [u] = await wh.query<{ checks_7d: number; uptime_7d: number | null; checks_90d: number; latency_p50_7d: number | null }>(
-      'SELECT checks_7d, uptime_7d, checks_90d, latency_p50_7d FROM v_agent_uptime__v1 WHERE agent_key = {k:String}',
+      'SELECT checks_7d, uptime_7d, checks_90d, latency_p50_7d FROM v_agent_uptime__v2 WHERE agent_key = {k:String}',
       { k: agent },
     );
-    const mine = [...events, { ...events[0]!, id: 'late-1', at: new Date(base - DAY_MS - 30 * 60_000) }].filter((e) => e.agent === agent);
+    const mine = events.filter((e) => e.agent === agent);
     const week = mine.filter((e) => e.at.getTime() > now - 7 * DAY_MS);
     const up = week.filter((e) => e.uptime === 'up').length;
     const judged = week.filter((e) => e.uptime === 'up' || e.uptime === 'down').length;
@@ -229,7 +225,7 @@ describe('rollups are idempotent per event (embedded)', () => {
     else expect(u?.uptime_7d).toBeCloseTo(up / judged, 9);
 
     const rates = await wh.query<{ sample_uptime: number | null; sample_uptime_low: number | null; sample_uptime_high: number | null }>(
-      'SELECT sample_uptime, sample_uptime_low, sample_uptime_high FROM v_daily_rollups__v1 WHERE sample_up + sample_down > 0',
+      'SELECT sample_uptime, sample_uptime_low, sample_uptime_high FROM v_daily_rollups__v2 WHERE sample_up + sample_down > 0',
     );
     expect(rates.length).toBeGreaterThan(0);
     for (const r of rates) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerWarehouse } from '../../src/warehouse/server.js';
+import { loadConfig } from '../../src/config.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { WarehouseError } from '../../src/warehouse/errors.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
@@ -7,6 +8,8 @@ import {
   CLICKHOUSE_SERVER_INSTALL,
   findClickHouseServer,
   freePort,
+  READER_PASSWORD,
+  READER_USER,
   startClickHouseServer,
   type ClickHouseServer,
 } from '../helpers/clickhouse-server.js';
@@ -63,8 +66,14 @@ describe.skipIf(!binary)(binary ? 'server warehouse adapter (clickhouse-server)'
     expect(rows).toEqual([{ one: 1, big: '18446744073709551615', arr: [1, 2], nothing: null }]);
   });
 
+  // Each test that needs the table creates it afresh: none reads rows another wrote.
+  const freshItems = async (): Promise<void> => {
+    await wh.exec('DROP TABLE IF EXISTS items');
+    await wh.exec('CREATE TABLE items (id String, n UInt32, at DateTime, tags Array(String), note Nullable(String)) ENGINE = MergeTree ORDER BY id');
+  };
+
   it('inserts rows (Dates as UTC text) and reads them back', async () => {
-    await wh.exec('CREATE TABLE IF NOT EXISTS items (id String, n UInt32, at DateTime, tags Array(String), note Nullable(String)) ENGINE = MergeTree ORDER BY id');
+    await freshItems();
     await wh.insert('items', [
       { id: 'a', n: 1, at: new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 678)), tags: ['x', 'y'], note: null },
       { id: 'b', n: 2, at: '2024-01-02 03:04:06', tags: [], note: "it's \"quoted\"\n" },
@@ -78,6 +87,7 @@ describe.skipIf(!binary)(binary ? 'server warehouse adapter (clickhouse-server)'
   });
 
   it('rejects a field that is not a column instead of dropping it', async () => {
+    await freshItems();
     const err = await caught(wh.insert('items', [{ id: 'c', n: 3, at: '2024-01-01 00:00:00', tags: [], note: null, typo: 1 }]));
     expect(err.kind).toBe('bad_data');
     expect(err.code).toBeTypeOf('number');
@@ -137,6 +147,23 @@ describe.skipIf(!binary)(binary ? 'server warehouse adapter (clickhouse-server)'
       expect(err2.kind).toBe('connection');
     } finally {
       await nowhere.close();
+    }
+  });
+
+  it('signs in with the configured user and password, and is refused with a wrong one', async () => {
+    const config = loadConfig({ warehouse: server.url, clickhouseUser: READER_USER, clickhouseDatabase: 'default' }, { VERONIKAI_CLICKHOUSE_PASSWORD: READER_PASSWORD });
+    const reader = await openWarehouse(config.warehouse);
+    try {
+      // 18.16 has no currentUser(): the running query itself says who runs it.
+      expect(await reader.query<{ u: string }>("SELECT user AS u FROM system.processes WHERE query LIKE '%whoami-probe%' LIMIT 1")).toEqual([{ u: READER_USER }]);
+    } finally {
+      await reader.close();
+    }
+    const wrong = await openWarehouse({ ...config.warehouse, password: 'not-it' } as typeof config.warehouse);
+    try {
+      await expect(wrong.query('SELECT 1')).rejects.toThrow();
+    } finally {
+      await wrong.close();
     }
   });
 

@@ -1,16 +1,14 @@
 import type { Command } from 'commander';
 import { CHECKER_VERSION } from '../../conformance/index.js';
-import { loadConfig, UsageError } from '../../config.js';
-import { createLogger } from '../../log.js';
+import { parseDuration, UsageError } from '../../config.js';
 import { LISTING_HISTORY_GROUP } from '../../processors/listing-history.js';
 import { CURRENT_CHECKER } from '../../processors/verdicts/checker.js';
 import { verdictGroupId } from '../../processors/verdicts/processor.js';
-import { openKafka } from '../../runtime/kafka.js';
-import { defaultSigner } from '../../runtime/platform.js';
-import { formatProgress, formatReplaySummary, replayProbes, ReplayError, type ReplayProgress } from '../../runtime/replay.js';
-import { migrate } from '../../warehouse/migrate.js';
-import { openWarehouse } from '../../warehouse/open.js';
-import { addConfigOptions, overridesFrom, parseDuration, untilSignal } from '../options.js';
+import { defaultSigner, startPlatform } from '../../runtime/platform.js';
+import { replayProbes, ReplayError, type ReplayProgress } from '../../runtime/replay.js';
+import { onShutdown } from '../../runtime/shutdown.js';
+import { formatReplayProgress, formatReplaySummary, say } from '../format.js';
+import { addSettings, configured, PLATFORM_SETTINGS } from '../settings.js';
 
 /** Without a TTY, a structured progress line this often. */
 const LOG_EVERY_MS = 5_000;
@@ -27,7 +25,7 @@ export function registerReplayCommand(program: Command): void {
         'writing its verdicts beside older versions\' and comparing the results; exits 0 once caught up. ' +
         'On the embedded warehouse, stop `run` first (one process per data directory).',
     );
-  addConfigOptions(cmd)
+  addSettings(cmd, PLATFORM_SETTINGS, ['signingKeyFile'])
     .option(
       '--checker-version [version]',
       `alone: print the checker version a replay writes and exit; with a version: refuse unless it is this build's (${CHECKER_VERSION})`,
@@ -35,7 +33,6 @@ export function registerReplayCommand(program: Command): void {
     .option('--compare-with <version>', 'the checker version to compare the results with (default: the one shown now, else the latest other)')
     .option('--timeout <duration>', 'give up (exit 1) after this long; what was committed stays, and the next replay resumes there', '6h')
     .action(async (opts: Record<string, unknown>) => {
-      const out = (line: string) => process.stdout.write(`${line}\n`);
       const asked = opts.checkerVersion;
       if (typeof asked === 'string' && asked !== CHECKER_VERSION) {
         throw new UsageError(
@@ -45,23 +42,18 @@ export function registerReplayCommand(program: Command): void {
         );
       }
       if (asked === true) {
-        out(`${CHECKER_VERSION}  (consumer group ${verdictGroupId(CHECKER_VERSION)})`);
+        say(`${CHECKER_VERSION}  (consumer group ${verdictGroupId(CHECKER_VERSION)})`);
         return;
       }
       const timeoutMs = parseDuration(String(opts.timeout), '--timeout');
-      const config = loadConfig(overridesFrom(opts));
+      const { config, log } = configured(opts, 'veronikai-replay');
       const tty = Boolean(process.stderr.isTTY);
-      // On a terminal the progress line says what info logs would; warnings and errors still show.
-      const log = createLogger('veronikai-replay', process.env.LOG_LEVEL ?? (tty ? 'warn' : 'info'));
-
-      const warehouse = await openWarehouse(config.warehouse, { createDatabase: true });
-      let rt: Awaited<ReturnType<typeof openKafka>> | null = null;
-      const abort = new AbortController();
       let lastLogged = 0;
       let drawn = false;
+      // On a terminal the progress line says what info logs would; elsewhere a log line every few seconds.
       const onProgress = (p: ReplayProgress) => {
         if (tty) {
-          process.stderr.write(`\r\x1b[2K${formatProgress(p)}`);
+          process.stderr.write(`\r\x1b[2K${formatReplayProgress(p)}`);
           drawn = true;
         } else if (p.done || Date.now() - lastLogged >= LOG_EVERY_MS) {
           lastLogged = Date.now();
@@ -81,43 +73,44 @@ export function registerReplayCommand(program: Command): void {
         if (drawn) process.stderr.write('\n');
         drawn = false;
       };
+      const shutdown = onShutdown();
+      shutdown.signal.addEventListener(
+        'abort',
+        () => {
+          endLine();
+          say(`received ${String(shutdown.signal.reason)}: stopping after the batch in hand (a later replay resumes from there)`);
+        },
+        { once: true },
+      );
+      const platform = await startPlatform(config, { log, clientId: 'veronikai-replay', api: false, processors: false, probes: false });
       try {
-        await migrate(warehouse, { logger: log });
-        rt = await openKafka(config, log, { clientId: 'veronikai-replay' });
-        out(`replaying ${rt.topics.probes} under checker ${CHECKER_VERSION} (consumer group ${verdictGroupId(CHECKER_VERSION)}; listing history: ${LISTING_HISTORY_GROUP})`);
-        void untilSignal().then((sig) => {
-          if (!abort.signal.aborted) {
-            endLine();
-            out(`received ${sig}: stopping after the batch in hand (a later replay resumes from there)`);
-            abort.abort();
-          }
-        });
+        const rt = platform.kafka;
+        say(`replaying ${rt.topics.probes} under checker ${CHECKER_VERSION} (consumer group ${verdictGroupId(CHECKER_VERSION)}; listing history: ${LISTING_HISTORY_GROUP})`);
         const summary = await replayProbes({
           kafka: rt.kafka,
           topics: rt.topics,
-          warehouse,
+          warehouse: platform.warehouse,
           sign: defaultSigner(config),
           checker: CURRENT_CHECKER,
           logger: log,
           onProgress,
           timeoutMs,
           ...(typeof opts.compareWith === 'string' ? { compareWith: opts.compareWith } : {}),
-          signal: abort.signal,
+          signal: shutdown.signal,
         });
         endLine();
-        for (const line of formatReplaySummary(summary)) out(line);
+        for (const line of formatReplaySummary(summary)) say(line);
       } catch (err) {
         endLine();
         if (err instanceof ReplayError) {
-          process.stderr.write(`veronikai: ${err.message}${err.progress ? ` — ${formatProgress(err.progress)}` : ''}\n`);
-          process.exitCode = abort.signal.aborted ? 130 : 1;
+          process.stderr.write(`veronikai: ${err.message}${err.progress ? ` — ${formatReplayProgress(err.progress)}` : ''}\n`);
+          process.exitCode = shutdown.signal.aborted ? 130 : 1;
           return;
         }
         throw err;
       } finally {
-        abort.abort();
-        await rt?.broker?.stop();
-        await warehouse.close();
+        shutdown.dispose();
+        await platform.close();
       }
     });
 }

@@ -1,12 +1,9 @@
 import type { Command } from 'commander';
-import { loadConfig, parsePort } from '../../config.js';
-import { createLogger } from '../../log.js';
+import { parsePort } from '../../config.js';
+import { addSettings, configured } from '../settings.js';
 import { DEFAULT_BROKER_PORT, brokerStatus, ensureKafkaJars, startBroker, stopBroker } from '../../stack/kafka-broker.js';
 
-interface StackFlags {
-  dataDir?: string;
-  cacheDir?: string;
-}
+type StackFlags = Record<string, unknown>;
 
 /** `veronikai stack up|down|status|fetch`: the local single-node Kafka broker. */
 export function registerStackCommand(program: Command): void {
@@ -14,10 +11,7 @@ export function registerStackCommand(program: Command): void {
     .command('stack')
     .description('the local single-node Kafka broker (KRaft) for one machine, run from Maven Central jars on Java 17+');
 
-  const withDirs = (cmd: Command): Command =>
-    cmd
-      .option('--data-dir <dir>', 'local state directory; the broker keeps its storage in <dir>/kafka (VERONIKAI_DATA_DIR)')
-      .option('--cache-dir <dir>', 'where the broker jars are cached (VERONIKAI_CACHE_DIR)');
+  const withDirs = (cmd: Command): Command => addSettings(cmd, ['dataDir', 'cacheDir', 'logLevel']);
 
   withDirs(stack.command('up'))
     .description('start the broker in the background and wait until it answers')
@@ -25,7 +19,7 @@ export function registerStackCommand(program: Command): void {
     .option('--controller-port <port>', 'KRaft controller port (default: port + 1)')
     .option('--heap <size>', 'JVM maximum heap', '512m')
     .action(async (flags: StackFlags & { port: string; controllerPort?: string; heap: string }) => {
-      const config = loadConfig({ dataDir: flags.dataDir, cacheDir: flags.cacheDir });
+      const { config, log } = configured(flags, 'veronikai-stack');
       const port = parsePort(flags.port, '--port');
       const controllerPort = flags.controllerPort === undefined ? undefined : parsePort(flags.controllerPort, '--controller-port');
       const current = await brokerStatus({ dataDir: config.dataDir });
@@ -40,7 +34,7 @@ export function registerStackCommand(program: Command): void {
         controllerPort,
         heap: flags.heap,
         detached: true,
-        logger: createLogger('veronikai-stack'),
+        logger: log,
       });
       process.stdout.write(
         `Kafka ${broker.version} broker listening on ${broker.brokers} (pid ${broker.pid})\n` +
@@ -53,12 +47,12 @@ export function registerStackCommand(program: Command): void {
     .description('stop the broker (SIGTERM, then SIGKILL after the timeout)')
     .option('--timeout <seconds>', 'how long to wait for a clean stop', '30')
     .action(async (flags: StackFlags & { timeout: string }) => {
-      const config = loadConfig({ dataDir: flags.dataDir, cacheDir: flags.cacheDir });
+      const { config, log } = configured(flags, 'veronikai-stack');
       const seconds = Number(flags.timeout);
       const pid = await stopBroker({
         dataDir: config.dataDir,
         timeoutMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 30_000,
-        logger: createLogger('veronikai-stack'),
+        logger: log,
       });
       process.stdout.write(pid === null ? 'Kafka broker was not running\n' : `Kafka broker stopped (pid ${pid})\n`);
     });
@@ -67,7 +61,7 @@ export function registerStackCommand(program: Command): void {
     .description('is the broker running, and where does it listen (exit code 3 when it is not running)')
     .option('--json', 'print the status as JSON')
     .action(async (flags: StackFlags & { json?: boolean }) => {
-      const config = loadConfig({ dataDir: flags.dataDir, cacheDir: flags.cacheDir });
+      const { config, log } = configured(flags, 'veronikai-stack');
       const s = await brokerStatus({ dataDir: config.dataDir });
       if (flags.json) {
         process.stdout.write(JSON.stringify(s) + '\n');
@@ -85,8 +79,8 @@ export function registerStackCommand(program: Command): void {
   withDirs(stack.command('fetch'))
     .description('resolve the broker jars into the cache (Maven), without starting anything')
     .action(async (flags: StackFlags) => {
-      const config = loadConfig({ dataDir: flags.dataDir, cacheDir: flags.cacheDir });
-      const jars = await ensureKafkaJars({ cacheDir: config.cacheDir, logger: createLogger('veronikai-stack') });
+      const { config, log } = configured(flags, 'veronikai-stack');
+      const jars = await ensureKafkaJars({ cacheDir: config.cacheDir, logger: log });
       process.stdout.write(`Kafka ${jars.version} jars in ${jars.libsDir}\n`);
     });
 }

@@ -5,7 +5,7 @@ import { siteOf } from '../../identity/agent-key.js';
 import type { Logger } from '../../log.js';
 import { fromDateTime64OrNull } from '../../warehouse/time.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import type { OptOutList } from '../listings-to-agents.js';
+import type { OptOutList } from '../../identity/opt-out.js';
 import { planRun, SCHEDULE_DEFAULTS, type AgentScheduleState, type Plan } from './plan.js';
 
 /** Where a run's probe requests and run events go (Kafka in production). */

@@ -1,7 +1,7 @@
 import type { Warehouse } from '../../warehouse/warehouse.js';
 
 /**
- * Pins the checker version the analyst views (v_checker_current__v1) and the API show.
+ * Pins the checker version the analyst views (v_checker_current__v2) and the API show.
  * Called once a version's verdict processor has caught up with the probes topic, so a
  * replay in progress never flips the views to a half-judged version. Writes a row only
  * when the pinned version changes.

@@ -1,6 +1,6 @@
 import type { A2AObservation, HttpExchange, McpObservation, RobotsDecision } from '../../conformance/types.js';
 import type { ProbeEvent } from '../../events/types.js';
-import { textOrNull } from '../../producers/http/text.js';
+import { textOrNull } from '../../util/text.js';
 
 /** The fields of a recorded exchange (client Exchange or Avro ProbeExchange) the engine judges. */
 export interface RecordedExchange {

@@ -1,3 +1,4 @@
+import { hostKey } from '../../identity/agent-key.js';
 import { HOST_FAILURE_LIMIT } from './limits.js';
 import { NETWORK_ERROR_CLASSES, type ErrorClass } from './types.js';
 
@@ -14,7 +15,7 @@ export class HostFailureTracker {
   constructor(readonly limit: number = HOST_FAILURE_LIMIT) {}
 
   private key(host: string): string {
-    return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+    return hostKey(host);
   }
 
   isSkipped(host: string): boolean {

@@ -13,7 +13,7 @@ export {
   type HostCheck,
   type UrlCheck,
 } from './ssrf-guard.js';
-export { jsonObjectOrNull, parseRetryAfter, textOrNull, type BodyText } from './text.js';
+export { parseRetryAfter } from './text.js';
 export {
   CONNECTIVITY_ERROR_CLASSES,
   ERROR_CLASSES,

@@ -7,11 +7,12 @@
  * the connect cannot move a probe onto a private address. Every redirect hop is checked anew.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import ipaddr from 'ipaddr.js';
+import { canonicalHost } from '../../identity/agent-key.js';
+import { classifyIp, parseIp, type IpClass } from '../../conformance/ip-ranges.js';
 import { MAX_URL_CHARS } from './limits.js';
 import type { AddressPolicy, LookupAddress, LookupFn } from './types.js';
 
-type IP = ipaddr.IPv4 | ipaddr.IPv6;
+export { canonicalHost };
 
 export interface AddressClassification {
   /** True for a public unicast address. */
@@ -24,132 +25,21 @@ export interface AddressClassification {
   normalized: string;
 }
 
-type Rule = { cidr: [IP, number]; range: string; embedded?: (a: ipaddr.IPv6) => ipaddr.IPv4[] };
-
-function cidr(text: string): [IP, number] {
-  return ipaddr.parseCIDR(text);
-}
-
-function v4FromWords(hi: number, lo: number): ipaddr.IPv4 {
-  return new ipaddr.IPv4([(hi >> 8) & 0xff, hi & 0xff, (lo >> 8) & 0xff, lo & 0xff]);
-}
-
-/** Order matters: the first matching rule names the class. Anything unmatched is public. */
-const V4_RULES: Rule[] = [
-  // Cloud metadata services, named before their enclosing ranges.
-  { cidr: cidr('169.254.169.254/32'), range: 'cloud-metadata' },
-  { cidr: cidr('169.254.170.2/32'), range: 'cloud-metadata' },
-  { cidr: cidr('100.100.100.200/32'), range: 'cloud-metadata' },
-  { cidr: cidr('168.63.129.16/32'), range: 'cloud-metadata' },
-  { cidr: cidr('192.0.0.192/32'), range: 'cloud-metadata' },
-  { cidr: cidr('0.0.0.0/8'), range: 'unspecified' },
-  { cidr: cidr('10.0.0.0/8'), range: 'private' },
-  { cidr: cidr('100.64.0.0/10'), range: 'cgnat' },
-  { cidr: cidr('127.0.0.0/8'), range: 'loopback' },
-  { cidr: cidr('169.254.0.0/16'), range: 'link-local' },
-  { cidr: cidr('172.16.0.0/12'), range: 'private' },
-  { cidr: cidr('192.0.0.0/24'), range: 'reserved' },
-  { cidr: cidr('192.0.2.0/24'), range: 'documentation' },
-  { cidr: cidr('192.31.196.0/24'), range: 'reserved' },
-  { cidr: cidr('192.52.193.0/24'), range: 'reserved' },
-  { cidr: cidr('192.88.99.0/24'), range: 'reserved' },
-  { cidr: cidr('192.168.0.0/16'), range: 'private' },
-  { cidr: cidr('192.175.48.0/24'), range: 'reserved' },
-  { cidr: cidr('198.18.0.0/15'), range: 'benchmarking' },
-  { cidr: cidr('198.51.100.0/24'), range: 'documentation' },
-  { cidr: cidr('203.0.113.0/24'), range: 'documentation' },
-  { cidr: cidr('224.0.0.0/4'), range: 'multicast' },
-  { cidr: cidr('255.255.255.255/32'), range: 'broadcast' },
-  { cidr: cidr('240.0.0.0/4'), range: 'reserved' },
-];
-
-const V6_RULES: Rule[] = [
-  { cidr: cidr('fd00:ec2::254/128'), range: 'cloud-metadata' },
-  { cidr: cidr('::/128'), range: 'unspecified' },
-  { cidr: cidr('::1/128'), range: 'loopback' },
-  // Addresses that carry an IPv4 address: judged by the embedded address.
-  { cidr: cidr('::ffff:0:0/96'), range: 'ipv4-mapped', embedded: (a) => [v4FromWords(a.parts[6]!, a.parts[7]!)] },
-  { cidr: cidr('::ffff:0:0:0/96'), range: 'ipv4-translated', embedded: (a) => [v4FromWords(a.parts[6]!, a.parts[7]!)] },
-  { cidr: cidr('64:ff9b::/96'), range: 'nat64', embedded: (a) => [v4FromWords(a.parts[6]!, a.parts[7]!)] },
-  { cidr: cidr('64:ff9b:1::/48'), range: 'private' },
-  { cidr: cidr('::/96'), range: 'ipv4-compatible' },
-  { cidr: cidr('100::/64'), range: 'reserved' },
-  {
-    cidr: cidr('2001::/32'),
-    range: 'teredo',
-    embedded: (a) => [
-      v4FromWords(a.parts[2]!, a.parts[3]!),
-      v4FromWords(~a.parts[6]! & 0xffff, ~a.parts[7]! & 0xffff),
-    ],
-  },
-  { cidr: cidr('2001:2::/48'), range: 'benchmarking' },
-  { cidr: cidr('2001:db8::/32'), range: 'documentation' },
-  { cidr: cidr('2001::/23'), range: 'reserved' },
-  { cidr: cidr('2002::/16'), range: '6to4', embedded: (a) => [v4FromWords(a.parts[1]!, a.parts[2]!)] },
-  { cidr: cidr('3fff::/20'), range: 'documentation' },
-  { cidr: cidr('5f00::/16'), range: 'reserved' },
-  { cidr: cidr('fc00::/7'), range: 'unique-local' },
-  { cidr: cidr('fe80::/10'), range: 'link-local' },
-  { cidr: cidr('fec0::/10'), range: 'site-local' },
-  { cidr: cidr('ff00::/8'), range: 'multicast' },
-];
-
-const V6_GLOBAL_UNICAST = cidr('2000::/3');
-
 /** Host names refused before any lookup (metadata services reachable by name). */
 const BLOCKED_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'instance-data.ec2.internal', 'instance-data']);
 
-function matches(addr: IP, rule: Rule): boolean {
-  return addr.kind() === rule.cidr[0].kind() && addr.match(rule.cidr);
+/** The guard's name for a class: a carrier names what it carries ('ipv4-mapped loopback'). */
+function rangeLabel(c: IpClass): string {
+  if (c.public) return 'public';
+  if (c.carried && !c.carried.public) return `${c.range} ${rangeLabel(c.carried)}`;
+  return c.cloudMetadata ? 'cloud-metadata' : c.range;
 }
 
-function classifyV4(addr: ipaddr.IPv4): { range: string; loopback: boolean } {
-  for (const rule of V4_RULES) {
-    if (matches(addr, rule)) return { range: rule.range, loopback: rule.range === 'loopback' };
-  }
-  return { range: 'public', loopback: false };
-}
-
-function classifyParsed(addr: IP): { range: string; loopback: boolean } {
-  if (addr.kind() === 'ipv4') return classifyV4(addr as ipaddr.IPv4);
-  const v6 = addr as ipaddr.IPv6;
-  for (const rule of V6_RULES) {
-    if (!matches(v6, rule)) continue;
-    if (!rule.embedded) return { range: rule.range, loopback: rule.range === 'loopback' };
-    const inner = rule.embedded(v6).map(classifyV4);
-    const bad = inner.find((c) => c.range !== 'public');
-    if (!bad) {
-      // A mapped or translated public IPv4 is that public address; 6to4/teredo/NAT64 of a
-      // public address are routable too.
-      return { range: 'public', loopback: false };
-    }
-    return { range: `${rule.range} ${bad.range}`, loopback: rule.range === 'ipv4-mapped' && bad.loopback };
-  }
-  if (!v6.match(V6_GLOBAL_UNICAST)) return { range: 'reserved', loopback: false };
-  return { range: 'public', loopback: false };
-}
-
-/** Parses an address literal (no brackets, no zone), or returns null. */
-function parseAddress(text: string): IP | null {
-  let t = text.trim();
-  if (t.startsWith('[') && t.endsWith(']')) t = t.slice(1, -1);
-  const zone = t.indexOf('%');
-  if (zone >= 0 && t.includes(':')) t = t.slice(0, zone);
-  try {
-    if (ipaddr.IPv6.isValid(t)) return ipaddr.IPv6.parse(t);
-    if (ipaddr.IPv4.isValid(t)) return ipaddr.IPv4.parse(t);
-  } catch {
-    return null;
-  }
-  return null;
-}
-
-/** Classifies one IP address literal. Unparseable text is not public. */
+/** Classifies one IP address literal (the shared table of src/conformance/ip-ranges.ts). Unparseable text is not public. */
 export function classifyAddress(address: string): AddressClassification {
-  const parsed = parseAddress(address);
-  if (!parsed) return { public: false, range: 'invalid', loopback: false, normalized: '' };
-  const { range, loopback } = classifyParsed(parsed);
-  return { public: range === 'public', range, loopback, normalized: parsed.toString() };
+  const c = classifyIp(address);
+  if (!c) return { public: false, range: 'invalid', loopback: false, normalized: '' };
+  return { public: c.public, range: rangeLabel(c), loopback: c.loopback, normalized: c.normalized };
 }
 
 /**
@@ -180,38 +70,6 @@ export function isAddressPermitted(
   return { ok: false, range: c.range, normalized: c.normalized || address };
 }
 
-/**
- * The canonical form of a URL host: lowercase, brackets and trailing dots removed, and legacy
- * IPv4 spellings (decimal 2130706433, octal 0177.0.0.1, hex 0x7f.1, short 127.1) turned into
- * dotted decimal. Returns null when the host is not valid.
- */
-export function canonicalHost(host: string): string | null {
-  let h = host.trim();
-  if (h === '') return null;
-  const bracketed = h.startsWith('[') && h.endsWith(']');
-  const inner = bracketed ? h.slice(1, -1) : h;
-  if (inner.includes(':')) {
-    const p = parseAddress(inner);
-    return p && p.kind() === 'ipv6' ? p.toString() : null;
-  }
-  try {
-    h = new URL(`http://${inner}/`).hostname;
-  } catch {
-    return null;
-  }
-  h = h.toLowerCase().replace(/\.+$/, '');
-  if (h === '') return null;
-  // After the trailing dots are gone a host may read as an IPv4 literal in a legacy spelling.
-  if (/^[0-9a-fx.]+$/i.test(h) && ipaddr.IPv4.isValid(h)) {
-    try {
-      return ipaddr.IPv4.parse(h).toString();
-    } catch {
-      return h;
-    }
-  }
-  return h;
-}
-
 export type HostCheck =
   | { ok: true; hostname: string; addresses: LookupAddress[] }
   | {
@@ -240,7 +98,7 @@ export async function checkHost(host: string, policy: AddressPolicy = {}): Promi
     return { ok: false, errorClass: 'blocked_address', message: `refused ${hostname}: cloud-metadata host name`, temporary: false };
   }
 
-  const literal = parseAddress(hostname);
+  const literal = parseIp(hostname);
   if (literal) {
     const p = isAddressPermitted(hostname, hostname, policy);
     if (!p.ok) {

@@ -9,7 +9,7 @@ export {
   robotsUrlFor,
   selectGroup,
   type RobotsCacheOptions,
-  type RobotsDecision,
+  type RobotsCheck,
   type RobotsFetchContext,
   type RobotsFetchKind,
   type RobotsFetchOutcome,

@@ -20,9 +20,8 @@
  * can delay a request, and the state is dropped (checked on release, and over all hosts at most
  * once per pacingMaxIntervalMs).
  */
-import { siteOf } from '../../identity/agent-key.js';
+import { hostKey, siteOf } from '../../identity/agent-key.js';
 import type { GateDecision, RequestGate } from '../http/client.js';
-import { canonicalHost } from '../http/ssrf-guard.js';
 import { parseRetryAfter } from '../http/text.js';
 import { POLITENESS } from './constants.js';
 
@@ -77,7 +76,7 @@ export interface HostPacing {
 /** The host and site keys a URL is limited under. */
 export function limitKeys(url: URL | string): { host: string; site: string } {
   const u = url instanceof URL ? url : new URL(url);
-  const host = canonicalHost(u.hostname) ?? u.hostname.toLowerCase();
+  const host = hostKey(u.hostname);
   const site = siteOf(u.href) || host;
   return { host, site: site.toLowerCase() };
 }

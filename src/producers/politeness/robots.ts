@@ -25,19 +25,25 @@
  * `isAllowed()`; when neither is present we pass `*`.
  */
 import robotsParserModule from 'robots-parser';
+import type { ProbeEvent } from '../../events/types.js';
 import { fetchBounded, type FetchOptions, type RequestGate } from '../http/client.js';
 import type { HostFailureTracker } from '../http/host-tracker.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
-import { textOrNull } from '../http/text.js';
+import { textOrNull } from '../../util/text.js';
 import type { ErrorClass, Exchange, FetchResult } from '../http/types.js';
 import { POLITENESS } from './constants.js';
 
-export type RobotsVerdict = 'allowed' | 'disallowed' | 'unreachable' | 'not_checked';
+/** What robots.txt says of one URL, in the probe event's vocabulary. */
+export type RobotsVerdict = ProbeEvent['robots'];
 
 /** How the robots.txt fetch of an origin ended. */
 export type RobotsFetchKind = 'parsed' | 'unavailable' | 'unreachable' | 'not_checked';
 
-export interface RobotsDecision {
+/**
+ * The cache's answer for one URL (named apart from the conformance rules' `RobotsDecision`, which
+ * is the verdict's coarser allowed/disallowed/unknown).
+ */
+export interface RobotsCheck {
   /** The decision for this URL. `unreachable` forbids the request like `disallowed`. */
   verdict: RobotsVerdict;
   /** True when the request may be sent (allowed, or not checked because the guard refuses it anyway). */
@@ -51,6 +57,8 @@ export interface RobotsDecision {
   /** Status of the robots.txt fetch's final exchange. */
   status: number | null;
   errorClass: ErrorClass | null;
+  /** The robots.txt fetch's error in words, when it failed. */
+  errorMessage: string | null;
   /** When the robots.txt was fetched (epoch ms). */
   fetchedAt: number;
   fromCache: boolean;
@@ -62,6 +70,8 @@ export interface RobotsDecision {
 export interface RobotsFetchContext {
   hostTracker?: HostFailureTracker;
   gate?: RequestGate;
+  /** Reads robots.txt for this call instead of the cache's own fetcher (a listing source reads it through its paced page fetcher). */
+  fetcher?: RobotsFetcher;
 }
 
 export type RobotsFetcher = (robotsUrl: string, ctx: RobotsFetchContext) => Promise<FetchResult>;
@@ -97,6 +107,7 @@ interface Entry {
   group: string | null;
   status: number | null;
   errorClass: ErrorClass | null;
+  errorMessage: string | null;
   fetchedAt: number;
   expiresAt: number;
   chars: number;
@@ -269,7 +280,7 @@ export class RobotsCache {
   }
 
   /** Decides whether `url` may be requested. Never throws. */
-  async check(url: string | URL, ctx: RobotsFetchContext = {}): Promise<RobotsDecision> {
+  async check(url: string | URL, ctx: RobotsFetchContext = {}): Promise<RobotsCheck> {
     const robotsUrl = robotsUrlFor(url);
     const href = String(url instanceof URL ? url.href : url);
     if (robotsUrl === null) {
@@ -282,6 +293,7 @@ export class RobotsCache {
         line: null,
         status: null,
         errorClass: 'invalid_url',
+        errorMessage: null,
         fetchedAt: this.now(),
         fromCache: false,
         evidence: [],
@@ -311,6 +323,7 @@ export class RobotsCache {
       line,
       status: entry.status,
       errorClass: entry.errorClass,
+      errorMessage: entry.errorMessage,
       fetchedAt: entry.fetchedAt,
       fromCache,
       evidence: entry.evidence,
@@ -356,7 +369,7 @@ export class RobotsCache {
     this.fetches++;
     let result: FetchResult;
     try {
-      result = await this.fetcher(robotsUrl, ctx);
+      result = await (ctx.fetcher ?? this.fetcher)(robotsUrl, ctx);
     } catch (err) {
       // A fetcher that throws is our failure: nothing known, nothing sent that we know of.
       const entry: Entry = {
@@ -365,12 +378,12 @@ export class RobotsCache {
         group: null,
         status: null,
         errorClass: 'other',
+        errorMessage: err instanceof Error ? err.message : String(err),
         fetchedAt,
         expiresAt: fetchedAt,
         chars: 0,
         evidence: [],
       };
-      void err;
       return { entry, cacheable: 'no' };
     }
     const { fetch, cacheable } = classifyRobotsFetch(result);
@@ -381,6 +394,7 @@ export class RobotsCache {
       group: null,
       status: final.status,
       errorClass: final.errorClass,
+      errorMessage: final.errorMessage,
       fetchedAt,
       expiresAt: fetchedAt + (cacheable === 'error' ? this.errorTtlMs : this.ttlMs),
       chars: 0,

@@ -10,7 +10,7 @@
 import { fetchBounded, type FetchOptions } from '../http/client.js';
 import { MCP_BODY_WINDOW_MS, MCP_MAX_BYTES, METADATA_MAX_BYTES } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
-import { jsonObjectOrNull } from '../http/text.js';
+import { jsonObjectOrNull } from '../../util/text.js';
 import type { Exchange } from '../http/types.js';
 
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';

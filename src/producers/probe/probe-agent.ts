@@ -23,9 +23,8 @@
  *   failed exchange of a chain that found no card; for MCP the GET's own error class (a hop the
  *   pacing refused is `rate_limited`); null when the target answered (whatever the status).
  *
- * Size: an event stays within EVENT_MAX_BYTES encoded (Kafka refuses a batch over 1 MB). Past
- * it, redirect hops lose their headers (Location kept) first, then bodies are left out (the
- * card's last), each cut marked (see fitProbeEvent).
+ * Size: an event stays within EVENT_MAX_BYTES encoded (Kafka refuses a batch over 1 MB); see
+ * event-fit.ts. Exchange roles: exchange-roles.ts.
  */
 import { agentKey as agentKeyOf } from '../../identity/agent-key.js';
 import { eventCodec } from '../../events/codec.js';
@@ -33,36 +32,26 @@ import { newEventId } from '../../events/ids.js';
 import type { ProbeEvent, ProbeExchange, ProbeRequestEvent } from '../../events/types.js';
 import { silentLogger, type Logger } from '../../log.js';
 import type { Canary } from '../canary.js';
-import { JUDGED_HEADERS, type RequestGate } from '../http/client.js';
+import type { RequestGate } from '../http/client.js';
 import { HostFailureTracker } from '../http/host-tracker.js';
 import { EVENT_MAX_BYTES, HOST_FAILURE_LIMIT } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
-import {
-  CONNECTIVITY_ERROR_CLASSES,
-  OMITTED_HEADERS_MARKER,
-  REDIRECT_STATUSES,
-  type AddressPolicy,
-  type ErrorClass,
-  type Exchange,
-} from '../http/types.js';
+import { CONNECTIVITY_ERROR_CLASSES, type AddressPolicy, type ErrorClass } from '../http/types.js';
 import { POLITENESS } from '../politeness/constants.js';
 import { Limiter, limitKeys } from '../politeness/limiter.js';
-import { RobotsCache, type RobotsDecision } from '../politeness/robots.js';
-import { fetchA2ACardChain, type A2ACardChainResult, type A2AChainStepKind } from './a2a-chain.js';
-import { probeMcpEndpoint, type McpProbeResult } from './mcp-get.js';
+import { RobotsCache, type RobotsCheck } from '../politeness/robots.js';
+import { fetchA2ACardChain } from './a2a-chain.js';
+import { fitProbeEvent } from './event-fit.js';
+import { a2aExchanges, hopRoles, mcpExchanges } from './exchange-roles.js';
+import { probeMcpEndpoint } from './mcp-get.js';
 
 export type ProbeProtocol = 'a2a' | 'mcp';
-
-/** What each exchange of a probe event was. `robots` only appears as evidence of an unreachable robots.txt. */
-export type ExchangeRole = 'card' | 'well-known' | 'legacy' | 'mcp-get' | 'resource-metadata' | 'redirect' | 'robots';
 
 /** Event-level error classes added by the engine to the client's ErrorClass. */
 export type ProbeErrorClass = ErrorClass | 'budget_exhausted' | 'hop_refused';
 
 /** Hop-level refusals by a later hop's own robots.txt: the event says `hop_refused`. */
 const HOP_ROBOTS_CLASSES: readonly string[] = ['robots_disallowed', 'robots_unreachable'];
-
-export { OMITTED_HEADERS_MARKER };
 
 export interface ProbeTarget {
   protocol: ProbeProtocol;
@@ -110,131 +99,6 @@ class RunHostTracker extends HostFailureTracker {
     if (outcome.status === null && this.ourSideFailing()) return;
     super.record(host, outcome);
   }
-}
-
-const STEP_ROLE: Record<A2AChainStepKind, ExchangeRole> = {
-  listing: 'card',
-  'agent-card': 'well-known',
-  'legacy-agent-card': 'legacy',
-};
-
-/** The http client's Exchange → the event's ProbeExchange. */
-export function toProbeExchange(ex: Exchange, role: ExchangeRole): ProbeExchange {
-  const startedAt = Date.parse(ex.startedAt);
-  return {
-    role,
-    url: ex.url,
-    status: ex.status,
-    headers: { ...ex.headers },
-    body: ex.body,
-    bodyTruncated: ex.bodyTruncated,
-    bodyBytes: ex.bodyBytes,
-    bodySha256: ex.bodySha256,
-    remoteAddress: ex.remoteAddress,
-    startedAt: Number.isFinite(startedAt) ? startedAt : 0,
-    durationMs: Math.max(0, Math.min(Math.round(ex.durationMs), 2 ** 31 - 1)),
-    errorClass: ex.errorClass,
-    errorMessage: ex.errorMessage,
-    retries: ex.retries,
-  };
-}
-
-/** Roles of one fetch's hops: every hop but the last was a redirect. */
-function hopRoles(exchanges: Exchange[], role: ExchangeRole): ProbeExchange[] {
-  return exchanges.map((e, i) => toProbeExchange(e, i < exchanges.length - 1 ? 'redirect' : role));
-}
-
-/** A2A chain exchanges with roles: card (listing URL), well-known, legacy, and redirect hops. */
-export function a2aExchanges(chain: A2ACardChainResult): ProbeExchange[] {
-  return chain.steps.flatMap((s) => hopRoles(s.exchanges, STEP_ROLE[s.kind]));
-}
-
-/** MCP exchanges with roles: mcp-get, resource-metadata, and redirect hops. */
-export function mcpExchanges(res: McpProbeResult): ProbeExchange[] {
-  const out = hopRoles(res.exchanges, 'mcp-get');
-  const meta = res.metadataExchanges;
-  meta.forEach((e, i) => {
-    const next = meta[i + 1];
-    let followed = false;
-    if (next && e.status !== null && REDIRECT_STATUSES.has(e.status) && e.headers.location !== undefined) {
-      try {
-        followed = new URL(e.headers.location, e.url).href === next.url;
-      } catch {
-        followed = false;
-      }
-    }
-    out.push(toProbeExchange(e, followed ? 'redirect' : 'resource-metadata'));
-  });
-  return out;
-}
-
-/**
- * Leaves bodies out past the budget, keeping `keep` (the card) first, then the others in order.
- */
-export function applyBodyBudget(exchanges: ProbeExchange[], budget: number, keep: number | null = null): ProbeExchange[] {
-  let left = budget;
-  const order = exchanges.map((_, i) => i);
-  if (keep !== null && keep >= 0 && keep < exchanges.length) {
-    order.splice(keep, 1);
-    order.unshift(keep);
-  }
-  const out = [...exchanges];
-  for (const i of order) {
-    const e = out[i]!;
-    if (e.body.length <= left) {
-      left -= e.body.length;
-      continue;
-    }
-    out[i] = { ...e, body: Buffer.alloc(0), bodyTruncated: true };
-  }
-  return out;
-}
-
-/** The exchange with only the `keep` headers, and a marker naming what was left out. */
-function shedHeaders(e: ProbeExchange, keep: readonly string[]): ProbeExchange {
-  const kept: Record<string, string> = {};
-  let count = 0;
-  let bytes = 0;
-  for (const [name, value] of Object.entries(e.headers)) {
-    if (name === OMITTED_HEADERS_MARKER) continue;
-    if (keep.includes(name)) kept[name] = value;
-    else {
-      count += 1;
-      bytes += name.length + value.length;
-    }
-  }
-  if (count === 0) return e;
-  const before = e.headers[OMITTED_HEADERS_MARKER];
-  kept[OMITTED_HEADERS_MARKER] = `${count} header(s), ${bytes} bytes, left out to fit the event size limit${before ? `; ${before}` : ''}`;
-  return { ...e, headers: kept };
-}
-
-const NO_BODY = Buffer.alloc(0);
-
-/**
- * Fits a probe event within `maxBytes` as `size` measures it (the encoded Kafka message):
- *
- * 1. redirect hops lose their headers, Location kept (each marked with OMITTED_HEADERS_MARKER);
- * 2. bodies are left out, the `keep` exchange's (the card's) last (applyBodyBudget: `body` empty,
- *    `bodyTruncated` true, `bodyBytes` and `bodySha256` still those of the body read);
- * 3. every exchange keeps only the headers processors read (marked);
- * 4. as a last resort the exchanges are left out (errorClass `other` unless it had one).
- *
- * With the client's bounds (URLs ≤ MAX_URL_CHARS, headers ≤ 16 KB, at most 3 × 6 hops) steps 1
- * and 2 always suffice; 3 and 4 only keep the guarantee unconditional.
- */
-export function fitProbeEvent(ev: ProbeEvent, maxBytes: number, keep: number | null, size: (e: ProbeEvent) => number): ProbeEvent {
-  if (size(ev) <= maxBytes) return ev;
-  let out: ProbeEvent = { ...ev, exchanges: ev.exchanges.map((e) => (e.role === 'redirect' ? shedHeaders(e, ['location']) : e)) };
-  if (size(out) <= maxBytes) return out;
-  const bare = size({ ...out, exchanges: out.exchanges.map((e) => ({ ...e, body: NO_BODY })) });
-  // An Avro bytes field is its length (a varint, up to 5 bytes more than an empty one's) and its bytes.
-  const room = maxBytes - bare - 5 * out.exchanges.length;
-  out = { ...out, exchanges: applyBodyBudget(out.exchanges, Math.max(0, room), keep) };
-  if (size(out) <= maxBytes) return out;
-  out = { ...out, exchanges: out.exchanges.map((e) => shedHeaders(e, JUDGED_HEADERS)) };
-  if (size(out) <= maxBytes) return out;
-  return { ...out, exchanges: [], errorClass: out.errorClass ?? 'other' };
 }
 
 /** The event-level error class for the first failed exchange of a probe (see the header comment). */
@@ -412,7 +276,7 @@ export class ProbeEngine {
       return { exchanges: [], robots: 'not_checked', errorClass: 'budget_exhausted', keep: null };
     }
     const limiterGate = this.limiter.gate();
-    const decision: RobotsDecision = await this.robots.check(parsed.url, { hostTracker: tracker, gate: limiterGate });
+    const decision: RobotsCheck = await this.robots.check(parsed.url, { hostTracker: tracker, gate: limiterGate });
     if (decision.verdict === 'disallowed') {
       return { exchanges: [], robots: 'disallowed', errorClass: 'robots_disallowed', keep: null };
     }

@@ -1,4 +1,4 @@
-import { boundedRaw, httpUrl, invalidDraft, isObject, str } from './runner.js';
+import { activeDraft, asInvalid, boundedRaw, httpUrl, invalidDraft, isObject, str } from './item.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type SourceIO } from './types.js';
 
 /**
@@ -63,19 +63,15 @@ export function toA2aRegistryListing(item: unknown): ListingDraft {
   if (!id) return { ...base, invalidReason: 'item has no "id"' };
   const cardUrl = httpUrl(item.manifestUrl) ?? httpUrl(item.manifest_url);
   const endpointUrl = httpUrl(item.url);
-  const name = str(item.displayName) ?? str(item.packageName) ?? id;
-  const draft: ListingDraft = {
-    ...base,
-    itemId: id,
-    name,
-    description: str(item.description) ?? '',
+  const draft = activeDraft(base, id, {
+    name: str(item.displayName) ?? str(item.packageName),
+    description: str(item.description),
     version: str(item.version),
     cardUrl,
     endpointUrl,
-    status: 'active',
     updatedAt: str(item.updatedAt) ?? str(item.updated_at),
-  };
-  if (item.visibility === 'private') return { ...draft, status: 'invalid', invalidReason: 'visibility is private' };
-  if (!cardUrl && !endpointUrl) return { ...draft, status: 'invalid', invalidReason: 'no http(s) manifestUrl (agent card) or url (endpoint)' };
+  });
+  if (item.visibility === 'private') return asInvalid(draft, 'visibility is private');
+  if (!cardUrl && !endpointUrl) return asInvalid(draft, 'no http(s) manifestUrl (agent card) or url (endpoint)');
   return draft;
 }

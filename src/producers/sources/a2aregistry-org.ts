@@ -1,4 +1,4 @@
-import { boundedRaw, httpUrl, invalidDraft, isObject, str } from './runner.js';
+import { activeDraft, asInvalid, boundedRaw, httpUrl, invalidDraft, isObject, str } from './item.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type SourceIO } from './types.js';
 
 /**
@@ -59,19 +59,16 @@ export function toA2aRegistryOrgListing(item: unknown): ListingDraft {
   if (!id) return { ...base, invalidReason: 'item has no "id"' };
   const cardUrl = httpUrl(item.wellKnownURI);
   const endpointUrl = httpUrl(item.url);
-  const draft: ListingDraft = {
-    ...base,
-    itemId: id,
-    name: str(item.name) ?? id,
-    description: str(item.description) ?? '',
+  const draft = activeDraft(base, id, {
+    name: str(item.name),
+    description: str(item.description),
     version: str(item.version),
     cardUrl,
     endpointUrl,
     endpointTransport: str(item.preferredTransport)?.toLowerCase() ?? null,
-    status: 'active',
     updatedAt: str(item.updated_at),
-  };
-  if (item.hidden === true) return { ...draft, status: 'invalid', invalidReason: 'hidden by the registry' };
-  if (!cardUrl && !endpointUrl) return { ...draft, status: 'invalid', invalidReason: 'no http(s) wellKnownURI (agent card) or url (endpoint)' };
+  });
+  if (item.hidden === true) return asInvalid(draft, 'hidden by the registry');
+  if (!cardUrl && !endpointUrl) return asInvalid(draft, 'no http(s) wellKnownURI (agent card) or url (endpoint)');
   return draft;
 }

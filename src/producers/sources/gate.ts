@@ -1,20 +1,24 @@
-import { textOrNull } from '../http/text.js';
+import { createHash } from 'node:crypto';
+import type { GateDecision } from '../http/client.js';
+import type { ErrorClass, Exchange } from '../http/types.js';
 import { POLITENESS } from '../politeness/constants.js';
-import { parseRobotsTxt, robotsFetchKind, robotsUrlFor } from '../politeness/robots.js';
+import { robotsFetchKind, robotsUrlFor, type RobotsCache, type RobotsCheck, type RobotsFetcher } from '../politeness/robots.js';
+import type { PageFetcher, PageResponse } from './types.js';
 
 /**
- * The crawl gate's robots.txt decision (RFC 9309) for listing sources. The runner fetches
- * `<origin>/robots.txt` through the page fetcher (bounded and paced like a page; it becomes a
- * source-fetch event only when the gate refuses a request) and asks these pure functions what
- * the answer means. Parsing, group choice and the meaning of a status are the probes' own
- * (`../politeness/robots.ts`: the group for `veronikai`, else the legacy `veronica-agents`,
- * else `*`, read with robots-parser's grammar; `robotsFetchKind` for the status rules):
+ * The crawl gate's robots.txt decision (RFC 9309) for listing sources. robots.txt is read and
+ * cached by the probes' own RobotsCache (`../politeness/robots.ts`: one fetch rule, one parser,
+ * the group for `veronikai`, else the legacy `veronica-agents`, else `*`); a source reads it
+ * through its own page fetcher (bounded and paced like a page). It becomes a source-fetch event
+ * only when the gate refuses a request. What the answer means for a source:
  *
  * - 2xx: the rules of our group (a body over the cap is parsed as far as it was read, §2.5);
  * - 3xx or 4xx other than 429 ("unavailable"), too many redirects or a redirect loop: all allowed;
  * - 5xx, 429, or no response (timeout, refused, DNS, a refused address…): "unreachable", a
- *   complete disallow: the source is skipped for this run (fail closed). An address the guard
- *   refuses, which the probes record as not checked, fails closed here too.
+ *   complete disallow: the source is skipped for this run (fail closed). An origin the guard
+ *   refuses, which the probes record as not checked, fails closed here too;
+ * - a URL the client cannot request at all (invalid, over the length cap): passes, because the
+ *   page fetcher refuses that URL itself and records why.
  */
 
 export const PRODUCT_TOKENS = POLITENESS.robotsUserAgents;
@@ -22,87 +26,116 @@ export const PRODUCT_TOKENS = POLITENESS.robotsUserAgents;
 /** robots.txt is parsed up to this many bytes (RFC 9309 §2.5 asks for at least 500 KiB). */
 export const ROBOTS_MAX_BYTES: number = POLITENESS.robotsMaxBytes;
 
-export interface RobotsResponse {
-  status: number | null;
-  body: Buffer;
-  errorClass: string | null;
-  errorMessage: string | null;
-}
+/**
+ * A refusal of the crawl gate: the client's refusal (errorClass `robots_disallowed` or
+ * `robots_unreachable`, message: the whole reason), with what the source-fetch event and the
+ * summary line say besides.
+ */
+export type CrawlRefusal = Extract<GateDecision, { ok: false }> & {
+  errorClass: 'robots_disallowed' | 'robots_unreachable';
+  robotsUrl: string;
+  /** The source-fetch event's error class: robots_disallowed, or why robots.txt could not be read (http_5xx, timeout…). */
+  cause: string;
+  /** The short reason, for a summary line: "HTTP 503", "/api/x for veronikai (group "*")". */
+  detail: string;
+};
 
-export type RobotsPolicy =
-  | { kind: 'allow-all'; robotsUrl: string; reason: string }
-  | { kind: 'rules'; robotsUrl: string; group: string; isAllowed: (url: string) => boolean }
-  | { kind: 'unreachable'; robotsUrl: string; errorClass: string; reason: string };
+/** The crawl gate's answer for one URL: the client's GateDecision, a refusal carrying its evidence. */
+export type CrawlGateDecision = Extract<GateDecision, { ok: true }> | CrawlRefusal;
 
-export type GateDecision =
-  | { allowed: true; reason: string }
-  | {
-      allowed: false;
-      gate: 'robots_disallowed' | 'robots_unreachable';
-      errorClass: string;
-      /** The whole reason, for the event. */
-      reason: string;
-      /** The short reason, for a summary line: "HTTP 503", "/api/x for veronikai (group "*")". */
-      detail: string;
-    };
+const PASS: CrawlGateDecision = { ok: true, done: () => {} };
 
 /** The robots.txt URL of the origin a URL belongs to. */
 export function robotsUrlOf(url: string): string {
   return robotsUrlFor(url) ?? new URL('/robots.txt', new URL(url).origin).toString();
 }
 
-/** What a robots.txt response means for every URL of its origin. */
-export function robotsPolicy(robotsUrl: string, res: RobotsResponse): RobotsPolicy {
-  const { status, errorClass } = res;
-  const { fetch } = robotsFetchKind({ status, errorClass, hops: 1 });
-  switch (fetch) {
-    case 'parsed': {
-      const text = textOrNull(res.body.subarray(0, ROBOTS_MAX_BYTES), true).text ?? '';
-      const robots = parseRobotsTxt(robotsUrl, text, PRODUCT_TOKENS);
-      return { kind: 'rules', robotsUrl, group: robots.group, isAllowed: robots.isAllowed };
-    }
-    case 'unavailable':
-      return {
-        kind: 'allow-all',
-        robotsUrl,
-        reason: errorClass ? `robots.txt unavailable (${errorClass})` : `no robots.txt (HTTP ${status ?? '?'})`,
-      };
-    case 'unreachable':
-    case 'not_checked': {
-      if (errorClass) return { kind: 'unreachable', robotsUrl, errorClass, reason: `${errorClass}: ${res.errorMessage ?? 'no response'}` };
-      if (status === null) return { kind: 'unreachable', robotsUrl, errorClass: 'no_response', reason: 'no HTTP response' };
-      if (status === 429) return { kind: 'unreachable', robotsUrl, errorClass: 'rate_limited', reason: 'HTTP 429' };
-      if (status >= 500) return { kind: 'unreachable', robotsUrl, errorClass: 'http_5xx', reason: `HTTP ${status}` };
-      return { kind: 'unreachable', robotsUrl, errorClass: 'unexpected_status', reason: `HTTP ${status}` };
-    }
-  }
+/** Why robots.txt could not be read, as the source-fetch event records it. */
+function unreachableCause(c: RobotsCheck): { cause: string; reason: string } {
+  const { status, errorClass } = c;
+  if (errorClass) return { cause: errorClass, reason: `${errorClass}: ${c.errorMessage ?? 'no response'}` };
+  if (status === null) return { cause: 'no_response', reason: 'no HTTP response' };
+  if (status === 429) return { cause: 'rate_limited', reason: 'HTTP 429' };
+  if (status >= 500) return { cause: 'http_5xx', reason: `HTTP ${status}` };
+  return { cause: 'unexpected_status', reason: `HTTP ${status}` };
 }
 
-/** The gate's answer for one URL under a policy. */
-export function gateDecision(policy: RobotsPolicy, url: string): GateDecision {
-  switch (policy.kind) {
-    case 'allow-all':
-      return { allowed: true, reason: policy.reason };
-    case 'unreachable':
-      return {
-        allowed: false,
-        gate: 'robots_unreachable',
-        errorClass: policy.errorClass,
-        reason: `robots.txt could not be fetched (${policy.reason}); skipped for this run`,
-        detail: policy.reason,
-      };
-    case 'rules': {
-      if (policy.isAllowed(url)) return { allowed: true, reason: `allowed by the "${policy.group}" group` };
-      const u = new URL(url);
-      const rule = `for ${PRODUCT_TOKENS[0]} (group "${policy.group}")`;
-      const search = u.search.length > 40 ? '?…' : u.search;
-      return {
-        allowed: false,
-        gate: 'robots_disallowed',
-        errorClass: 'robots_disallowed',
-        reason: `robots.txt disallows ${u.pathname}${u.search} ${rule}`,
-        detail: `${u.pathname}${search} ${rule}`,
-      };
-    }
+/** What the cache's answer for `url` means for a listing source. */
+export function crawlGateDecision(check: RobotsCheck, url: string): CrawlGateDecision {
+  if (check.verdict === 'allowed') return PASS;
+  if (check.verdict === 'disallowed') {
+    const u = new URL(url);
+    const rule = `for ${PRODUCT_TOKENS[0]} (group "${check.group ?? '*'}")`;
+    const search = u.search.length > 40 ? '?…' : u.search;
+    return {
+      ok: false,
+      errorClass: 'robots_disallowed',
+      message: `robots.txt disallows ${u.pathname}${u.search} ${rule}`,
+      robotsUrl: check.robotsUrl,
+      cause: 'robots_disallowed',
+      detail: `${u.pathname}${search} ${rule}`,
+    };
   }
+  // Not checked without a robots.txt URL: the page URL itself cannot be requested (the fetcher says why).
+  if (check.verdict === 'not_checked' && check.robotsUrl === '') return PASS;
+  // Unreachable, or an origin the address guard refuses: we could not read its robots.txt.
+  const { cause, reason } = unreachableCause(check);
+  return {
+    ok: false,
+    errorClass: 'robots_unreachable',
+    message: `robots.txt could not be fetched (${reason}); skipped for this run`,
+    robotsUrl: check.robotsUrl,
+    cause,
+    detail: reason,
+  };
+}
+
+/** A page response as the one exchange of a robots.txt fetch (the page fetcher keeps no redirect hops). */
+function asExchange(url: string, accept: string, startedAt: number, res: PageResponse): Exchange {
+  return {
+    url,
+    method: 'GET',
+    requestHeaders: { accept },
+    status: res.status,
+    headers: res.headers,
+    body: res.body,
+    bodyTruncated: res.truncated,
+    bodyBytes: res.body.length,
+    bodySha256: createHash('sha256').update(res.body).digest('hex'),
+    remoteAddress: null,
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs: res.durationMs,
+    // The page fetcher reports the client's error classes.
+    errorClass: res.errorClass as ErrorClass | null,
+    errorMessage: res.errorMessage,
+    retries: 0,
+  };
+}
+
+export interface RobotsReadOptions {
+  fetch: PageFetcher;
+  /** Waits for the source's pacing before the request. */
+  pace: () => Promise<void>;
+  timeoutMs: number;
+  now: () => number;
+  /** Told what was read (a log line). */
+  onRead?: (robotsUrl: string, status: number | null, fetch: string) => void;
+}
+
+/** Reads robots.txt through a source's page fetcher, paced like its pages, for RobotsCache. */
+export function pageRobotsFetcher(o: RobotsReadOptions): RobotsFetcher {
+  const accept = 'text/plain, */*;q=0.1';
+  return async (robotsUrl) => {
+    await o.pace();
+    const startedAt = o.now();
+    const res = await o.fetch(robotsUrl, { headers: { accept }, maxBytes: ROBOTS_MAX_BYTES, timeoutMs: o.timeoutMs, truncateOverCap: true });
+    const final = asExchange(robotsUrl, accept, startedAt, res);
+    o.onRead?.(robotsUrl, res.status, robotsFetchKind({ status: res.status, errorClass: res.errorClass, hops: 1 }).fetch);
+    return { exchanges: [final], final };
+  };
+}
+
+/** The crawl gate of one source's pass: robots.txt from the run's shared cache, read through this source's fetcher. */
+export function crawlGate(robots: RobotsCache, fetcher: RobotsFetcher): (url: string) => Promise<CrawlGateDecision> {
+  return async (url) => crawlGateDecision(await robots.check(url, { fetcher }), url);
 }

@@ -1,4 +1,4 @@
-import { boundedRaw, invalidDraft, isObject, str } from './runner.js';
+import { activeDraft, boundedRaw, invalidDraft, isObject, str } from './item.js';
 import {
   PageShapeError,
   type CrawlOptions,
@@ -133,17 +133,14 @@ export function toSpaceListing(item: unknown): ListingDraft {
   if (!id || !/^[^/\s]+\/[^/\s]+$/.test(id)) return { ...base, invalidReason: 'Space has no "id" of the form owner/name' };
   const card = isObject(item.cardData) ? item.cardData : {};
   const endpointUrl = spaceEndpoint(item);
-  const draft: ListingDraft = {
-    ...base,
-    itemId: id,
-    name: str(card.title) ?? id,
-    description: str(card.short_description) ?? '',
+  const draft = activeDraft(base, id, {
+    name: str(card.title),
+    description: str(card.short_description),
     version: str(item.sha),
     endpointUrl,
     endpointTransport: endpointUrl ? 'streamable-http' : null,
-    status: 'active',
     updatedAt: str(item.lastModified),
-  };
+  });
   if (item.private === true) return { ...draft, endpointUrl: null, endpointTransport: null, status: 'invalid', invalidReason: 'private Space' };
   return draft;
 }

@@ -1,3 +1,4 @@
+import { hostKey } from '../../identity/agent-key.js';
 import { fetchBounded } from '../http/client.js';
 import { isLocalNetworkAddress } from '../http/ssrf-guard.js';
 import type { LookupFn } from '../http/types.js';
@@ -19,7 +20,8 @@ export interface PageFetcherOptions {
 
 /** Listing pages through the same bounded, GET-only client the probes use. */
 export function createPageFetcher(opts: PageFetcherOptions): PageFetcher {
-  const trusted = new Set([...(opts.trustedHosts ?? [])].map((h) => h.toLowerCase().replace(/^\[|\]$/g, '')));
+  // Both sides as canonical host keys, so `[::1]`, `::1` and `Example.COM.` match what they name.
+  const trusted = new Set([...(opts.trustedHosts ?? [])].map(hostKey));
   return async (url, req) => {
     const { final } = await fetchBounded(url, {
       contact: opts.contact,
@@ -28,7 +30,7 @@ export function createPageFetcher(opts: PageFetcherOptions): PageFetcher {
       maxBytes: req.maxBytes,
       timeoutMs: req.timeoutMs,
       ...(req.truncateOverCap ? { overCap: 'truncate' as const } : {}),
-      allowAddress: (address, hostname) => trusted.has(hostname.toLowerCase().replace(/^\[|\]$/g, '')) && isLocalNetworkAddress(address),
+      allowAddress: (address, hostname) => trusted.has(hostKey(hostname)) && isLocalNetworkAddress(address),
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
       ...(opts.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries }),
     });

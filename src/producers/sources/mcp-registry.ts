@@ -1,4 +1,4 @@
-import { boundedRaw, httpUrl, invalidDraft, isObject } from './runner.js';
+import { boundedRaw, httpUrl, invalidDraft, isObject } from './item.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type SourceIO } from './types.js';
 
 /**

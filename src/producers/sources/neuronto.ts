@@ -1,5 +1,5 @@
 import { pickRemote } from './mcp-registry.js';
-import { boundedRaw, httpUrl, invalidDraft, isObject, str } from './runner.js';
+import { activeDraft, asInvalid, boundedRaw, httpUrl, invalidDraft, isObject, str } from './item.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type ParsedPage, type SourceIO } from './types.js';
 
 /**
@@ -121,19 +121,16 @@ export function toNeurontoListing(item: unknown): ListingDraft | null {
     endpointTransport = str(data.preferredTransport)?.toLowerCase() ?? null;
   }
   const cardUrl = httpUrl(item.url);
-  const draft: ListingDraft = {
-    ...base,
-    itemId: id,
+  const draft = activeDraft(base, id, {
     protocol: kind,
-    name: str(item.displayName) ?? id,
-    description: str(item.description) ?? '',
+    name: str(item.displayName),
+    description: str(item.description),
     version: str(item.version),
     endpointUrl,
     endpointTransport,
     cardUrl,
-    status: 'active',
     updatedAt: str(item.updatedAt),
-  };
-  if (!cardUrl && !endpointUrl) return { ...draft, status: 'invalid', invalidReason: 'no http(s) card URL ("url") or endpoint' };
+  });
+  if (!cardUrl && !endpointUrl) return asInvalid(draft, 'no http(s) card URL ("url") or endpoint');
   return draft;
 }

@@ -1,5 +1,5 @@
 import { SOURCE_LIMITS } from './limits.js';
-import { boundedRaw, httpUrl, invalidDraft, isObject, str } from './runner.js';
+import { activeDraft, boundedRaw, httpUrl, invalidDraft, isObject, str } from './item.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type ParsedPage, type SourceIO } from './types.js';
 
 /**
@@ -140,15 +140,12 @@ export function toSmitheryListing(item: unknown): ListingDraft {
   const problem = qualifiedNameProblem(qn);
   if (problem) return { ...base, invalidReason: problem };
   const endpointUrl = httpUrl(item.deploymentUrl);
-  return {
-    ...base,
-    itemId: qn,
-    name: str(item.displayName) ?? qn,
-    description: str(item.description) ?? '',
+  return activeDraft(base, qn, {
+    name: str(item.displayName),
+    description: str(item.description),
     endpointUrl,
     endpointTransport: endpointUrl ? 'streamable-http' : null,
-    status: 'active',
-  };
+  });
 }
 
 /** The list item's draft completed by its detail document (the endpoint from `connections[]`). */

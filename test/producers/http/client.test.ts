@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchBounded, userAgent, type FetchOptions } from '../../../src/producers/http/client.js';
 import { HostFailureTracker } from '../../../src/producers/http/host-tracker.js';
 import { CARD_MAX_BYTES, MAX_RECORDED_HEADER_VALUE, MAX_URL_CHARS } from '../../../src/producers/http/limits.js';
-import { jsonObjectOrNull, parseRetryAfter, textOrNull } from '../../../src/producers/http/text.js';
+import { parseRetryAfter } from '../../../src/producers/http/text.js';
+import { jsonObjectOrNull, textOrNull } from '../../../src/util/text.js';
 import type { LookupFn } from '../../../src/producers/http/types.js';
 import {
   startGarbageServer,
@@ -354,18 +355,30 @@ describe('fetchBounded: SSRF guard on every hop', () => {
 });
 
 describe('fetchBounded: retries and host skipping', () => {
-  it('retries a refused connection 3 times with doubling backoff', async () => {
+  it('retries a refused connection 3 times with doubling, jittered backoff', async () => {
     const port = await freePort();
-    const delays: number[] = [];
-    const r = await fetchBounded(`http://127.0.0.1:${port}/`, {
-      ...base,
-      maxRetries: undefined,
-      sleep: async (ms) => {
-        delays.push(ms);
-      },
+    const delaysWith = async (random?: () => number): Promise<number[]> => {
+      const delays: number[] = [];
+      const r = await fetchBounded(`http://127.0.0.1:${port}/`, {
+        ...base,
+        maxRetries: undefined,
+        ...(random ? { random } : {}),
+        sleep: async (ms) => {
+          delays.push(ms);
+        },
+      });
+      expect(r.final).toMatchObject({ status: null, errorClass: 'refused', retries: 3 });
+      return delays;
+    };
+    // The jitter spreads each delay over the upper half of its doubling window.
+    expect(await delaysWith(() => 0.999999)).toEqual([500, 1000, 2000]);
+    expect(await delaysWith(() => 0)).toEqual([250, 500, 1000]);
+    expect(await delaysWith(() => 0.5)).toEqual([375, 750, 1500]);
+    const real = await delaysWith();
+    real.forEach((ms, i) => {
+      expect(ms).toBeGreaterThanOrEqual(250 * 2 ** i);
+      expect(ms).toBeLessThanOrEqual(500 * 2 ** i);
     });
-    expect(r.final).toMatchObject({ status: null, errorClass: 'refused', retries: 3 });
-    expect(delays).toEqual([500, 1000, 2000]);
   });
 
   it('retries a temporary DNS failure, not a permanent one', async () => {
@@ -460,39 +473,6 @@ describe('textOrNull', () => {
     const t = textOrNull(r.final);
     expect(t.validUtf8).toBe(false);
     expect(t.text).toContain('\uFFFD');
-  });
-  it('valid UTF-8, BOM, truncation inside a multi-byte character, no response', () => {
-    expect(textOrNull(Buffer.from('héllo'))).toEqual({ text: 'héllo', validUtf8: true });
-    expect(textOrNull(Buffer.from('\uFEFF{"a":1}'))).toEqual({ text: '{"a":1}', validUtf8: true });
-    const cut = Buffer.from('ab€').subarray(0, 4);
-    expect(textOrNull(cut).validUtf8).toBe(false);
-    expect(textOrNull(cut, true)).toEqual({ text: 'ab', validUtf8: true });
-    const none = {
-      url: 'x',
-      method: 'GET' as const,
-      requestHeaders: {},
-      status: null,
-      headers: {},
-      body: Buffer.alloc(0),
-      bodyTruncated: false,
-      bodyBytes: 0,
-      bodySha256: '',
-      remoteAddress: null,
-      startedAt: '',
-      durationMs: 0,
-      errorClass: 'refused' as const,
-      errorMessage: null,
-      retries: 0,
-    };
-    expect(textOrNull(none)).toEqual({ text: null, validUtf8: false });
-  });
-  it('jsonObjectOrNull accepts objects only', () => {
-    expect(jsonObjectOrNull(Buffer.from('{"a":1}'))).toEqual({ a: 1 });
-    expect(jsonObjectOrNull(Buffer.from('[1]'))).toBeNull();
-    expect(jsonObjectOrNull(Buffer.from('"s"'))).toBeNull();
-    expect(jsonObjectOrNull(Buffer.from('null'))).toBeNull();
-    expect(jsonObjectOrNull(Buffer.from('{"a":'))).toBeNull();
-    expect(jsonObjectOrNull(Buffer.from(''))).toBeNull();
   });
 });
 

@@ -48,6 +48,10 @@ describe('classifyAddress', () => {
     ['172.32.0.1', 'public'],
     ['100.128.0.1', 'public'],
     ['198.20.0.1', 'public'],
+    // Globally reachable per the IANA special-purpose registry (AS112, AMT)
+    ['192.31.196.1', 'public'],
+    ['192.52.193.1', 'public'],
+    ['192.175.48.1', 'public'],
     ['11.0.0.1', 'public'],
     // IPv6 public
     ['2606:4700:4700::1111', 'public'],
@@ -67,7 +71,8 @@ describe('classifyAddress', () => {
     ['100::1', 'reserved'],
     ['2001:10::1', 'reserved'],
     ['4000::1', 'reserved'],
-    ['::7f00:1', 'ipv4-compatible'],
+    ['::7f00:1', 'ipv4-compatible loopback'],
+    ['::808:808', 'ipv4-compatible'],
     ['64:ff9b:1::1', 'private'],
     // IPv4 embedded in IPv6
     ['::ffff:127.0.0.1', 'ipv4-mapped loopback'],
@@ -88,7 +93,8 @@ describe('classifyAddress', () => {
     ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'teredo loopback'],
     ['2001:0:4136:e378:8000:63bf:f5ff:fffa', 'teredo private'],
     ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo documentation'],
-    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'public'],
+    // Teredo lies in 2001::/23, which the IANA registry marks not globally reachable.
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'teredo'],
     // Garbage
     ['not-an-ip', 'invalid'],
     ['', 'invalid'],

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { jsonObjectOrNull } from '../../../src/producers/http/text.js';
+import { jsonObjectOrNull } from '../../../src/util/text.js';
 import { fetchA2ACardChain, type A2AChainOptions } from '../../../src/producers/probe/index.js';
 import { usePeers } from '../../helpers/peer-lifecycle.js';
 import { startA2AAgent } from '../../helpers/peers.js';

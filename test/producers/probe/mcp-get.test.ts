@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MCP_MAX_BYTES } from '../../../src/producers/http/limits.js';
-import { jsonObjectOrNull } from '../../../src/producers/http/text.js';
+import { jsonObjectOrNull } from '../../../src/util/text.js';
 import {
   hasCompleteSseEvent,
   probeMcpEndpoint,

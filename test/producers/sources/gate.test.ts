@@ -1,75 +1,110 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Exchange } from '../../../src/producers/http/types.js';
-import { classifyRobotsFetch, selectGroup } from '../../../src/producers/politeness/robots.js';
-import { gateDecision, PRODUCT_TOKENS, robotsPolicy, robotsUrlOf } from '../../../src/producers/sources/gate.js';
+import { classifyRobotsFetch, RobotsCache, selectGroup } from '../../../src/producers/politeness/robots.js';
+import { crawlGate, pageRobotsFetcher, PRODUCT_TOKENS, robotsUrlOf, type CrawlGateDecision } from '../../../src/producers/sources/gate.js';
 import { createA2aRegistrySource } from '../../../src/producers/sources/a2a-registry.js';
+import type { PageResponse } from '../../../src/producers/sources/types.js';
 import { a2aAgent, startFixtureA2aRegistry, type A2aRegistryFixture } from '../../helpers/fixture-a2a-registry.js';
 import { faults, ROBOTS_DISALLOW_US } from '../../helpers/fixture-common.js';
 import { sourceHarness } from './harness.js';
 
-const ok = (body: string) => ({ status: 200, body: Buffer.from(body), errorClass: null, errorMessage: null });
-const R = 'https://reg.example/robots.txt';
+type RobotsAnswer = Pick<PageResponse, 'status' | 'body' | 'errorClass' | 'errorMessage'>;
+const ok = (body: string): RobotsAnswer => ({ status: 200, body: Buffer.from(body), errorClass: null, errorMessage: null });
+
+/** The crawl gate over a fresh cache whose robots.txt is `answer`; counts the robots.txt reads. */
+function gateFor(answer: RobotsAnswer) {
+  const reads = { n: 0 };
+  const fetcher = pageRobotsFetcher({
+    fetch: async () => {
+      reads.n += 1;
+      return { headers: {}, truncated: false, durationMs: 1, ...answer };
+    },
+    pace: async () => {},
+    timeoutMs: 1000,
+    now: () => 0,
+  });
+  const gate = crawlGate(new RobotsCache({ now: () => 0 }), fetcher);
+  return Object.assign(gate, { reads });
+}
+const allowed = (d: CrawlGateDecision) => d.ok;
 
 describe('robots.txt decision (RFC 9309)', () => {
-  it('uses the veronikai group, then veronica-agents, then *', () => {
+  it('uses the veronikai group, then veronica-agents, then *', async () => {
     const chooseGroup = (text: string) => selectGroup(text, PRODUCT_TOKENS);
     expect(chooseGroup('User-agent: *\nDisallow: /\n')).toBe('*');
     expect(chooseGroup('User-agent: Veronica-Agents/2\nDisallow:\nUser-agent: *\nDisallow: /')).toBe('veronica-agents');
     expect(chooseGroup('User-agent: veronica-agents\nAllow: /\n\nUser-agent: VeronikAI\nDisallow: /x')).toBe('veronikai');
 
-    const star = robotsPolicy(R, ok('User-agent: *\nDisallow: /private\n'));
-    expect(gateDecision(star, 'https://reg.example/api/x').allowed).toBe(true);
-    expect(gateDecision(star, 'https://reg.example/private/a')).toMatchObject({ allowed: false, gate: 'robots_disallowed' });
+    const star = gateFor(ok('User-agent: *\nDisallow: /private\n'));
+    expect(allowed(await star('https://reg.example/api/x'))).toBe(true);
+    expect(await star('https://reg.example/private/a')).toMatchObject({ ok: false, errorClass: 'robots_disallowed', cause: 'robots_disallowed' });
 
     // Our own group replaces *: * disallows everything, ours allows /api/.
-    const ours = robotsPolicy(R, ok('User-agent: *\nDisallow: /\n\nUser-agent: veronikai\nAllow: /api/\nDisallow: /\n'));
-    expect(gateDecision(ours, 'https://reg.example/api/list?page=2').allowed).toBe(true);
-    expect(gateDecision(ours, 'https://reg.example/other').allowed).toBe(false);
+    const ours = gateFor(ok('User-agent: *\nDisallow: /\n\nUser-agent: veronikai\nAllow: /api/\nDisallow: /\n'));
+    expect(allowed(await ours('https://reg.example/api/list?page=2'))).toBe(true);
+    expect(allowed(await ours('https://reg.example/other'))).toBe(false);
 
-    const legacy = robotsPolicy(R, ok('User-agent: veronica-agents\nDisallow: /api/\n\nUser-agent: *\nAllow: /\n'));
-    expect(gateDecision(legacy, 'https://reg.example/api/list').allowed).toBe(false);
-    expect(gateDecision(legacy, 'https://reg.example/docs').allowed).toBe(true);
+    const legacy = gateFor(ok('User-agent: veronica-agents\nDisallow: /api/\n\nUser-agent: *\nAllow: /\n'));
+    expect(allowed(await legacy('https://reg.example/api/list'))).toBe(false);
+    expect(allowed(await legacy('https://reg.example/docs'))).toBe(true);
+    // One read per origin: the shared cache answers the rest.
+    expect([star.reads.n, ours.reads.n, legacy.reads.n]).toEqual([1, 1, 1]);
   });
 
-  it('longest match wins, Allow on a tie; the query string counts', () => {
-    const p = robotsPolicy(R, ok('User-agent: *\nDisallow: /api/\nAllow: /api/public\nDisallow: /list?page=3\n'));
-    expect(gateDecision(p, 'https://reg.example/api/public/agents').allowed).toBe(true);
-    expect(gateDecision(p, 'https://reg.example/api/private').allowed).toBe(false);
-    expect(gateDecision(p, 'https://reg.example/list?page=2').allowed).toBe(true);
-    expect(gateDecision(p, 'https://reg.example/list?page=3').allowed).toBe(false);
+  it('longest match wins, Allow on a tie; the query string counts', async () => {
+    const g = gateFor(ok('User-agent: *\nDisallow: /api/\nAllow: /api/public\nDisallow: /list?page=3\n'));
+    expect(allowed(await g('https://reg.example/api/public/agents'))).toBe(true);
+    expect(allowed(await g('https://reg.example/api/private'))).toBe(false);
+    expect(allowed(await g('https://reg.example/list?page=2'))).toBe(true);
+    expect(allowed(await g('https://reg.example/list?page=3'))).toBe(false);
   });
 
-  it('allows all on 4xx, fails closed on 5xx, 429 and no response', () => {
-    expect(robotsPolicy(R, { ...ok(''), status: 404 }).kind).toBe('allow-all');
-    expect(robotsPolicy(R, { ...ok(''), status: 403 }).kind).toBe('allow-all');
-    expect(robotsPolicy(R, { ...ok(''), status: 503 })).toMatchObject({ kind: 'unreachable', errorClass: 'http_5xx' });
-    expect(robotsPolicy(R, { ...ok(''), status: 429 })).toMatchObject({ kind: 'unreachable', errorClass: 'rate_limited' });
-    const timeout = robotsPolicy(R, { status: null, body: Buffer.alloc(0), errorClass: 'timeout', errorMessage: 'took too long' });
-    expect(gateDecision(timeout, 'https://reg.example/x')).toMatchObject({ allowed: false, gate: 'robots_unreachable', errorClass: 'timeout' });
+  it('allows all on 4xx, fails closed on 5xx, 429 and no response', async () => {
+    const url = 'https://reg.example/x';
+    expect(allowed(await gateFor({ ...ok(''), status: 404 })(url))).toBe(true);
+    expect(allowed(await gateFor({ ...ok(''), status: 403 })(url))).toBe(true);
+    expect(await gateFor({ ...ok(''), status: 503 })(url)).toMatchObject({ ok: false, errorClass: 'robots_unreachable', cause: 'http_5xx', detail: 'HTTP 503' });
+    expect(await gateFor({ ...ok(''), status: 429 })(url)).toMatchObject({ ok: false, errorClass: 'robots_unreachable', cause: 'rate_limited' });
+    const timeout = await gateFor({ status: null, body: Buffer.alloc(0), errorClass: 'timeout', errorMessage: 'took too long' })(url);
+    expect(timeout).toMatchObject({
+      ok: false,
+      errorClass: 'robots_unreachable',
+      cause: 'timeout',
+      robotsUrl: 'https://reg.example/robots.txt',
+      message: 'robots.txt could not be fetched (timeout: took too long); skipped for this run',
+    });
     expect(robotsUrlOf('https://a2aregistry.org/api/agents?x=1')).toBe('https://a2aregistry.org/robots.txt');
+  });
+
+  it('fails closed on an origin the address guard refuses; passes a URL the client cannot request at all', async () => {
+    const blocked = gateFor({ status: null, body: Buffer.alloc(0), errorClass: 'blocked_address', errorMessage: 'private address' });
+    expect(await blocked('https://reg.example/x')).toMatchObject({ ok: false, errorClass: 'robots_unreachable', cause: 'blocked_address' });
+    const g = gateFor(ok('User-agent: *\nDisallow: /\n'));
+    expect(allowed(await g(`https://reg.example/${'x'.repeat(20_000)}`))).toBe(true);
+    expect(g.reads.n).toBe(0);
   });
 });
 
 describe('one status → decision rule for the crawl gate and the probes', () => {
-  it('robotsPolicy decides as classifyRobotsFetch does, for every status and error class', () => {
+  it('the gate refuses exactly what classifyRobotsFetch calls unreachable or not checked', async () => {
     const cases: Array<[number | null, string | null]> = [
       [200, null], [200, 'timeout'], [200, 'body_too_large'], [204, null], [301, null], [304, null], [400, null], [401, null],
       [403, null], [404, null], [410, null], [429, null], [500, null], [503, null], [100, null], [null, 'timeout'], [null, 'refused'],
       [null, 'dns'], [null, 'tls'], [null, 'too_many_redirects'], [null, 'redirect_loop'], [null, 'blocked_address'], [404, 'reset'],
     ];
-    const asPolicy = { parsed: 'rules', unavailable: 'allow-all', unreachable: 'unreachable', not_checked: 'unreachable' } as const;
+    const asGate = { parsed: 'disallowed', unavailable: 'allowed', unreachable: 'robots_unreachable', not_checked: 'robots_unreachable' } as const;
     for (const [status, errorClass] of cases) {
       const final = { status, errorClass } as Exchange;
       const probes = classifyRobotsFetch({ exchanges: [final], final }).fetch;
-      const gate = robotsPolicy(R, { status, errorClass, errorMessage: null, body: Buffer.from('User-agent: *\nDisallow: /x\n') }).kind;
-      expect([status, errorClass, gate]).toEqual([status, errorClass, asPolicy[probes]]);
+      const d = await gateFor({ status, errorClass, errorMessage: null, body: Buffer.from('User-agent: *\nDisallow: /x\n') })('https://reg.example/x');
+      const gate = d.ok ? 'allowed' : d.errorClass === 'robots_disallowed' ? 'disallowed' : d.errorClass;
+      expect([status, errorClass, gate]).toEqual([status, errorClass, asGate[probes]]);
     }
   });
 
-  it('a BOM does not hide the first group', () => {
-    const p = robotsPolicy(R, ok('\uFEFFUser-agent: veronikai\nDisallow: /\n'));
-    expect(p).toMatchObject({ kind: 'rules', group: 'veronikai' });
-    expect(gateDecision(p, 'https://reg.example/x').allowed).toBe(false);
+  it('a BOM does not hide the first group', async () => {
+    const d = await gateFor(ok('\uFEFFUser-agent: veronikai\nDisallow: /\n'))('https://reg.example/x');
+    expect(d).toMatchObject({ ok: false, errorClass: 'robots_disallowed', detail: '/x for veronikai (group "veronikai")' });
   });
 });
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createA2aRegistryOrgSource } from '../../../src/producers/sources/a2aregistry-org.js';
 import { SOURCE_LIMITS } from '../../../src/producers/sources/limits.js';
-import { boundedRaw, capText, finalizeDraft, httpUrl, invalidDraft } from '../../../src/producers/sources/runner.js';
+import { boundedRaw, capText, finalizeDraft, httpUrl, invalidDraft } from '../../../src/producers/sources/item.js';
 import type { ListingDraft } from '../../../src/producers/sources/types.js';
 import { startFixture, type FixtureBase } from '../../helpers/fixture-common.js';
 import { sourceHarness } from './harness.js';

@@ -1,6 +1,6 @@
 import { DecodeError, eventCodec } from '../events/codec.js';
 import type { EventMap, EventName } from '../events/types.js';
-import { dlq, ok, type StepResult } from '../kafka/consumer-runner.js';
+import { dlq, ok, type StepResult } from './consumer-runner.js';
 
 /**
  * The first step of every processor: decode the message as the topic's event type.

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { join } from 'node:path';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES } from '../conformance/helpers.js';
 
 /**
  * `runCheck` in process: an error during a check that is not a usage error (a renderer or the

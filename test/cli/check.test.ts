@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_REPORT_SCHEMA, RULES, verifyVerdict } from '../../src/conformance/index.js';
 import { runCli } from '../helpers/cli.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES } from '../conformance/helpers.js';
 
 /** End to end: `node bin/veronikai.js check …` as an agent owner runs it. */
 
@@ -125,7 +125,7 @@ describe('veronikai check', () => {
     for (const r of RULES) expect(results.listRules!.stdout).toContain(r.id);
     const j = JSON.parse(results.listRulesJson!.stdout);
     expect(j.rules.map((r: { id: string }) => r.id)).toEqual(RULES.map((r) => r.id));
-    expect(j.checker).toBe('VeronikAI/0.1+attestations.1');
+    expect(j.checker).toBe('VeronikAI/0.1+attestations.2');
     expect(results.listRulesWithTarget!.code).toBe(2);
   });
 
@@ -182,7 +182,7 @@ describe('veronikai check', () => {
     expect(report.attestations).toHaveLength(2);
     expect(report.attestations.map((a: { payload: { scope: string } }) => a.payload.scope)).toEqual(['document', 'document']);
     const { loadSigningKey } = await import('../../src/signing/keys.js');
-    const key = loadSigningKey({ dataDir, env: {} });
+    const key = loadSigningKey({ dataDir });
     report.verdicts.forEach((v: never, i: number) => expect(verifyVerdict(v, report.attestations[i], key.publicKey)).toBe(true));
   });
 

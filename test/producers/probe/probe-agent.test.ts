@@ -5,24 +5,20 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventCodec } from '../../src/events/codec.js';
-import type { ProbeEvent } from '../../src/events/types.js';
-import { CARD_MAX_BYTES, EVENT_MAX_BYTES } from '../../src/producers/http/limits.js';
-import {
-  OMITTED_HEADERS_MARKER,
-  ProbeEngine,
-  applyBodyBudget,
-  fitProbeEvent,
-  type ProbeEngineOptions,
-} from '../../src/producers/probe/probe-agent.js';
-import { startHttpServer, startRawServer, type TestServer } from '../helpers/hostile-servers.js';
-import { usePeers } from '../helpers/peer-lifecycle.js';
+import { eventCodec } from '../../../src/events/codec.js';
+import type { ProbeEvent } from '../../../src/events/types.js';
+import { CARD_MAX_BYTES, EVENT_MAX_BYTES } from '../../../src/producers/http/limits.js';
+import { OMITTED_HEADERS_MARKER } from '../../../src/producers/http/types.js';
+import { applyBodyBudget, fitProbeEvent } from '../../../src/producers/probe/event-fit.js';
+import { ProbeEngine, type ProbeEngineOptions } from '../../../src/producers/probe/probe-agent.js';
+import { startHttpServer, startRawServer, type TestServer } from '../../helpers/hostile-servers.js';
+import { usePeers } from '../../helpers/peer-lifecycle.js';
 import {
   startA2AAgent,
   startMcpLegacySse,
   startMcpStreamableStateless,
   startMcpWithBearerAuth,
-} from '../helpers/peers.js';
+} from '../../helpers/peers.js';
 
 const base: ProbeEngineOptions = {
   contact: 'probes@veronikai.test',
@@ -246,7 +242,12 @@ describe('host skipping', () => {
     const ev = await e.probe({ protocol: 'mcp', url, runId: 'r' });
     expect(ev.exchanges[0]).toMatchObject({ role: 'robots', errorClass: 'refused', retries: 3 });
     expect(ev.retries).toBe(3);
-    expect(slept).toEqual([500, 1000, 2000]);
+    // Doubling, jittered backoff: each wait in the upper half of its window (500, 1000, 2000 ms).
+    expect(slept).toHaveLength(3);
+    slept.forEach((ms, i) => {
+      expect(ms).toBeGreaterThanOrEqual(250 * 2 ** i);
+      expect(ms).toBeLessThanOrEqual(500 * 2 ** i);
+    });
   });
 });
 

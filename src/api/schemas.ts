@@ -1,0 +1,57 @@
+import { AGENT_SEARCH_MAX, PAGE_MAX, STATS_DAYS_MAX } from './responses.js';
+
+/**
+ * The JSON schemas of the routes' inputs. Fastify validates requests with them (and
+ * coerces querystring numbers), and the route handlers' types are derived from them
+ * (json-schema-to-ts through @fastify/type-provider-json-schema-to-ts), so a handler's
+ * idea of its input cannot disagree with what is validated.
+ */
+
+const PROTOCOL = { type: 'string', enum: ['a2a', 'mcp'] } as const;
+
+export const agentsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: PAGE_MAX },
+    cursor: { type: 'string', maxLength: 4096 },
+    protocol: PROTOCOL,
+    source: { type: 'string', maxLength: 100 },
+    active: { type: 'string', enum: ['true', 'false', 'all'] },
+  },
+} as const;
+
+/** Any id string: one that is not an agent id is answered 404, like an unknown one. */
+export const agentParamsSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string' } },
+} as const;
+
+export const runParamsSchema = {
+  type: 'object',
+  required: ['runId'],
+  properties: { runId: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' } },
+} as const;
+
+export const dailyQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { days: { type: 'integer', minimum: 1, maximum: STATS_DAYS_MAX }, protocol: PROTOCOL },
+} as const;
+
+export const agentSearchQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    q: { type: 'string', maxLength: 200 },
+    protocol: PROTOCOL,
+    limit: { type: 'integer', minimum: 1, maximum: AGENT_SEARCH_MAX },
+  },
+} as const;
+
+export const dashboardQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { q: { type: 'string', maxLength: 200 } },
+} as const;

@@ -1,0 +1,43 @@
+import { Option, type Command } from 'commander';
+import { loadConfig, SETTINGS, type Config, type ConfigOverrides, type SettingKey, type SettingSpec } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+
+/** The settings every role that touches Kafka and the warehouse takes. */
+export const PLATFORM_SETTINGS = ['dataDir', 'cacheDir', 'brokers', 'warehouse', 'clickhouseDatabase', 'clickhouseUser', 'contact', 'logLevel'] as const satisfies readonly SettingKey[];
+/** The warehouse alone (migrate, sql). */
+export const WAREHOUSE_SETTINGS = ['dataDir', 'warehouse', 'clickhouseDatabase', 'clickhouseUser', 'logLevel'] as const satisfies readonly SettingKey[];
+export const API_SETTINGS = ['host', 'port'] as const satisfies readonly SettingKey[];
+export const SOURCE_SETTINGS = ['sourceUrl', 'disableSource', 'termsForbid', 'maxPages', 'pageDelay', 'optOutFile'] as const satisfies readonly SettingKey[];
+export const SCHEDULE_SETTINGS = ['budget', 'sampleSize', 'optOutFile', 'canaryUrl', 'signingKeyFile'] as const satisfies readonly SettingKey[];
+
+const repeatable = (v: string, prev: string[] = []) => [...prev, v];
+
+/** Adds the flags of these settings (each declared once, in config.ts) to a command. */
+export function addSettings(cmd: Command, ...groups: ReadonlyArray<readonly SettingKey[]>): Command {
+  const seen = new Set(cmd.options.map((o) => o.attributeName()));
+  for (const key of groups.flat()) {
+    const spec: SettingSpec = SETTINGS[key];
+    if (!spec.flag || seen.has(key)) continue;
+    seen.add(key);
+    const help = `${spec.help} (env ${spec.env}${spec.default === undefined ? '' : `; default ${spec.default}`})`;
+    const option = new Option(spec.flag, help);
+    cmd.addOption(spec.list ? option.argParser(repeatable) : option);
+  }
+  return cmd;
+}
+
+/** The setting flags a command was given, for loadConfig. */
+export function overridesFrom(opts: Record<string, unknown>): ConfigOverrides {
+  const out: Record<string, string | string[]> = {};
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    const v = opts[key];
+    if (typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string'))) out[key] = v as string | string[];
+  }
+  return out as ConfigOverrides;
+}
+
+/** The configuration from a command's flags (over the environment), and a logger at its level. */
+export function configured(opts: Record<string, unknown>, name: string): { config: Config; log: Logger } {
+  const config = loadConfig(overridesFrom(opts));
+  return { config, log: createLogger(name, { level: config.logLevel }) };
+}

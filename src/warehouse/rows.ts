@@ -1,0 +1,326 @@
+/**
+ * Row types of the warehouse's tables and analyst views, as the Warehouse port returns
+ * them (JSONEachRow, the same on both adapters): DateTime64 as 'YYYY-MM-DD HH:MM:SS.mmm'
+ * UTC text, Date as 'YYYY-MM-DD', 64-bit integers as decimal strings, UInt8 flags as 0 | 1,
+ * Nullable as null. One type per table or view, named after it; the columns follow the
+ * migrations in clickhouse/ (test/warehouse/schema.test.ts holds the views to SCHEMA.md).
+ */
+
+/** DateTime64(3, 'UTC') as text: 'YYYY-MM-DD HH:MM:SS.mmm'. */
+export type DateTimeText = string;
+/** Date as text: 'YYYY-MM-DD'. */
+export type DateText = string;
+/** UInt64 / Int64 as a decimal string (no precision lost). */
+export type BigIntText = string;
+/** UInt8 used as a boolean. */
+export type Flag = 0 | 1;
+
+export type Protocol = 'a2a' | 'mcp';
+export type UptimeState = 'up' | 'down' | 'unknown' | 'skipped';
+export type VerdictResult = 'pass' | 'fail' | 'unknown' | 'n/a';
+export type OptOut = '' | 'unchecked' | 'hidden';
+
+/** listings (0001): latest state per listing item. */
+export interface ListingRow {
+  source: string;
+  item_id: string;
+  agent_key: string;
+  protocol: Protocol;
+  name: string;
+  description: string;
+  version_label: string;
+  endpoint_url: string;
+  endpoint_transport: string;
+  card_url: string;
+  server_json: string;
+  status: string;
+  raw: string;
+  raw_truncated: Flag;
+  tombstoned: Flag;
+  content_hash: string;
+  changed_at: DateTimeText;
+  first_seen: DateTimeText;
+  last_seen: DateTimeText;
+  last_event_id: string;
+  version: BigIntText;
+}
+
+/** agents (0002, 0017): one merged agent per dedupe key. */
+export interface AgentRow {
+  agent_id: string;
+  agent_key: string;
+  protocol: Protocol;
+  name: string;
+  description: string;
+  endpoint_url: string;
+  card_url: string;
+  sources: string[];
+  source_first_seen: Record<string, DateTimeText>;
+  first_seen: DateTimeText;
+  last_seen: DateTimeText;
+  changed_at: DateTimeText;
+  active: Flag;
+  inactive_since: DateTimeText | null;
+  has_server_json: Flag;
+  opt_out: OptOut;
+  opt_out_reason: string;
+  version: BigIntText;
+}
+
+/** source_fetches (0003): one request to a listing source. */
+export interface SourceFetchRow {
+  event_id: string;
+  run_id: string;
+  source: string;
+  url: string;
+  page: number;
+  cursor: string;
+  mode: string;
+  status: number | null;
+  ok: Flag;
+  not_modified: Flag;
+  etag: string;
+  item_count: number;
+  invalid_item_count: number;
+  next_cursor: string;
+  bytes: BigIntText;
+  gate: string;
+  duration_ms: number;
+  error_class: string;
+  error: string;
+  observed_at: DateTimeText;
+}
+
+/** checks (0004): one probe's uptime judgement under one checker version. */
+export interface CheckRow {
+  event_id: string;
+  checker_version: string;
+  agent_key: string;
+  agent_id: string;
+  protocol: Protocol;
+  run_id: string;
+  observed_at: DateTimeText;
+  uptime: UptimeState;
+  reason: string;
+  http_status: number | null;
+  latency_ms: number | null;
+  in_sample: Flag;
+  our_side: Flag;
+  source: string;
+}
+
+/** verdicts (0005): one probe's conformance verdict under one checker version. */
+export interface VerdictRow {
+  event_id: string;
+  agent_key: string;
+  protocol: Protocol;
+  observed_at: DateTimeText;
+  checker_version: string;
+  suite_id: string;
+  suite_version: string;
+  result: VerdictResult;
+  reasons: string[];
+  warnings: string[];
+  a2a_version: string;
+  a2a_route: string;
+  tolerant_valid: Flag | null;
+  alt_version: string;
+  alt_valid: Flag | null;
+  schema_file: string;
+  structure_result: string;
+  structure_reasons: string[];
+  signature: string;
+  in_sample: Flag;
+  judged_at: DateTimeText;
+}
+
+/** agent_latest (0006): each agent's latest check and verdict per checker version. */
+export interface AgentLatestRow {
+  checker_version: string;
+  agent_key: string;
+  agent_id: string;
+  protocol: Protocol;
+  source: string;
+  event_id: string;
+  observed_at: DateTimeText;
+  uptime: UptimeState;
+  reason: string;
+  http_status: number | null;
+  latency_ms: number | null;
+  in_sample: Flag;
+  our_side: Flag;
+  suite_id: string;
+  suite_version: string;
+  result: VerdictResult;
+  reasons: string[];
+  warnings: string[];
+  a2a_version: string;
+  a2a_route: string;
+  signature: string;
+}
+
+/** Checks by uptime state and verdicts by result: the counts every rollup and run figure is made of. */
+export interface OutcomeCounts {
+  checks: number;
+  up: number;
+  down: number;
+  unknown: number;
+  skipped: number;
+  pass: number;
+  fail: number;
+  unknown_verdict: number;
+  na: number;
+}
+
+interface DailyCounts extends OutcomeCounts {
+  sample_checks: number;
+  sample_up: number;
+  sample_down: number;
+  sample_unknown: number;
+  sample_skipped: number;
+  sample_pass: number;
+  sample_fail: number;
+  sample_unknown_verdict: number;
+  sample_na: number;
+}
+
+/** daily_rollups (0007): totals per (day, protocol, source, checker_version). */
+export interface DailyRollupRow extends DailyCounts {
+  day: DateText;
+  protocol: Protocol;
+  source: string;
+  checker_version: string;
+  computed_at: DateTimeText;
+}
+
+/** agent_daily_history (0008), without latency_digest (an aggregate state, not readable as JSON). */
+export interface AgentDailyHistoryRow {
+  checker_version: string;
+  agent_key: string;
+  day: DateText;
+  agent_id: string;
+  protocol: Protocol;
+  checks: number;
+  up: number;
+  down: number;
+  unknown: number;
+  skipped: number;
+  sample_checks: number;
+  sample_up: number;
+  latency_p50_ms: number | null;
+  latency_p95_ms: number | null;
+  computed_at: DateTimeText;
+}
+
+/** checker_current (0009): the pinned checker version. */
+export interface CheckerCurrentRow {
+  checker_version: string;
+  set_at: DateTimeText;
+  note: string;
+}
+
+/** listing_history (0018): every listing event of an agent. */
+export interface ListingHistoryRow {
+  agent_key: string;
+  observed_at: DateTimeText;
+  event_id: string;
+  source: string;
+  item_id: string;
+  status: string;
+  endpoint_transport: string;
+  server_json: string;
+}
+
+/** runs (0019): start and finish of every run. */
+export interface RunRow {
+  run_id: string;
+  phase: 'start' | 'finish';
+  kind: string;
+  observed_at: DateTimeText;
+  event_id: string;
+  budget: number | null;
+  sample_size: number | null;
+  seed: string;
+  /** Map(String, Int64): values as decimal strings. */
+  counts: Record<string, BigIntText>;
+  complete: Flag;
+  note: string;
+}
+
+// ---- analyst views (__v2, clickhouse/0020) ----
+
+/** v_checker_current__v2. Both columns are NULL-able: an empty warehouse has no version yet. */
+export interface CheckerCurrentViewRow {
+  checker_version: string | null;
+  pinned: Flag | null;
+}
+
+/** v_listings_current__v2: listings without raw, tombstones removed. */
+export type ListingCurrentRow = Omit<ListingRow, 'raw'>;
+
+/** v_agents_current__v2. */
+export interface AgentCurrentRow extends AgentRow {
+  source_count: number;
+}
+
+/** v_verdicts_current__v2. */
+export type VerdictCurrentRow = VerdictRow;
+
+/** v_agent_latest_current__v2. */
+export interface AgentLatestCurrentRow extends AgentLatestRow {
+  /** From agents; '' and 0 when the agent row is missing (LEFT JOIN). */
+  name: string;
+  active: Flag;
+}
+
+/** v_daily_rollups__v2: rates are null when there is nothing to measure. */
+export interface DailyRollupViewRow extends DailyCounts {
+  day: DateText;
+  protocol: Protocol;
+  source: string;
+  checker_version: string;
+  uptime: number | null;
+  pass_rate: number | null;
+  sample_uptime: number | null;
+  sample_uptime_low: number | null;
+  sample_uptime_high: number | null;
+  sample_pass_rate: number | null;
+  sample_pass_rate_low: number | null;
+  sample_pass_rate_high: number | null;
+  computed_at: DateTimeText;
+}
+
+/** v_agent_uptime__v2: per agent, uptime and latency over 24 h, 7, 30 and 90 days. */
+export interface AgentUptimeRow {
+  agent_key: string;
+  agent_id: string;
+  protocol: Protocol;
+  uptime_24h: number | null;
+  checks_24h: number;
+  latency_p50_24h: number | null;
+  latency_p95_24h: number | null;
+  uptime_7d: number | null;
+  checks_7d: number;
+  latency_p50_7d: number | null;
+  latency_p95_7d: number | null;
+  uptime_30d: number | null;
+  checks_30d: number;
+  latency_p50_30d: number | null;
+  latency_p95_30d: number | null;
+  uptime_90d: number | null;
+  checks_90d: number;
+  latency_p50_90d: number | null;
+  latency_p95_90d: number | null;
+  last_day: DateText;
+}
+
+/** The analyst views of clickhouse/0020, by name. */
+export const VIEWS = {
+  checkerCurrent: 'v_checker_current__v2',
+  listingsCurrent: 'v_listings_current__v2',
+  agentsCurrent: 'v_agents_current__v2',
+  verdictsCurrent: 'v_verdicts_current__v2',
+  agentLatestCurrent: 'v_agent_latest_current__v2',
+  dailyRollups: 'v_daily_rollups__v2',
+  agentUptime: 'v_agent_uptime__v2',
+} as const;

@@ -1,0 +1,88 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseOptions, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The layering of src/ (rules in .dependency-cruiser.cjs, also run by `npm run lint:layers`):
+ * cli > runtime > (api | producers | processors) > the rest; producers and processors never
+ * import each other; the API never imports producers, processors, kafka or stack; conformance
+ * imports nothing outside itself and does no I/O; config imports no role.
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const config = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as {
+  forbidden: IForbiddenRuleType[];
+  options: ICruiseOptions;
+};
+
+/** Every import against the rules in the src/ below baseDir, as `rule: from -> to`. */
+async function violations(baseDir: string): Promise<string[]> {
+  const { output } = await cruise(['src'], {
+    ...config.options,
+    baseDir,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden },
+    outputType: 'json',
+  });
+  const result = (typeof output === 'string' ? JSON.parse(output) : output) as ICruiseResult;
+  return result.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
+}
+
+describe('layering of src/', () => {
+  it('no import runs against the layers', async () => {
+    expect(await violations(ROOT), 'imports against the layering (see .dependency-cruiser.cjs)').toEqual([]);
+  });
+});
+
+describe('the layering check itself', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'veronikai-layers-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A tiny tree: allowed imports beside at least one import against each rule. */
+  const tree: Record<string, string[]> = {
+    'cli/main.ts': ["import '../runtime/run.js';"],
+    'runtime/run.ts': ["import '../api/server.js';", "import '../cli/main.js';"],
+    'api/server.ts': ["import '../warehouse/read.js';", "import '../runtime/run.js';", "import '../kafka/client.js';"],
+    'producers/probe.ts': ["import '../conformance/rules.js';", "import '../processors/judge.js';"],
+    'processors/judge.ts': ["import '../producers/probe.js';"],
+    'util/time.ts': ["import type { Probe } from '../producers/probe.js';"],
+    'config.ts': ["import './api/server.js';"],
+    'conformance/rules.ts': [
+      "import { createHash } from 'node:crypto';",
+      "import { readFileSync } from 'node:fs';",
+      "import './inner.js';",
+      "import '../util/time.js';",
+      "import '../../schemas/table.js';",
+    ],
+    'conformance/inner.ts': [],
+    'kafka/client.ts': [],
+    'warehouse/read.ts': [],
+    '../schemas/table.ts': [],
+  };
+  for (const [file, lines] of Object.entries(tree)) {
+    mkdirSync(dirname(join(dir, 'src', file)), { recursive: true });
+    writeFileSync(join(dir, 'src', file), [...lines, 'export {};', ''].join('\n'));
+  }
+
+  it('reports an import against each rule, and only those', async () => {
+    expect(await violations(dir)).toEqual(
+      [
+        'runtime-imports-cli: src/runtime/run.ts -> src/cli/main.ts',
+        'role-imports-runtime-or-cli: src/api/server.ts -> src/runtime/run.ts',
+        'api-imports-writers: src/api/server.ts -> src/kafka/client.ts',
+        'producers-import-processors: src/producers/probe.ts -> src/processors/judge.ts',
+        'processors-import-producers: src/processors/judge.ts -> src/producers/probe.ts',
+        'lower-layer-imports-role: src/util/time.ts -> src/producers/probe.ts',
+        'lower-layer-imports-role: src/config.ts -> src/api/server.ts',
+        'config-imports-role: src/config.ts -> src/api/server.ts',
+        'conformance-imports-outside: src/conformance/rules.ts -> src/util/time.ts',
+        'conformance-imports-outside: src/conformance/rules.ts -> schemas/table.ts',
+        'conformance-does-io: src/conformance/rules.ts -> fs',
+      ].sort(),
+    );
+  });
+});

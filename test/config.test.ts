@@ -1,0 +1,72 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, parseDuration, parseSourceSettings, UsageError } from '../src/config.js';
+
+describe('the opt-out file', () => {
+  it('is validated at start through the configuration', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'veronikai-optout-'));
+    const good = join(dir, 'good.json');
+    writeFileSync(good, JSON.stringify([{ match: 'host:a.example', mode: 'hidden', reason: 'r' }]));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '[{"match": 1}]');
+    expect(loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: good }).optOutFile).toBe(good);
+    expect(() => loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: bad })).toThrow(UsageError);
+    expect(() => loadConfig({ dataDir: dir, optOutFile: join(dir, 'missing.json') }, {})).toThrow(/cannot be read/);
+  });
+});
+
+describe('per-source settings', () => {
+  it('reads switches, budgets and pacing from the environment and flags', () => {
+    const s = parseSourceSettings(
+      { disableSource: ['neuronto'], maxPages: ['smithery=5'], pageDelay: ['*=0'] },
+      { VERONIKAI_SOURCES_DISABLED: 'smithery, hf-spaces', VERONIKAI_SOURCES_TERMS_FORBID: 'a2a-registry', VERONIKAI_SOURCE_PAGE_DELAY: 'neuronto=2s,hf-spaces=250ms' },
+    );
+    expect(s).toEqual({
+      disabled: ['smithery', 'hf-spaces', 'neuronto'],
+      termsForbidden: ['a2a-registry'],
+      maxPages: { smithery: 5 },
+      pageDelayMs: { neuronto: 2000, 'hf-spaces': 250, '*': 0 },
+    });
+    expect(() => parseSourceSettings({ maxPages: ['smithery=0'] }, {})).toThrow(/whole number/);
+    expect(() => parseSourceSettings({ pageDelay: ['smithery=fast'] }, {})).toThrow(/duration such as/);
+    expect(() => parseSourceSettings({ disableSource: ['smithry'] }, {})).toThrow(/unknown source "smithry"/);
+    expect(() => parseSourceSettings({ maxPages: ['smithry=3'] }, {})).toThrow(/unknown source "smithry"/);
+    expect(parseSourceSettings({ maxPages: ['*=*'] }, {}).maxPages).toEqual({ '*': Number.POSITIVE_INFINITY });
+  });
+});
+
+describe('configuration', () => {
+  it('reads a setting from its flag, else its variable, else its default', () => {
+    expect(loadConfig({}, {}).apiPort).toBe(8787);
+    expect(loadConfig({}, { VERONIKAI_PORT: '9000' }).apiPort).toBe(9000);
+    expect(loadConfig({ port: '9001' }, { VERONIKAI_PORT: '9000' }).apiPort).toBe(9001);
+    expect(loadConfig({}, { VERONIKAI_DAILY_BUDGET: '25' }).budget).toBe(25);
+    expect(() => loadConfig({}, { VERONIKAI_SAMPLE_SIZE: 'many' })).toThrow(/VERONIKAI_SAMPLE_SIZE/);
+  });
+
+  it('checks source names once, for every setting that names a source', () => {
+    expect(() => loadConfig({ sourceUrl: ['mcp-registri=http://127.0.0.1:1'] }, {})).toThrow(/unknown source "mcp-registri"/);
+    expect(() => loadConfig({}, { VERONIKAI_SOURCE_URLS: 'nope=http://127.0.0.1:1' })).toThrow(/unknown source "nope"/);
+    expect(() => loadConfig({}, { VERONIKAI_SOURCES_TERMS_FORBID: 'nope' })).toThrow(/unknown source "nope"/);
+  });
+
+  it('refuses credentials inside a configured URL, pointing at the settings for them', () => {
+    expect(() => loadConfig({ warehouse: 'http://admin:secret@127.0.0.1:8123' }, {})).toThrow(/VERONIKAI_CLICKHOUSE_PASSWORD/);
+    expect(() => loadConfig({ sourceUrl: ['mcp-registry=http://admin:TOPSECRET@127.0.0.1:1/'] }, {})).toThrow(/must not carry credentials/);
+    const c = loadConfig({ warehouse: 'http://127.0.0.1:8123', clickhouseUser: 'reader' }, { VERONIKAI_CLICKHOUSE_PASSWORD: 'pw' });
+    expect(c.warehouse).toEqual({ kind: 'server', url: 'http://127.0.0.1:8123', database: 'veronikai', username: 'reader', password: 'pw' });
+  });
+
+  it('parses every duration one way, with a unit', () => {
+    expect(parseDuration('250ms', 'x')).toBe(250);
+    expect(parseDuration('2s', 'x')).toBe(2000);
+    expect(parseDuration('24h', 'x')).toBe(86_400_000);
+    expect(parseDuration('7d', 'x')).toBe(7 * 86_400_000);
+    expect(parseDuration('0', 'x', { min: 0 })).toBe(0);
+    expect(() => parseDuration('5', 'x')).toThrow(/duration such as/);
+    expect(() => parseDuration('30d', '--every')).toThrow(/--every must be between/);
+    expect(() => parseDuration('11s', '--timeout', { max: 10_000 })).toThrow(/between/);
+  });
+});
