@@ -42,6 +42,7 @@ export const SETTINGS = {
   canaryUrl: { flag: '--canary-url <url>', env: 'VERONIKAI_CANARY_URLS', help: "known-good canary target (repeatable); default the listing sources' origins; set the variable empty to turn the canary off", list: true },
   signingKey: { env: 'VERONIKAI_SIGNING_KEY', help: 'Ed25519 private key (PEM) that signs verdicts' },
   signingKeyFile: { flag: '--signing-key-file <path>', env: 'VERONIKAI_SIGNING_KEY_FILE', help: 'file holding the Ed25519 private key (PEM); default generated in the data dir' },
+  signingKeyAllowOpen: { env: 'VERONIKAI_SIGNING_KEY_ALLOW_OPEN', help: 'set to 1 to use a signing key file that group or others can read or write (refused otherwise: chmod 600 it)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', help: 'pino log level (trace, debug, info, warn, error, fatal, silent); default info, warn on a terminal' },
 } as const satisfies Record<string, SettingSpec>;
 
@@ -91,7 +92,7 @@ export interface Config {
   sampleSize: number;
   /** Canary targets; null: the origins of the listing sources (the runtime fills them in). */
   canaryUrls: string[] | null;
-  signingKey: { pem: string | null; file: string | null };
+  signingKey: { pem: string | null; file: string | null; allowOpen: boolean };
   /** null: info, or warn on a terminal (the logger decides). */
   logLevel: string | null;
 }
@@ -207,6 +208,14 @@ export function parseSourceSettings(flags: ConfigOverrides = {}, env: NodeJS.Pro
   };
 }
 
+/** A yes/no setting: 1/true/yes or 0/false/no (unset: no). */
+function parseFlag(value: string | undefined, setting: string): boolean {
+  const v = (value ?? '').trim().toLowerCase();
+  if (['1', 'true', 'yes'].includes(v)) return true;
+  if (['', '0', 'false', 'no'].includes(v)) return false;
+  throw new UsageError(`${setting} must be 1 or 0, got "${value}"`);
+}
+
 const CONTACT_RE = /^[^\s@<>()]+@[^\s@<>()]+\.[^\s@<>()]+$/;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -284,7 +293,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     budget: parseCount(get('budget')!, `daily budget (${settingName('budget')})`),
     sampleSize: parseCount(get('sampleSize')!, `sample size (${settingName('sampleSize')})`),
     canaryUrls,
-    signingKey: { pem: get('signingKey')?.trim() || null, file: get('signingKeyFile')?.trim() || null },
+    signingKey: { pem: get('signingKey')?.trim() || null, file: get('signingKeyFile')?.trim() || null, allowOpen: parseFlag(get('signingKeyAllowOpen'), settingName('signingKeyAllowOpen')) },
     logLevel,
   };
 }

@@ -11,6 +11,8 @@ export interface TopicSpec {
 }
 
 const KEEP_FOREVER = { 'retention.ms': '-1', 'retention.bytes': '-1' } as const;
+/** Compacted: one message per key survives, forever (a key's content never changes: it is its hash). */
+const KEEP_LATEST_PER_KEY = { 'cleanup.policy': 'compact', 'retention.ms': '-1', 'retention.bytes': '-1' } as const;
 
 export const TOPICS = {
   sourceFetches: { name: 'source-fetches', partitions: 3, key: 'source', config: KEEP_FOREVER },
@@ -23,6 +25,8 @@ export const TOPICS = {
     config: { 'retention.ms': String(7 * 24 * 3600 * 1000) },
   },
   probes: { name: 'probes', partitions: 6, key: 'agent key', config: KEEP_FOREVER },
+  // The documents probes judged (cards, metadata), named by hash from the probe events: a replay reads them.
+  documents: { name: 'documents', partitions: 6, key: 'SHA-256 of the document', config: KEEP_LATEST_PER_KEY },
   canary: { name: 'canary', partitions: 1, key: 'target', config: KEEP_FOREVER },
   runs: { name: 'runs', partitions: 1, key: 'run id', config: KEEP_FOREVER },
   deadLetters: {

@@ -15,6 +15,17 @@ describe('the opt-out file', () => {
     expect(() => loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: bad })).toThrow(UsageError);
     expect(() => loadConfig({ dataDir: dir, optOutFile: join(dir, 'missing.json') }, {})).toThrow(/cannot be read/);
   });
+
+  it('takes a BOM, and refuses an unknown key or a wildcard over a public suffix, naming the setting', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'veronikai-optout-'));
+    const write = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
+    const bom = write('bom.json', '\ufeff' + JSON.stringify([{ match: 'host:a.example', mode: 'hidden' }]));
+    expect(loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: bom }).optOutFile).toBe(bom);
+    const unknown = write('unknown.json', JSON.stringify([{ match: 'host:a.example', mode: 'hidden', why: 'typo' }]));
+    expect(() => loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: unknown })).toThrow(/VERONIKAI_OPT_OUT_FILE.*unknown key "why"/);
+    const suffix = write('suffix.json', JSON.stringify([{ match: 'host:*.com', mode: 'hidden' }]));
+    expect(() => loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: suffix })).toThrow(/VERONIKAI_OPT_OUT_FILE.*whole public suffix "com"/);
+  });
 });
 
 describe('per-source settings', () => {

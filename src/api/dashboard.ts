@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Proportion } from '../stats/wilson.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import {
   AGENT_SEARCH_DEFAULT,
   censusResponse,
@@ -191,7 +191,7 @@ export interface DashboardData {
   generatedAt: string;
 }
 
-export async function dashboardData(warehouse: Warehouse, q = ''): Promise<DashboardData> {
+export async function dashboardData(warehouse: ReadOnlyWarehouse, q = ''): Promise<DashboardData> {
   const cv = await currentCheckerVersion(warehouse);
   const { latest, latestComplete } = await latestDailyRuns(warehouse);
   const latestRun = latest ? await runStatsResponse(warehouse, latest, cv) : null;

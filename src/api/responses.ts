@@ -17,7 +17,7 @@ import {
   type AgentListingApiRow,
   type DailyRollupApiRow,
 } from '../warehouse/queries.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { encodeCursor, finiteOrNull, isoTime, withIsoTimes } from './format.js';
 
 /**
@@ -39,12 +39,12 @@ export const AGENT_SEARCH_DEFAULT = 50;
 export const AGENT_SEARCH_MAX = 500;
 
 /** The checker version the statistics are read under: the one the views show, else this build's. */
-export async function currentCheckerVersion(warehouse: Warehouse): Promise<string> {
+export async function currentCheckerVersion(warehouse: ReadOnlyWarehouse): Promise<string> {
   return (await checkerVersionShown(warehouse)) ?? CHECKER_VERSION;
 }
 
 /** The newest daily run (by its first event), and the newest one that finished. */
-export async function latestDailyRuns(warehouse: Warehouse): Promise<{ latest: string | null; latestComplete: string | null }> {
+export async function latestDailyRuns(warehouse: ReadOnlyWarehouse): Promise<{ latest: string | null; latestComplete: string | null }> {
   const rows = await dailyRuns(warehouse, 50);
   return { latest: rows[0]?.run_id ?? null, latestComplete: rows.find((r) => Number(r.finished) === 1)?.run_id ?? null };
 }
@@ -57,7 +57,7 @@ export interface RunStatsResponse extends Omit<RunStats, 'status'> {
 }
 
 /** A run's sample figures, or null for a run the warehouse has no record of. */
-export async function runStatsResponse(warehouse: Warehouse, runId: string, checkerVersion: string): Promise<RunStatsResponse | null> {
+export async function runStatsResponse(warehouse: ReadOnlyWarehouse, runId: string, checkerVersion: string): Promise<RunStatsResponse | null> {
   const s = await runStats(warehouse, runId, checkerVersion);
   if (s.status === 'unknown run') return null;
   return {
@@ -77,7 +77,7 @@ export interface CensusResponse extends Census {
   note: string;
 }
 
-export async function censusResponse(warehouse: Warehouse, checkerVersion: string): Promise<CensusResponse> {
+export async function censusResponse(warehouse: ReadOnlyWarehouse, checkerVersion: string): Promise<CensusResponse> {
   const c = await census(warehouse, checkerVersion);
   const asOf = await newestLatestObservation(warehouse, checkerVersion);
   return {
@@ -115,7 +115,7 @@ export interface DailyResponse {
   totals: DailyTotal[];
 }
 
-export async function dailyResponse(warehouse: Warehouse, checkerVersion: string, days: number, protocol: string | null): Promise<DailyResponse> {
+export async function dailyResponse(warehouse: ReadOnlyWarehouse, checkerVersion: string, days: number, protocol: string | null): Promise<DailyResponse> {
   const rows = (await dailyRollups(warehouse, checkerVersion, days, protocol)).map((r): DailyRow => {
     const out = { ...r };
     for (const [k, v] of Object.entries(out) as Array<[keyof DailyRow, unknown]>) {
@@ -163,7 +163,7 @@ export interface AgentSummary {
 
 /** Active agents by name (or URL) fragment, with their latest state; hidden agents never appear. */
 export async function searchAgents(
-  warehouse: Warehouse,
+  warehouse: ReadOnlyWarehouse,
   checkerVersion: string,
   opts: { q?: string; protocol?: string | null; limit?: number },
 ): Promise<{ agents: AgentSummary[]; more: boolean }> {
@@ -208,7 +208,7 @@ export interface AgentStatus {
 }
 
 /** An agent's latest check and verdict (current checker), last check time and uptime windows, by agent key. */
-export async function agentStatus(warehouse: Warehouse, key: string, checkerVersion?: string): Promise<AgentStatus> {
+export async function agentStatus(warehouse: ReadOnlyWarehouse, key: string, checkerVersion?: string): Promise<AgentStatus> {
   const cv = checkerVersion ?? (await currentCheckerVersion(warehouse));
   const latest = await latestOfAgent(warehouse, cv, key);
   const last = await lastCheckedAt(warehouse, key);
@@ -262,7 +262,7 @@ export interface AgentsPageResponse {
 
 /** A page of agents after the cursor's key ('' from the start), with the cursor of the next page. */
 export async function agentsPageResponse(
-  warehouse: Warehouse,
+  warehouse: ReadOnlyWarehouse,
   filter: { after: string; limit: number; protocol?: string | undefined; source?: string | undefined; active: 'true' | 'false' | 'all' },
 ): Promise<AgentsPageResponse> {
   const rows = await agentsPage(warehouse, { ...filter, limit: filter.limit + 1 });
@@ -274,7 +274,7 @@ export async function agentsPageResponse(
 export type AgentResponse = AgentApiRow & { listings: AgentListingApiRow[] } & AgentStatus;
 
 /** One agent with its listings and status, or null when there is none to show (unknown or hidden). */
-export async function agentResponse(warehouse: Warehouse, id: string): Promise<AgentResponse | null> {
+export async function agentResponse(warehouse: ReadOnlyWarehouse, id: string): Promise<AgentResponse | null> {
   const agent = await agentById(warehouse, id);
   if (!agent) return null;
   const listings = await listingsOfAgent(warehouse, agent.key);

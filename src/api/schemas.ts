@@ -4,7 +4,9 @@ import { AGENT_SEARCH_MAX, PAGE_MAX, STATS_DAYS_MAX } from './responses.js';
  * The JSON schemas of the routes' inputs. Fastify validates requests with them (and
  * coerces querystring numbers), and the route handlers' types are derived from them
  * (json-schema-to-ts through @fastify/type-provider-json-schema-to-ts), so a handler's
- * idea of its input cannot disagree with what is validated.
+ * idea of its input cannot disagree with what is validated. Every route has a querystring
+ * schema and every object is closed (`additionalProperties: false`; the server's ajv keeps
+ * unknown properties instead of removing them), so an unknown parameter is a 400 naming it.
  */
 
 const PROTOCOL = { type: 'string', enum: ['a2a', 'mcp'] } as const;
@@ -21,15 +23,20 @@ export const agentsQuerySchema = {
   },
 } as const;
 
+/** A route that takes no query parameters. */
+export const noQuerySchema = { type: 'object', additionalProperties: false, properties: {} } as const;
+
 /** Any id string: one that is not an agent id is answered 404, like an unknown one. */
 export const agentParamsSchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['id'],
   properties: { id: { type: 'string' } },
 } as const;
 
 export const runParamsSchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['runId'],
   properties: { runId: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' } },
 } as const;

@@ -1,8 +1,8 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import Fastify from 'fastify';
 import { silentLogger, type Logger } from '../log.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
-import { installErrorHandlers } from './errors.js';
+import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
+import { installErrorHandlers, requestIdOf } from './errors.js';
 import { agentRoutes } from './routes/agents.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
@@ -10,18 +10,26 @@ import { statsRoutes } from './routes/stats.js';
 
 /**
  * The read API. It reads ClickHouse only (through src/warehouse/queries.ts), never
- * Kafka, and never writes. Every error it answers is `{ error: { code, message } }`.
+ * Kafka, and never writes. Every error it answers is `{ error: { code, message, requestId } }`.
  */
 
 export { PAGE_DEFAULT, PAGE_MAX } from './responses.js';
 
 export interface ApiOptions {
-  warehouse: Warehouse;
+  warehouse: ReadOnlyWarehouse;
   logger?: Logger;
 }
 
 export function buildApi({ warehouse, logger }: ApiOptions) {
-  const base = Fastify({ loggerInstance: logger ?? silentLogger });
+  const base = Fastify({
+    loggerInstance: logger ?? silentLogger,
+    // Every request gets an id (a safe incoming x-request-id, else a UUID) for its log lines, its error body and its header.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    // Fastify's ajv removes unknown properties by default, so `additionalProperties: false` would
+    // silently drop an unknown query parameter; with this it fails validation (400).
+    ajv: { customOptions: { removeAdditional: false } },
+  });
   installErrorHandlers(base);
   const app = base.withTypeProvider<JsonSchemaToTsProvider>();
   void app.register(healthRoutes, { warehouse });

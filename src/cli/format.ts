@@ -59,6 +59,8 @@ export function formatReplayProgress(p: ReplayProgress): string {
 }
 
 /** What a replay did, in plain words for the terminal. */
+const caughtUp = (g: { behindAtStart: number; ran: boolean }) => (g.ran ? `was ${num(g.behindAtStart)} message(s) behind, caught up first` : 'already current');
+
 export function formatReplaySummary(s: ReplaySummary): string[] {
   const lines = [
     s.alreadyProcessed >= s.total && s.judged === 0
@@ -66,7 +68,7 @@ export function formatReplaySummary(s: ReplaySummary): string[] {
       : `replayed ${num(s.total - s.alreadyProcessed)} probe message(s) under checker ${s.checkerVersion} in ${formatDuration(s.durationMs)}: ` +
         `${num(s.judged)} event(s) judged${s.deadLettered > 0 ? `, ${num(s.deadLettered)} sent to dead letters` : ''}` +
         `${s.alreadyProcessed > 0 ? ` (the first ${num(s.alreadyProcessed)} had already been judged under this version)` : ''}`,
-    `listing history: ${s.listingHistory.ran ? `was ${num(s.listingHistory.behindAtStart)} message(s) behind, caught up first` : 'already current'}`,
+    `listing history: ${caughtUp(s.listingHistory)}; document store: ${caughtUp(s.documents)}`,
     `${num(s.verdictRows)} verdict row(s) under ${s.checkerVersion} in the warehouse`,
   ];
   const c = s.comparison;

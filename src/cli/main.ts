@@ -15,6 +15,7 @@ import { registerStackCommand } from './commands/stack.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerProbeCommand } from './commands/probe.js';
 import { registerReplayCommand } from './commands/replay.js';
+import { registerInspectCommand } from './commands/inspect.js';
 
 const program = new Command('veronikai')
   .description('VeronikAI: an open index of public AI agents (A2A agents and remote MCP servers)')
@@ -35,6 +36,7 @@ registerStackCommand(program);
 registerCheckCommand(program);
 registerProbeCommand(program);
 registerReplayCommand(program);
+registerInspectCommand(program);
 
 try {
   await program.parseAsync(process.argv);

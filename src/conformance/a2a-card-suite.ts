@@ -108,13 +108,25 @@ function checkEndpoint(doc: Record<string, unknown>, sink: FindingSink): void {
   sink.add('A2A-CARD-008', 'document', '/url', `${why}, and ${lists}`);
 }
 
-/** Parses and checks card text. Returns the parsed value, or undefined when the text is not JSON. */
-export function checkCardText(text: string, sink: FindingSink): { parsed: boolean; value: unknown } {
+/** Why a document that was not valid UTF-8 is not JSON text, in the words of the crawler's `invalid_utf8`. */
+export const NOT_UTF8 = 'not valid UTF-8 (invalid_utf8: invalid sequences read as U+FFFD); JSON text must be UTF-8, RFC 8259 §8.1';
+
+/**
+ * Parses and checks card text. Returns the parsed value, or undefined when the text is not JSON
+ * text: it does not parse, or its bytes were not valid UTF-8 (`validUtf8` false).
+ */
+export function checkCardText(text: string, sink: FindingSink, validUtf8 = true): { parsed: boolean; value: unknown; why?: string } {
   sink.evaluate('A2A-CARD-003');
+  // Parse first: a body that is no JSON at all fails for that, whatever its bytes, so a probe
+  // event that kept no body (it was no document) judges as the whole body did.
   const r = parseJson(text);
   if (!r.ok) {
     sink.add('A2A-CARD-003', 'document', '', 'the card does not parse as JSON');
-    return { parsed: false, value: undefined };
+    return { parsed: false, value: undefined, why: 'the card does not parse as JSON' };
+  }
+  if (!validUtf8) {
+    sink.add('A2A-CARD-003', 'document', '', `the card is ${NOT_UTF8}`);
+    return { parsed: false, value: undefined, why: `the card is ${NOT_UTF8}` };
   }
   checkCardValue(r.value, sink);
   return { parsed: true, value: r.value };

@@ -1,3 +1,5 @@
+import { INSPECT_RULES } from './inspect/catalogue.js';
+import { PLUGIN_RULES } from './plugin/catalogue.js';
 import type { Severity } from './types.js';
 import { CHECKER_VERSION, SUITES, type SuiteKey } from './version.js';
 
@@ -59,7 +61,7 @@ export const RULES: readonly Rule[] = [
   ...inSuite('a2aCard', [
     { id: 'A2A-CARD-001', severity: 'fail', basis: 'policy', needs: 'live', prerequisite: true, title: 'Agent card is public', description: 'The card URL answered HTTP 401 or 403: the agent card is not public.', spec: LOCATION },
     { id: 'A2A-CARD-002', severity: 'fail', basis: 'spec', needs: 'live', prerequisite: true, title: 'Agent card is served', description: 'No URL of the card chain (listing URL, /.well-known/agent-card.json, /.well-known/agent.json) returned HTTP 200.', spec: LOCATION },
-    { id: 'A2A-CARD-003', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true, title: 'Agent card is valid JSON', description: 'The card body does not parse as JSON.', spec: CARD_OBJECT },
+    { id: 'A2A-CARD-003', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true, title: 'Agent card is valid JSON', description: 'The card body does not parse as JSON, or is not valid UTF-8 (RFC 8259 §8.1).', spec: CARD_OBJECT },
     { id: 'A2A-CARD-004', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true, title: 'Agent card is a JSON object', description: 'The card parses but is not a JSON object.', spec: CARD_OBJECT },
     { id: 'A2A-CARD-005', severity: 'fail', basis: 'policy', needs: 'document', title: 'Non-empty name', description: 'name must be a non-empty string.', spec: CARD_OBJECT },
     { id: 'A2A-CARD-006', severity: 'fail', basis: 'policy', needs: 'document', title: 'Non-empty description', description: 'description must be a non-empty string.', spec: CARD_OBJECT },
@@ -84,7 +86,7 @@ export const RULES: readonly Rule[] = [
 
   // ---- MCP quality on server.json, suite veronikai-mcp-conformance v2 (seed 000) ----
   ...inSuite('mcp', [
-    { id: 'MCP-Q-001', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true, title: 'server.json is a JSON object', description: 'The server.json does not parse as a JSON object.', spec: { section: 'server.json schema 2025-12-11', url: SERVER_JSON_SCHEMA } },
+    { id: 'MCP-Q-001', severity: 'fail', basis: 'spec', needs: 'document', prerequisite: true, title: 'server.json is a JSON object', description: 'The server.json does not parse as a JSON object, or is not valid UTF-8 (RFC 8259 §8.1).', spec: { section: 'server.json schema 2025-12-11', url: SERVER_JSON_SCHEMA } },
     { id: 'MCP-Q-002', severity: 'fail', basis: 'spec', needs: 'document', title: 'Description present', description: 'description is missing, not a string, or blank.', spec: serverJson('description') },
     { id: 'MCP-Q-003', severity: 'fail', basis: 'policy', needs: 'document', title: 'Description at least 20 characters', description: 'description is shorter than 20 characters.', spec: serverJson('description') },
     { id: 'MCP-Q-004', severity: 'fail', basis: 'policy', needs: 'document', title: 'Description is not a placeholder', description: 'description is template or placeholder text ("hello world", "an MCP server", "<your description here>", …).', spec: serverJson('description') },
@@ -114,6 +116,10 @@ export const RULES: readonly Rule[] = [
     { id: 'MCP-T-102', severity: 'warn', basis: 'spec', needs: 'live', title: '405 instead of a sessionless JSON-RPC error', description: 'The GET got a JSON-RPC error (no session) where 405 Method Not Allowed is the specified answer.', spec: LISTENING },
     { id: 'MCP-T-103', severity: 'warn', basis: 'policy', needs: 'live', title: 'Probed endpoint is the declared remote', description: 'The endpoint that was probed differs from the remote declared in server.json.', spec: serverJson('remotes[].url') },
   ]),
+  // ---- Agent Plugins 1.0.0 packages, suite veronikai-agent-plugins v1 (seed 004) ----
+  ...PLUGIN_RULES,
+  // ---- owner-run inspect, suite veronikai-inspect v1 (seed 002) ----
+  ...INSPECT_RULES,
 ];
 
 const BY_ID = new Map(RULES.map((r) => [r.id, r]));

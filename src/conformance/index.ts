@@ -40,3 +40,5 @@ export { buildReport, renderTerminal, renderSarif, renderRuleList, type CheckRun
 export { CHECK_REPORT_SCHEMA } from './report-schema.js';
 export { locatePointers } from './json-locate.js';
 export { detectKind, type DocumentKind } from './detect.js';
+export * from './plugin/index.js';
+export { INSPECT_RULES, INSPECT_SUITE, getInspectRule, buildInspectReport, renderInspectTerminal, renderInspectSarif, type InspectRule, type InspectReport, type InspectObservation } from './inspect/index.js';

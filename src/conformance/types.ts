@@ -14,6 +14,11 @@ export interface HttpExchange {
   /** True when the producer stopped reading at its bound. */
   bodyTruncated?: boolean;
   /**
+   * False when the body was not valid UTF-8 (the text then holds U+FFFD in place of the bad
+   * bytes); absent means valid. A card that is not UTF-8 is not JSON text (RFC 8259 §8.1).
+   */
+  bodyValidUtf8?: boolean;
+  /**
    * Why no (complete) response arrived, in the HTTP client's vocabulary (src/producers/http):
    * `dns`, `refused`, `reset`, `timeout`, `tls`, `blocked_address`, `redirect_loop`,
    * `too_many_redirects`, `body_too_large`, `headers_too_large`, `invalid_url`, `protocol`,
@@ -22,6 +27,12 @@ export interface HttpExchange {
    * values are treated as `other`.
    */
   errorClass?: string | null;
+}
+
+/** A document given as text: `validUtf8: false` when its bytes were not valid UTF-8 (absent: valid). */
+export interface DocumentText {
+  text: string;
+  validUtf8?: boolean;
 }
 
 export type RobotsDecision = 'allowed' | 'disallowed' | 'unknown';

@@ -1,4 +1,4 @@
-import { checkCardText, checkCardValue, readChain } from './a2a-card-suite.js';
+import { checkCardText, checkCardValue, NOT_UTF8, readChain } from './a2a-card-suite.js';
 import type { Basis, Family, Route } from './a2a-attribution.js';
 import { structuralAnswer, type Violation } from './a2a-structure.js';
 import { hashInputs } from './canonical-json.js';
@@ -6,7 +6,7 @@ import { FindingSink } from './findings.js';
 import { isObject, parseJson } from './json-util.js';
 import { checkServerJsonValue, declaredRemotes } from './mcp-quality.js';
 import { checkTransport } from './mcp-transport.js';
-import type { A2AObservation, Finding, McpObservation, Result } from './types.js';
+import type { A2AObservation, DocumentText, Finding, McpObservation, Result } from './types.js';
 import { classifyA2AUptime, classifyMcpUptime, type UptimeVerdict } from './uptime.js';
 import { CHECKER_VERSION, SUITES, type SuiteKey } from './version.js';
 
@@ -190,14 +190,23 @@ export interface A2ADocumentVerdicts {
   structure: Verdict;
 }
 
-/** Checks an A2A agent card given as text (preferred: parse failures are judged) or as a parsed value. */
-export function checkA2ACard(input: { text: string } | { value: unknown }, ctx: JudgeContext): A2ADocumentVerdicts {
-  const inputsHash = safeHash(() => ('text' in input ? { kind: 'a2a-card-text', text: input.text } : { kind: 'a2a-card-value', value: input.value }));
+/** What is hashed of a document given as text: the flag only when it was not UTF-8, so every other hash stays as it was. */
+function textInputs(kind: string, input: DocumentText): unknown {
+  return input.validUtf8 === false ? { kind, text: input.text, validUtf8: false } : { kind, text: input.text };
+}
+
+/**
+ * Checks an A2A agent card given as text (preferred: parse failures are judged) or as a parsed
+ * value. Text whose bytes were not valid UTF-8 (`validUtf8: false`) is not JSON text: A2A-CARD-003.
+ */
+export function checkA2ACard(input: DocumentText | { value: unknown }, ctx: JudgeContext): A2ADocumentVerdicts {
+  const inputsHash = safeHash(() => ('text' in input ? textInputs('a2a-card-text', input) : { kind: 'a2a-card-value', value: input.value }));
   return guardPair(() => {
     const sink = new FindingSink();
     let value: unknown;
     let parsed = true;
-    if ('text' in input) ({ value, parsed } = checkCardText(input.text, sink));
+    let why: string | undefined;
+    if ('text' in input) ({ value, parsed, why } = checkCardText(input.text, sink, input.validUtf8 !== false));
     else {
       value = input.value;
       checkCardValue(value, sink);
@@ -205,7 +214,7 @@ export function checkA2ACard(input: { text: string } | { value: unknown }, ctx: 
     const card = build('a2aCard', ctx, 'document', inputsHash, sink, {});
     const structure = parsed
       ? structureVerdict(value, ctx, 'document', inputsHash)
-      : build('a2aStructure', ctx, 'document', inputsHash, new FindingSink(), { na: 'the card does not parse as JSON' });
+      : build('a2aStructure', ctx, 'document', inputsHash, new FindingSink(), { na: why ?? 'the card does not parse as JSON' });
     return { card, structure };
   }, ctx, inputsHash, 'document');
 }
@@ -215,8 +224,8 @@ export function checkA2ACard(input: { text: string } | { value: unknown }, ctx: 
  * called). The verdict says so in an `n/a:` reason line (MCP_TRANSPORT_NOT_RUN): suite v2's
  * transport half did not run, so a pass here is never the whole suite's pass.
  */
-export function checkServerJson(input: { text: string } | { value: unknown }, ctx: JudgeContext): Verdict {
-  const inputsHash = safeHash(() => ('text' in input ? { kind: 'mcp-server-json-text', text: input.text } : { kind: 'mcp-server-json-value', value: input.value }));
+export function checkServerJson(input: DocumentText | { value: unknown }, ctx: JudgeContext): Verdict {
+  const inputsHash = safeHash(() => ('text' in input ? textInputs('mcp-server-json-text', input) : { kind: 'mcp-server-json-value', value: input.value }));
   return guardOne(() => {
     const sink = new FindingSink();
     const state = { notRun: MCP_TRANSPORT_NOT_RUN };
@@ -224,6 +233,10 @@ export function checkServerJson(input: { text: string } | { value: unknown }, ct
       const r = parseJson(input.text);
       if (!r.ok) {
         sink.add('MCP-Q-001', 'document', '', 'server.json does not parse as JSON');
+        return build('mcp', ctx, 'document', inputsHash, sink, state);
+      }
+      if (input.validUtf8 === false) {
+        sink.add('MCP-Q-001', 'document', '', `server.json is ${NOT_UTF8}`);
         return build('mcp', ctx, 'document', inputsHash, sink, state);
       }
       checkServerJsonValue(r.value, sink);
@@ -265,9 +278,9 @@ export function judgeA2AObservation(obs: A2AObservation, ctx: JudgeContext): A2A
       }
       case 'card': {
         sink.evaluate('A2A-CARD-001', 'A2A-CARD-002');
-        const { value, parsed } = checkCardText(typeof chain.exchange.body === 'string' ? chain.exchange.body : '', sink);
+        const { value, parsed, why } = checkCardText(typeof chain.exchange.body === 'string' ? chain.exchange.body : '', sink, chain.exchange.bodyValidUtf8 !== false);
         const card = build('a2aCard', ctx, 'observation', inputsHash, sink, {});
-        const structure = parsed ? structureVerdict(value, ctx, 'observation', inputsHash) : none({ na: 'the card does not parse as JSON' });
+        const structure = parsed ? structureVerdict(value, ctx, 'observation', inputsHash) : none({ na: why ?? 'the card does not parse as JSON' });
         return { card, structure };
       }
     }

@@ -38,6 +38,10 @@ export const SUITES = {
   a2aStructure: { id: 'veronikai-a2a-structure', version: 1 },
   /** Seed 000: MCP quality (server.json) + transport (one GET). */
   mcp: { id: 'veronikai-mcp-conformance', version: 3 },
+  /** Seed 004: Agent Plugins 1.0.0 packages, checked statically. */
+  agentPlugins: { id: 'veronikai-agent-plugins', version: 1 },
+  /** Seed 002: the owner-run `veronikai inspect` (speaks the protocol; src/conformance/inspect). */
+  inspect: { id: 'veronikai-inspect', version: 1 },
 } as const satisfies Record<string, SuiteRef>;
 
 export type SuiteKey = keyof typeof SUITES;

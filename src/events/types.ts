@@ -61,15 +61,30 @@ export interface ProbeRequestEvent {
   inSample: boolean;
 }
 
+/**
+ * What a probe exchange's `body` holds (seed 003 §7: we do not store probe response bodies):
+ * - `whole`: the bounded body as read; only events written before this field existed (its default);
+ * - `excerpt`: the first bytes of the MCP answer that the transport rules read;
+ * - `document`: nothing; the body is a public document in the documents topic, keyed by `bodySha256`;
+ * - `none`: nothing is kept (error pages, HTML, redirect and robots.txt bodies).
+ */
+export type BodyKept = 'whole' | 'excerpt' | 'document' | 'none';
+
 export interface ProbeExchange {
   role: string;
   url: string;
   status: number | null;
+  /** The response headers the judgement reads (older events: every recorded header). */
   headers: Record<string, string>;
+  /** What `bodyKept` says; empty for `document` and `none`. */
   body: Buffer;
+  /** The response was longer than what was read, or (`excerpt`) than the excerpt kept. */
   bodyTruncated: boolean;
   bodyBytes: number;
+  /** SHA-256 of the body as read: a `document`'s key in the documents topic. */
   bodySha256: string;
+  /** Absent on exchanges built in memory before keeping (read as `whole`). */
+  bodyKept?: BodyKept;
   remoteAddress: string | null;
   startedAt: number;
   durationMs: number;
@@ -120,6 +135,14 @@ export interface RunEvent {
   note: string | null;
 }
 
+/** A public document a probe judged, keyed by the SHA-256 of its bytes (the compacted documents topic). */
+export interface DocumentEvent {
+  sha256: string;
+  body: Buffer;
+  observedAt: number;
+  url: string;
+}
+
 /** Event type name (the Avro record name) → its TypeScript shape. */
 export interface EventMap {
   SourceFetch: SourceFetchEvent;
@@ -128,6 +151,7 @@ export interface EventMap {
   Probe: ProbeEvent;
   Canary: CanaryEvent;
   Run: RunEvent;
+  Document: DocumentEvent;
 }
 export type EventName = keyof EventMap;
 export type AnyEvent = { [K in EventName]: { name: K; value: EventMap[K] } }[EventName];

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { getPublicSuffix } from 'tldts';
 import { silentLogger, type Logger } from '../log.js';
 import { agentKey, hostKey, normalizeUrl } from './agent-key.js';
 
@@ -16,19 +17,36 @@ export interface OptOutRule {
   reason: string;
 }
 
+const ENTRY_KEYS = ['match', 'mode', 'reason'];
+
+/**
+ * A `host:*.<domain>` wildcard whose domain is itself a public suffix (`*.com`, `*.co.uk`,
+ * `*.github.io`) would opt out every owner under it; none of them can ask that for the others.
+ */
+function wholeSuffix(domain: string): boolean {
+  return getPublicSuffix(domain, { allowPrivateDomains: true }) === domain;
+}
+
 /** Validates an opt-out list (the JSON of VERONIKAI_OPT_OUT_FILE); throws an Error naming the bad entry. */
 export function parseOptOutList(json: unknown, where = 'opt-out list'): OptOutRule[] {
   if (!Array.isArray(json)) throw new Error(`${where} must be a JSON array of {match, mode, reason}`);
   return json.map((e, i) => {
     const at = `${where}[${i}]`;
     if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new Error(`${at} must be an object`);
+    // A misspelt key ("mdoe", "reasons") would otherwise be dropped without a word.
+    const unknown = Object.keys(e).find((k) => !ENTRY_KEYS.includes(k));
+    if (unknown !== undefined) throw new Error(`${at} has an unknown key ${JSON.stringify(unknown)} (allowed: ${ENTRY_KEYS.join(', ')})`);
     const { match, mode, reason } = e as Record<string, unknown>;
     if (typeof match !== 'string' || match.trim() === '') throw new Error(`${at}.match must be an agent key or "host:<hostname>"`);
     if (mode !== 'unchecked' && mode !== 'hidden') throw new Error(`${at}.mode must be "unchecked" or "hidden"`);
     if (reason !== undefined && typeof reason !== 'string') throw new Error(`${at}.reason must be a string`);
     const m = match.trim();
     if (/^host:/i.test(m)) {
-      if (!/^host:(\*\.)?[a-z0-9.-]+$/i.test(m)) throw new Error(`${at}.match "${m}" is not host:<hostname>`);
+      if (!/^host:(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*\.?$/i.test(m)) throw new Error(`${at}.match "${m}" is not host:<hostname>`);
+      const domain = m.slice(5).startsWith('*.') ? hostKey(m.slice(7)) : null;
+      if (domain !== null && wholeSuffix(domain)) {
+        throw new Error(`${at}.match "${m}" covers the whole public suffix "${domain}": name the owner's own domain (e.g. host:*.example.${domain})`);
+      }
     } else if (!normalizeUrl(m)) {
       throw new Error(`${at}.match "${m}" is neither an http(s) agent key nor host:<hostname>`);
     }
@@ -43,6 +61,8 @@ export function loadOptOutFile(path: string): OptOutRule[] {
   } catch (err) {
     throw new Error(`opt-out file ${path} cannot be read: ${(err as Error).message}`);
   }
+  // A BOM is not JSON (RFC 8259 §8.1 lets a parser ignore it); editors on some systems add one.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let json: unknown;
   try {
     json = JSON.parse(text);

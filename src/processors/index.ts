@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { TopicNames } from '../topics.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { createDedupeProcessor } from './dedupe.js';
+import { createDocumentStore } from './documents.js';
 import { createListingHistory } from './listing-history.js';
 import { createRunLog } from './run-log.js';
 import { createSourceFetchLog } from './source-fetch-log.js';
@@ -31,6 +32,7 @@ const FACTORIES: Readonly<Record<string, (deps: ProcessorDeps) => ConsumerRunner
   'listing-history': (d) => createListingHistory(d) as ConsumerRunner<unknown>,
   'source-fetch-log': (d) => createSourceFetchLog(d) as ConsumerRunner<unknown>,
   'run-log': (d) => createRunLog(d) as ConsumerRunner<unknown>,
+  documents: (d) => createDocumentStore(d) as ConsumerRunner<unknown>,
   verdicts: (d) => createVerdictProcessor({ ...d, ...(d.checker ? { checker: d.checker } : {}) }) as ConsumerRunner<unknown>,
 };
 

@@ -2,10 +2,11 @@
  * The probe worker: a consumer group over the probe-requests topic.
  *
  * Per message: decode the ProbeRequest (undecodable → dead letters), check the canary before the
- * first probe of each run, probe (politeness inside the engine), and hand the Probe event to the
- * sink. The sink produces the batch's Probe events to the probes topic, keyed by agent key, and
- * waits for their acknowledgement (acks = all); only then does the runner commit the batch's
- * offset. A crash before the commit probes the batch again; each Probe event's id is derived
+ * first probe of each run, probe (politeness inside the engine), and hand the Probe event and the
+ * documents it names to the sink. The sink produces the batch's documents to the documents topic
+ * (keyed by their SHA-256) first, then its Probe events to the probes topic (keyed by agent key),
+ * each waiting for acknowledgement (acks = all), so a probe event is never on Kafka before the
+ * documents it names; only then does the runner commit the batch's offset. A crash before the commit probes the batch again; each Probe event's id is derived
  * from its request's id, so the repeated probe replaces the first one in id-keyed tables.
  *
  * Requests are keyed by site, so the worker owning a partition owns every host of its sites and
@@ -20,14 +21,15 @@
 import { createHash } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { eventCodec, type EventCodec } from '../events/codec.js';
-import type { CanaryEvent, ProbeEvent } from '../events/types.js';
+import type { CanaryEvent, DocumentEvent } from '../events/types.js';
 import { ConsumerRunner, dlq, ok, type ConsumerRunnerHooks, type StepResult } from '../kafka/consumer-runner.js';
 import { EventProducer } from '../kafka/producer.js';
 import { silentLogger, type Logger } from '../log.js';
 import { decodeStep } from '../kafka/decode-step.js';
 import type { TopicNames } from '../topics.js';
 import { MAX_URL_CHARS } from './http/limits.js';
-import { KafkaObservationSink } from './kafka-sink.js';
+import { chunkMessages, KafkaObservationSink } from './kafka-sink.js';
+import type { KeptProbe } from './probe/kept-bodies.js';
 import { probeRequestTarget, type ProbeEngine } from './probe/probe-agent.js';
 
 export const PROBE_WORKER_GROUP = 'veronikai-probe-workers';
@@ -70,8 +72,15 @@ export function canaryEventSink(producer: EventProducer, topics: TopicNames, cod
   return (e) => sink.canary(e);
 }
 
+/** Produces documents keyed by their hash, once per hash per call, in produce calls of bounded size. */
+export async function produceDocuments(producer: EventProducer, topics: TopicNames, documents: readonly DocumentEvent[], codec: EventCodec = eventCodec()): Promise<void> {
+  const unique = new Map(documents.map((d) => [d.sha256, d]));
+  const messages = [...unique.values()].map((d) => ({ key: d.sha256, value: codec.encode('Document', d) }));
+  for (const chunk of chunkMessages(messages)) await producer.send(topics.documents, chunk);
+}
+
 export class ProbeWorker {
-  readonly runner: ConsumerRunner<ProbeEvent>;
+  readonly runner: ConsumerRunner<KeptProbe>;
   private readonly producer: EventProducer;
   private readonly ownsProducer: boolean;
   private readonly engine: ProbeEngine;
@@ -89,7 +98,7 @@ export class ProbeWorker {
     const producer = this.producer;
     const probes = new KafkaObservationSink(producer, topics, codec);
 
-    this.runner = new ConsumerRunner<ProbeEvent>({
+    this.runner = new ConsumerRunner<KeptProbe>({
       kafka: opts.kafka,
       groupId: opts.groupId ?? PROBE_WORKER_GROUP,
       topics: [topics.probeRequests],
@@ -103,7 +112,7 @@ export class ProbeWorker {
       maxBytesPerPartition: opts.maxBytesPerPartition ?? 64 * 1024,
       ...(opts.maxWaitTimeInMs !== undefined ? { maxWaitTimeInMs: opts.maxWaitTimeInMs } : {}),
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
-      handler: async (msg): Promise<StepResult<ProbeEvent>> => {
+      handler: async (msg): Promise<StepResult<KeptProbe>> => {
         const decoded = decode(msg.value);
         if (decoded.kind !== 'ok') return decoded;
         const req = decoded.value;
@@ -113,12 +122,13 @@ export class ProbeWorker {
           return dlq(`probe request with a target URL or agent key over ${MAX_URL_CHARS} characters`);
         }
         await engine.beforeRun(req.runId);
-        const event = await engine.probe(probeRequestTarget(req));
-        return ok({ ...event, id: probeEventIdFor(req.id) });
+        const kept = await engine.probeWithDocuments(probeRequestTarget(req));
+        return ok({ probe: { ...kept.probe, id: probeEventIdFor(req.id) }, documents: kept.documents });
       },
-      // The sink step: produce to the probes topic (in calls of bounded size); resolves once every event is acknowledged.
+      // The sink step: documents, then probe events (in calls of bounded size); resolves once every message is acknowledged.
       sink: async (items) => {
-        await probes.probes(items.map((i) => i.value));
+        await produceDocuments(producer, topics, items.flatMap((i) => i.value.documents), codec);
+        await probes.probes(items.map((i) => i.value.probe));
       },
     });
   }

@@ -7,6 +7,7 @@ import { scheduleRun, type ScheduleSink } from '../processors/scheduler/schedule
 import { census, runStats, type Census, type RunStats } from '../stats/run-stats.js';
 import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
 import { DEDUPE_GROUP } from '../processors/dedupe.js';
+import { DOCUMENTS_GROUP } from '../processors/documents.js';
 import { LISTING_HISTORY_GROUP } from '../processors/listing-history.js';
 import { RUN_LOG_GROUP } from '../processors/run-log.js';
 import { CURRENT_CHECKER, type Checker } from '../processors/verdicts/checker.js';
@@ -21,6 +22,7 @@ export function defaultPipelineGroups(checker: Checker = CURRENT_CHECKER, prefix
   return {
     listings: [prefix + DEDUPE_GROUP, prefix + LISTING_HISTORY_GROUP],
     probeWorkers: prefix + PROBE_WORKER_GROUP,
+    documents: prefix + DOCUMENTS_GROUP,
     verdicts: prefix + verdictGroupId(checker.version),
     runLog: prefix + RUN_LOG_GROUP,
   };
@@ -32,6 +34,8 @@ export interface PipelineGroups {
   listings: readonly string[];
   /** The probe workers' group. */
   probeWorkers: string;
+  /** The document store's group (the verdicts read the documents probes name). */
+  documents: string;
   /** The verdict processor's group. */
   verdicts: string;
   /** The run log's group. */
@@ -92,6 +96,7 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
   let failure: Error | null = null;
   try {
     await waitUntilConsumed(opts.kafka, opts.groups.probeWorkers, [opts.topics.probeRequests], timeout);
+    await waitUntilConsumed(opts.kafka, opts.groups.documents, [opts.topics.documents], timeout);
     await waitUntilConsumed(opts.kafka, opts.groups.verdicts, [opts.topics.probes], timeout);
     await pinCheckerVersion(opts.warehouse, checker, `verdicts caught up after run ${scheduled.runId}`);
   } catch (err) {

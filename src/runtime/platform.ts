@@ -13,6 +13,7 @@ import { canaryEventSink, PROBE_WORKER_GROUP, ProbeWorker } from '../producers/p
 import type { AddressPolicy } from '../producers/http/types.js';
 import { loadSigningKey } from '../signing/keys.js';
 import { withTimeout } from '../util/time.js';
+import { API_QUERY_DEADLINE_MS } from '../warehouse/limits.js';
 import { migrate } from '../warehouse/migrate.js';
 import { openWarehouse } from '../warehouse/open.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -167,7 +168,11 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
 
     let apiUrl: string | null = null;
     if (opts.api !== false) {
-      const api = buildApi({ warehouse: warehouse ?? missing('a warehouse'), logger: log });
+      if (!warehouse) missing('a warehouse');
+      // The API and the dashboard get their own read-only connection with a deadline, never the writing one.
+      const reader = await openWarehouse(config.warehouse, { readOnly: true, timeoutMs: API_QUERY_DEADLINE_MS });
+      closers.push(() => reader.close());
+      const api = buildApi({ warehouse: reader, logger: log });
       await api.listen({ host: config.apiHost, port: config.apiPort });
       const addr = api.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.apiPort;

@@ -1,10 +1,12 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { committedWithin, spanTotal as totalOf, topicSpans, type PartitionSpan } from '../kafka/lag.js';
+import { committedWithin as readCommitted, spanTotal as totalOf, topicSpans, type PartitionSpan } from '../kafka/lag.js';
+import { retry } from '../util/retry.js';
 import { sleepUnlessAborted } from '../util/time.js';
 import { agentId } from '../identity/agent-key.js';
 import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 import type { Logger } from '../log.js';
 import { createListingHistory, LISTING_HISTORY_GROUP } from '../processors/listing-history.js';
+import { createDocumentStore, DOCUMENTS_GROUP } from '../processors/documents.js';
 import type { Checker } from '../processors/verdicts/checker.js';
 import type { Signer } from '../processors/verdicts/judge-probe.js';
 import { createVerdictProcessor, verdictGroupId } from '../processors/verdicts/processor.js';
@@ -18,8 +20,10 @@ import type { Warehouse } from '../warehouse/warehouse.js';
  * this build's checker. The verdict processor's consumer group carries the checker
  * version, so a version that has never run starts at the earliest offset of the probes
  * topic and writes its verdict rows beside the older versions' rows. The listing history
- * (each verdict's join context: what the listings said at the probe's time) is brought
- * up to date first, so old probes are judged against the listings of their day.
+ * (each verdict's join context: what the listings said at the probe's time) and the
+ * document store (the cards and metadata probe events name by hash) are brought up to
+ * date first, so old probes are judged against the listings of their day and the very
+ * documents they read.
  *
  * Progress is measured where Kafka keeps it: the group's committed offsets against the
  * high watermarks the probes topic had when the replay started (messages produced later
@@ -73,6 +77,7 @@ export interface ReplaySummary {
   verdictRows: number;
   durationMs: number;
   listingHistory: { groupId: string; behindAtStart: number; ran: boolean };
+  documents: { groupId: string; behindAtStart: number; ran: boolean };
   /** Versus the previous checker version, when one has verdict rows. */
   comparison: VersionComparison | null;
 }
@@ -89,8 +94,8 @@ export interface ReplayOptions {
   timeoutMs?: number;
   /** How often offsets are measured and onProgress is called (default 1000 ms). */
   pollMs?: number;
-  /** Consumer groups (defaults: the verdict group of the checker's version, and the listing history's group). */
-  groups?: { verdicts?: string; listingHistory?: string };
+  /** Consumer groups (defaults: the verdict group of the checker's version, the listing history's and the document store's groups). */
+  groups?: { verdicts?: string; listingHistory?: string; documents?: string };
   /** The version to compare with; default: the one v_checker_current__v2 shows if it is another, else the most recently judged other version. */
   compareWith?: string;
   /** How many changed agents the comparison names (default 50). */
@@ -107,6 +112,20 @@ export class ReplayError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/**
+ * A group's committed messages within `spans`. A group the broker has not seen yet (a new
+ * version, a rebuilt document store) can briefly answer "not the coordinator" or "coordinator
+ * loading": those retriable answers are asked again, not taken as the replay's failure.
+ */
+function committedWithin(admin: Admin, groupId: string, topic: string, spans: readonly PartitionSpan[]): Promise<bigint> {
+  return retry(() => readCommitted(admin, groupId, topic, spans), {
+    retries: 8,
+    baseMs: 100,
+    maxMs: 2000,
+    shouldRetry: (o) => !o.ok && (o.error as { retriable?: unknown }).retriable === true,
+  });
 }
 
 /** Messages per second over a sliding window of (time, processed) samples. */
@@ -161,6 +180,7 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
   const pollMs = opts.pollMs ?? 1000;
   const groupId = opts.groups?.verdicts ?? verdictGroupId(checker.version);
   const historyGroup = opts.groups?.listingHistory ?? LISTING_HISTORY_GROUP;
+  const documentsGroup = opts.groups?.documents ?? DOCUMENTS_GROUP;
   const log = logger.child({ component: 'replay', checkerVersion: checker.version, groupId });
 
   const admin = kafka.admin();
@@ -168,27 +188,34 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
   const running: ConsumerRunner<unknown>[] = [];
   let last: ReplayProgress | null = null;
   try {
-    // 1. The join context: the listing history must hold every listing a probe could be judged against.
-    const listingSpans = await topicSpans(admin, topics.listings);
-    const historyBehind = Number(totalOf(listingSpans) - (await committedWithin(admin, historyGroup, topics.listings, listingSpans)));
-    let historyRan = false;
-    if (historyBehind > 0) {
-      log.info({ group: historyGroup, behind: historyBehind }, 'the listing history is behind the listings topic: catching it up first');
-      const history = createListingHistory({ kafka, warehouse, topics, logger, groupId: historyGroup });
-      running.push(history as ConsumerRunner<unknown>);
-      await history.start();
-      historyRan = true;
-      await followGroup(admin, historyGroup, topics.listings, listingSpans, {
+    // 1. The join context: the listing history must hold every listing a probe could be judged
+    // against, and the document store every document a probe names.
+    const catchUp = async (what: string, groupId: string, topic: string, create: () => ConsumerRunner<unknown>) => {
+      const spans = await topicSpans(admin, topic);
+      const behind = Number(totalOf(spans) - (await committedWithin(admin, groupId, topic, spans)));
+      if (behind <= 0) return { groupId, behindAtStart: 0, ran: false };
+      log.info({ group: groupId, behind }, `the ${what} is behind its topic: catching it up first`);
+      const runner = create();
+      running.push(runner);
+      await runner.start();
+      await followGroup(admin, groupId, topic, spans, {
         pollMs: Math.min(pollMs, 500),
         deadline,
         ...(opts.signal ? { signal: opts.signal } : {}),
-        failed: history.done.then(() => Promise.reject(new Error('the listing-history processor stopped'))),
-        what: 'the listing history',
+        failed: runner.done.then(() => Promise.reject(new Error(`the ${what} processor stopped`))),
+        what: `the ${what}`,
       });
-      await history.stop();
-      running.splice(running.indexOf(history as ConsumerRunner<unknown>), 1);
-      log.info({ group: historyGroup }, 'the listing history is caught up');
-    }
+      await runner.stop();
+      running.splice(running.indexOf(runner), 1);
+      log.info({ group: groupId }, `the ${what} is caught up`);
+      return { groupId, behindAtStart: behind, ran: true };
+    };
+    const history = await catchUp('listing history', historyGroup, topics.listings, () =>
+      createListingHistory({ kafka, warehouse, topics, logger, groupId: historyGroup }) as ConsumerRunner<unknown>,
+    );
+    const documents = await catchUp('document store', documentsGroup, topics.documents, () =>
+      createDocumentStore({ kafka, warehouse, topics, logger, groupId: documentsGroup }) as ConsumerRunner<unknown>,
+    );
 
     // 2. The probes, through this checker's own group, up to the high watermarks of now.
     const spans = await topicSpans(admin, topics.probes);
@@ -254,7 +281,8 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       deadLettered,
       verdictRows,
       durationMs: Date.now() - started,
-      listingHistory: { groupId: historyGroup, behindAtStart: historyBehind, ran: historyRan },
+      listingHistory: history,
+      documents,
       comparison,
     };
     log.info({ ...summary, comparison: comparison && { ...comparison, agents: comparison.agents.length } }, 'replay caught up');

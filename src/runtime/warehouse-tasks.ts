@@ -1,11 +1,12 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { migrate, type MigrateResult } from '../warehouse/migrate.js';
-import { openWarehouse } from '../warehouse/open.js';
+import { tokenize } from '../warehouse/lexer.js';
+import { openWarehouse, type OpenOptions } from '../warehouse/open.js';
 import type { QueryParams, Warehouse } from '../warehouse/warehouse.js';
 
 /** Opens the configured warehouse for one task and closes it after, whatever happens. */
-export async function withWarehouse<T>(config: Config, opts: { createDatabase?: boolean }, task: (w: Warehouse) => Promise<T>): Promise<T> {
+export async function withWarehouse<T>(config: Config, opts: OpenOptions, task: (w: Warehouse) => Promise<T>): Promise<T> {
   const warehouse = await openWarehouse(config.warehouse, opts);
   try {
     return await task(warehouse);
@@ -20,28 +21,49 @@ export function migrateWarehouse(config: Config, log: Logger, dryRun = false): P
 }
 
 /** Statements that return rows; anything else (DDL, INSERT, OPTIMIZE, …) runs without a result. */
-const RETURNS_ROWS = /^(?:\(|select\b|with\b|show\b|desc\b|describe\b|exists\b|explain\b|check\b|values\b)/i;
+const RETURNS_ROWS = new Set(['SELECT', 'WITH', 'SHOW', 'DESC', 'DESCRIBE', 'EXISTS', 'EXPLAIN', 'CHECK', 'VALUES']);
 
-function stripLeadingComments(sql: string): string {
-  let s = sql.trimStart();
-  for (;;) {
-    if (s.startsWith('--')) {
-      const nl = s.indexOf('\n');
-      s = nl < 0 ? '' : s.slice(nl + 1).trimStart();
-    } else if (s.startsWith('/*')) {
-      const end = s.indexOf('*/');
-      s = end < 0 ? '' : s.slice(end + 2).trimStart();
-    } else {
-      return s;
-    }
-  }
+function returnsRows(sql: string): boolean {
+  const first = tokenize(sql).find((t) => !(t.kind === 'punct' && t.text === '('));
+  return first?.kind === 'word' && RETURNS_ROWS.has(first.value.toUpperCase());
 }
 
-/** Runs one statement; resolves with its rows, or null for a statement that returns none. */
-export function runSql(config: Config, query: string, params?: QueryParams): Promise<Record<string, unknown>[] | null> {
-  return withWarehouse(config, {}, async (w) => {
-    if (RETURNS_ROWS.test(stripLeadingComments(query))) return w.query(query, params);
-    await w.exec(query, params);
-    return null;
+export interface SqlOptions {
+  params?: QueryParams;
+  /** A writing connection; without it the statement runs on a read-only one (see warehouse/read-only.ts). */
+  write?: boolean;
+  /** Stop after this many rows; 0 or absent: no limit. */
+  maxRows?: number;
+}
+
+export interface SqlOutcome {
+  /** False for a statement without a result (only with `write`). */
+  returnedRows: boolean;
+  rows: number;
+  /** True when maxRows cut the result short. */
+  truncated: boolean;
+}
+
+/**
+ * Runs one statement and hands each batch of rows to `onRows` as the engine
+ * produces it (awaited, so a slow reader holds the query back instead of rows
+ * piling up).
+ */
+export function runSql(config: Config, query: string, opts: SqlOptions, onRows: (rows: Record<string, unknown>[]) => void | Promise<void>): Promise<SqlOutcome> {
+  return withWarehouse(config, opts.write ? {} : { readOnly: true }, async (w) => {
+    if (opts.write && !returnsRows(query)) {
+      await w.exec(query, opts.params);
+      return { returnedRows: false, rows: 0, truncated: false };
+    }
+    const limit = opts.maxRows !== undefined && opts.maxRows > 0 ? opts.maxRows : Infinity;
+    let rows = 0;
+    // Leaving the loop early stops the query in the engine.
+    for await (const batch of w.stream(query, opts.params)) {
+      const room = limit - rows;
+      await onRows(batch.length > room ? batch.slice(0, room) : batch);
+      rows += Math.min(batch.length, room);
+      if (batch.length > room) return { returnedRows: true, rows, truncated: true };
+    }
+    return { returnedRows: true, rows, truncated: false };
   });
 }

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UsageError } from '../config.js';
+import { SETTINGS, UsageError } from '../config.js';
 import { keyIdOf } from '../conformance/attestation.js';
 
 /**
@@ -15,6 +15,9 @@ import { keyIdOf } from '../conformance/attestation.js';
  *    `attestation-ed25519.pub.pem` for anyone who verifies. Two processes starting at once
  *    cannot end up with different keys: the file is created by an atomic link that fails
  *    when another process won.
+ *
+ * A key file (2 or 3) that group or others can read or write is refused, as ssh refuses an
+ * unprotected private key, unless `VERONIKAI_SIGNING_KEY_ALLOW_OPEN` says to use it anyway.
  */
 export const SIGNING_KEY_FILE = join('keys', 'attestation-ed25519.pem');
 export const SIGNING_PUBLIC_KEY_FILE = join('keys', 'attestation-ed25519.pub.pem');
@@ -41,28 +44,56 @@ function parsePrivate(pem: string, from: string): KeyObject {
   return key;
 }
 
+/** Permission bits a private key file must not have: any access by group or others. */
+const OPEN_BITS = 0o077;
+
+/**
+ * Reads a key file, judging its mode on the descriptor it is read from (no stat-then-read race).
+ * POSIX modes only: elsewhere the bits mean nothing.
+ */
+function readKeyFile(path: string, label: string, allowOpen: boolean): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    throw new UsageError(`${label}: cannot read ${path}`);
+  }
+  try {
+    const mode = fstatSync(fd).mode & 0o777;
+    if (!allowOpen && process.platform !== 'win32' && (mode & OPEN_BITS) !== 0) {
+      throw new UsageError(
+        `${label}: the signing key ${path} can be read or written by group or others (mode ${mode.toString(8).padStart(4, '0')}); ` +
+          `make it private with \`chmod 600 ${path}\`, or set ${SETTINGS.signingKeyAllowOpen.env}=1 to use it anyway`,
+      );
+    }
+    return readFileSync(fd, 'utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${label}: cannot read ${path}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function done(privateKey: KeyObject, source: SigningKey['source'], path: string | null): SigningKey {
   const publicKey = createPublicKey(privateKey);
   return { privateKey, publicKey, keyId: keyIdOf(publicKey), source, path };
 }
 
-export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | null; file: string | null } }): SigningKey {
+export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | null; file: string | null; allowOpen?: boolean } }): SigningKey {
   const inline = opts.key?.pem;
   if (inline) return done(parsePrivate(inline, 'VERONIKAI_SIGNING_KEY'), 'env', null);
+  const allowOpen = opts.key?.allowOpen === true;
 
   const file = opts.key?.file;
   if (file) {
-    let pem: string;
-    try {
-      pem = readFileSync(file, 'utf8');
-    } catch {
-      throw new UsageError(`VERONIKAI_SIGNING_KEY_FILE: cannot read ${file}`);
-    }
+    const pem = readKeyFile(file, 'VERONIKAI_SIGNING_KEY_FILE', allowOpen);
     return done(parsePrivate(pem, `VERONIKAI_SIGNING_KEY_FILE (${file})`), 'env-file', file);
   }
 
   const path = join(opts.dataDir, SIGNING_KEY_FILE);
-  if (existsSync(path)) return done(parsePrivate(readFileSync(path, 'utf8'), path), 'data-dir', path);
+  const fromDataDir = () => done(parsePrivate(readKeyFile(path, 'signing key in the data dir', allowOpen), path), 'data-dir', path);
+  if (existsSync(path)) return fromDataDir();
 
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -77,7 +108,7 @@ export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | nu
   } finally {
     rmSync(tmp, { force: true });
   }
-  if (!won) return done(parsePrivate(readFileSync(path, 'utf8'), path), 'data-dir', path);
+  if (!won) return fromDataDir();
   chmodSync(path, 0o600);
   const pubPath = join(opts.dataDir, SIGNING_PUBLIC_KEY_FILE);
   writeFileSync(pubPath, publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o644 });

@@ -7,7 +7,7 @@ import {
   type SampleCountsRow,
 } from '../warehouse/queries.js';
 import { fromDateTime64 } from '../warehouse/time.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { wilson, type Proportion } from './wilson.js';
 
 /**
@@ -40,7 +40,7 @@ export interface RunStats {
   note: string;
 }
 
-export async function runStats(warehouse: Warehouse, runId: string, checkerVersion: string): Promise<RunStats> {
+export async function runStats(warehouse: ReadOnlyWarehouse, runId: string, checkerVersion: string): Promise<RunStats> {
   const phases = await runPhases(warehouse, runId);
   const start = phases.find((p) => p.phase === 'start');
   const finish = phases.find((p) => p.phase === 'finish');
@@ -82,7 +82,7 @@ export interface Census {
 }
 
 /** Totals of each active agent's latest state (a census, not a sample estimate). */
-export async function census(warehouse: Warehouse, checkerVersion: string): Promise<Census> {
+export async function census(warehouse: ReadOnlyWarehouse, checkerVersion: string): Promise<Census> {
   const agents = await agentActivityTotals(warehouse);
   const l = await latestStateTotals(warehouse, checkerVersion);
   const n = (k: keyof LatestStateTotalsRow) => Number(l?.[k] ?? 0);

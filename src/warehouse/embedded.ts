@@ -1,25 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Session } from 'chdb';
+import { Session, type ChdbQueryStream } from 'chdb';
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
-import {
-  assertTableName,
-  normalizeParams,
-  parseJsonEachRow,
-  toJsonEachRow,
-  trimStatement,
-  type QueryParams,
-  type Warehouse,
-} from './warehouse.js';
+import { connectionSettings, prepareStatement, type ConnectionOptions } from './read-only.js';
+import { assertTableName, normalizeParams, parseJsonEachRow, refusedWrite, toJsonEachRow, type QueryParams, type Warehouse } from './warehouse.js';
 
-export interface EmbeddedOptions {
-  /**
-   * Reject a call after this many milliseconds. chdb cannot interrupt a
-   * one-shot query: the promise rejects, the engine finishes the work in the
-   * background (and close() waits for it). Default: no deadline.
-   */
-  timeoutMs?: number;
-}
+/**
+ * See ConnectionOptions. chdb cannot interrupt a one-shot query, so at the
+ * deadline the promise rejects at once and the engine's `max_execution_time`
+ * stops the work (close() waits for it).
+ */
+export type EmbeddedOptions = ConnectionOptions;
 
 /**
  * Settings given to the engine at connect, so results look the same as from a
@@ -41,21 +32,31 @@ const INSERT_SETTINGS = { input_format_skip_unknown_fields: 0, date_time_input_f
  * - `queryBindAsync` / `insert` run on the libuv thread pool, so the event loop
  *   is not blocked (the older `query` / `queryBind` are synchronous and are not
  *   used here); parameterized calls are serialized process-wide by chdb;
- * - a timed-out or aborted call keeps running inside the engine.
+ * - a timed-out or aborted call keeps running inside the engine (until its
+ *   `max_execution_time`, when the connection has a deadline);
+ * - it runs every statement of a multi-statement string, so each call is
+ *   checked to hold exactly one (see lexer.ts);
+ * - sessions on the same directory keep their own connect-time settings, so a
+ *   read-only session (readonly=1) can sit beside a writing one.
  */
 export class EmbeddedWarehouse implements Warehouse {
   readonly kind = 'embedded' as const;
   readonly path: string;
   private session: Session | null;
+  readonly readOnly: boolean;
   private readonly timeoutMs: number | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(path: string, options: EmbeddedOptions = {}) {
     this.path = resolve(path);
     this.timeoutMs = options.timeoutMs;
+    this.readOnly = options.readOnly === true;
+    // Settings given at connect hold for every call of this session and cannot be
+    // changed by a statement under readonly=1; other sessions on the directory keep theirs.
+    const args = [...CONNECTION_ARGS, ...Object.entries(connectionSettings(options)).map(([k, v]) => `--${k}=${v}`)];
     try {
       mkdirSync(this.path, { recursive: true });
-      this.session = new Session(this.path, { connectionArgs: CONNECTION_ARGS });
+      this.session = new Session(this.path, { connectionArgs: args });
     } catch (err) {
       throw toWarehouseError(err, `cannot open the embedded warehouse at ${this.path}`);
     }
@@ -66,11 +67,41 @@ export class EmbeddedWarehouse implements Warehouse {
     return parseJsonEachRow<T>(text);
   }
 
+  async *stream<T = Record<string, unknown>>(sql: string, params?: QueryParams): AsyncGenerator<T[]> {
+    const session = this.open();
+    const statement = prepareStatement(sql, this.readOnly);
+    const bound = normalizeParams(params);
+    let stream: ChdbQueryStream;
+    try {
+      stream =
+        bound && Object.keys(bound).length > 0
+          ? session.queryStreamBind(statement, bound, { format: 'JSONEachRow' })
+          : session.queryStream(statement, { format: 'JSONEachRow' });
+    } catch (err) {
+      throw toWarehouseError(err, undefined, statement);
+    }
+    let finish!: () => void;
+    const finished = new Promise<void>((r) => (finish = r));
+    this.inFlight.add(finished);
+    try {
+      // A chunk is one engine block (about 65k rows), so memory stays bounded by it.
+      for await (const chunk of stream) yield chunk.rows<T>();
+    } catch (err) {
+      throw toWarehouseError(err, undefined, statement);
+    } finally {
+      stream.cancel();
+      this.inFlight.delete(finished);
+      finish();
+    }
+  }
+
   async exec(sql: string, params?: QueryParams): Promise<void> {
+    if (this.readOnly) throw refusedWrite('exec');
     await this.run(sql, params, 'Null');
   }
 
   async insert(table: string, rows: readonly object[]): Promise<void> {
+    if (this.readOnly) throw refusedWrite(`insert into ${table}`);
     assertTableName(table);
     if (rows.length === 0) return;
     const session = this.open();
@@ -104,7 +135,7 @@ export class EmbeddedWarehouse implements Warehouse {
 
   private async run(sql: string, params: QueryParams | undefined, format: string): Promise<string> {
     const session = this.open();
-    const statement = trimStatement(sql);
+    const statement = prepareStatement(sql, this.readOnly);
     const opts = { format, ...(this.timeoutMs === undefined ? {} : { timeout: this.timeoutMs }) };
     const bound = normalizeParams(params);
     const pending =

@@ -25,6 +25,8 @@ export type WarehouseErrorKind =
   | 'auth'
   /** The warehouse was already closed. */
   | 'closed'
+  /** Not allowed on this connection: a write on a read-only one, a second statement, a call that reaches files or the network (164). */
+  | 'refused'
   /** Any other error the engine reported. */
   | 'server';
 
@@ -74,6 +76,7 @@ const CODE_KINDS: ReadonlyMap<number, WarehouseErrorKind> = new Map<number, Ware
   [194, 'auth'], // REQUIRED_PASSWORD
   [497, 'auth'], // ACCESS_DENIED
   [516, 'auth'], // AUTHENTICATION_FAILED
+  [164, 'refused'], // READONLY
 ]);
 
 export function kindForCode(code: number | undefined): WarehouseErrorKind {

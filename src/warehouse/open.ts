@@ -1,19 +1,25 @@
 import type { WarehouseConfig } from '../config.js';
 import { EmbeddedWarehouse } from './embedded.js';
 import { ServerWarehouse } from './server.js';
-import type { Warehouse } from './warehouse.js';
+import type { ConnectionOptions } from './read-only.js';
+import type { ReadOnlyWarehouse, Warehouse } from './warehouse.js';
 
-export interface OpenOptions {
-  /** Per-call deadline in milliseconds (see the adapters for what a deadline can and cannot stop). */
-  timeoutMs?: number;
+export interface OpenOptions extends ConnectionOptions {
   /** Server only: create the configured database first when it is missing (what `migrate` wants). */
   createDatabase?: boolean;
 }
 
-/** Opens the warehouse the configuration names: chdb in a local directory, or a ClickHouse server over HTTP. */
+/**
+ * Opens the warehouse the configuration names: chdb in a local directory, or a
+ * ClickHouse server over HTTP. With `readOnly`, the connection refuses every
+ * write (see read-only.ts); its exec and insert reject with kind 'refused'.
+ */
 export async function openWarehouse(config: WarehouseConfig, options: OpenOptions = {}): Promise<Warehouse> {
   if (config.kind === 'embedded') {
-    return new EmbeddedWarehouse(config.path, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs });
+    return new EmbeddedWarehouse(config.path, {
+      ...(options.readOnly ? { readOnly: true } : {}),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    });
   }
   const server = new ServerWarehouse({
     url: config.url,
@@ -21,6 +27,7 @@ export async function openWarehouse(config: WarehouseConfig, options: OpenOption
     ...(config.username === undefined ? {} : { username: config.username }),
     ...(config.password === undefined ? {} : { password: config.password }),
     ...(options.timeoutMs === undefined ? {} : { requestTimeoutMs: options.timeoutMs }),
+    ...(options.readOnly ? { readOnly: true } : {}),
   });
   if (options.createDatabase) {
     try {
@@ -33,7 +40,12 @@ export async function openWarehouse(config: WarehouseConfig, options: OpenOption
   return server;
 }
 
+/** A connection that only reads: what the API, the dashboard and `sql` get. */
+export function openReadOnlyWarehouse(config: WarehouseConfig, options: Omit<OpenOptions, 'readOnly' | 'createDatabase'> = {}): Promise<ReadOnlyWarehouse> {
+  return openWarehouse(config, { ...options, readOnly: true });
+}
+
 export { EmbeddedWarehouse } from './embedded.js';
 export { ServerWarehouse } from './server.js';
 export { WarehouseError, isWarehouseError, type WarehouseErrorKind } from './errors.js';
-export type { Warehouse, QueryParams, QueryParamValue } from './warehouse.js';
+export type { Warehouse, ReadOnlyWarehouse, QueryParams, QueryParamValue } from './warehouse.js';

@@ -10,7 +10,7 @@ import type {
   VerdictResult,
 } from './rows.js';
 import { VIEWS } from './rows.js';
-import type { Warehouse } from './warehouse.js';
+import type { ReadOnlyWarehouse } from './warehouse.js';
 
 /**
  * The read model: every query the API, the dashboard, the statistics and replay run,
@@ -19,22 +19,29 @@ import type { Warehouse } from './warehouse.js';
  * port returns them (see rows.ts); turning them into API responses is the caller's job.
  */
 
+/**
+ * Agents whose owners asked to be hidden (Methods §9), as a subquery of their keys: every
+ * figure the API serves (run samples, census, daily totals) leaves them out, like the agent
+ * pages and the search, which read `opt_out != 'hidden'` on the agents row itself.
+ */
+const HIDDEN_AGENT_KEYS = "(SELECT agent_key FROM agents FINAL WHERE opt_out = 'hidden')";
+
 // ---- health ----
 
-export async function ping(wh: Warehouse): Promise<void> {
+export async function ping(wh: ReadOnlyWarehouse): Promise<void> {
   await wh.query('SELECT 1 AS ok');
 }
 
 // ---- checker versions ----
 
 /** The checker version the *_current views show, or null while the warehouse has none. */
-export async function checkerVersionShown(wh: Warehouse): Promise<string | null> {
+export async function checkerVersionShown(wh: ReadOnlyWarehouse): Promise<string | null> {
   const [row] = await wh.query<{ checker_version: string | null }>(`SELECT checker_version FROM ${VIEWS.checkerCurrent}`);
   return row?.checker_version ? row.checker_version : null;
 }
 
 /** The most recently judged checker version other than `current` (by judged_at), or null. */
-export async function newestOtherCheckerVersion(wh: Warehouse, current: string): Promise<string | null> {
+export async function newestOtherCheckerVersion(wh: ReadOnlyWarehouse, current: string): Promise<string | null> {
   const [row] = await wh.query<{ checker_version: string }>(
     `SELECT checker_version FROM verdicts WHERE checker_version != {cv:String}
      GROUP BY checker_version ORDER BY max(judged_at) DESC LIMIT 1`,
@@ -44,7 +51,7 @@ export async function newestOtherCheckerVersion(wh: Warehouse, current: string):
 }
 
 /** Verdict rows stored under a checker version (without FINAL: is there any at all?). */
-export async function hasVerdicts(wh: Warehouse, checkerVersion: string): Promise<boolean> {
+export async function hasVerdicts(wh: ReadOnlyWarehouse, checkerVersion: string): Promise<boolean> {
   const [row] = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM verdicts WHERE checker_version = {v:String}', {
     v: checkerVersion,
   });
@@ -55,14 +62,14 @@ export async function hasVerdicts(wh: Warehouse, checkerVersion: string): Promis
  * The version a replay under `current` is compared with: the one the *_current views show
  * when it is another version with verdicts, else the most recently judged other version; null when none.
  */
-export async function previousCheckerVersion(wh: Warehouse, current: string): Promise<string | null> {
+export async function previousCheckerVersion(wh: ReadOnlyWarehouse, current: string): Promise<string | null> {
   const shown = await checkerVersionShown(wh);
   if (shown !== null && shown !== current && (await hasVerdicts(wh, shown))) return shown;
   return newestOtherCheckerVersion(wh, current);
 }
 
 /** Deduplicated verdict rows of a checker version (rows past the 90-day TTL excepted). */
-export async function countVerdicts(wh: Warehouse, checkerVersion: string): Promise<number> {
+export async function countVerdicts(wh: ReadOnlyWarehouse, checkerVersion: string): Promise<number> {
   const [row] = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM verdicts FINAL WHERE checker_version = {cv:String}', {
     cv: checkerVersion,
   });
@@ -82,7 +89,7 @@ export interface VersionPairTotals {
 }
 
 /** Probe events both versions judged (by event id), how many changed result, for how many agents. */
-export async function versionPairTotals(wh: Warehouse, previous: string, current: string): Promise<VersionPairTotals> {
+export async function versionPairTotals(wh: ReadOnlyWarehouse, previous: string, current: string): Promise<VersionPairTotals> {
   const [row] = await wh.query<VersionPairTotals>(
     `SELECT toUInt32(count()) AS compared, toUInt32(countIf(o.result != n.result)) AS changed,
             toUInt32(uniqExactIf(n.agent_key, o.result != n.result)) AS agents
@@ -99,7 +106,7 @@ export interface ResultTransitionRow {
 }
 
 /** Result changes old → new with their event counts, most frequent first. */
-export async function versionTransitions(wh: Warehouse, previous: string, current: string): Promise<ResultTransitionRow[]> {
+export async function versionTransitions(wh: ReadOnlyWarehouse, previous: string, current: string): Promise<ResultTransitionRow[]> {
   return wh.query<ResultTransitionRow>(
     `SELECT o.result AS old_result, n.result AS new_result, toUInt32(count()) AS events
      FROM ${VERSION_PAIR} WHERE o.result != n.result
@@ -113,7 +120,7 @@ export interface ChangedAgentRow extends ResultTransitionRow {
 }
 
 /** The agents whose result changed (at most `limit`, by key), with the change of their newest differing event. */
-export async function versionChangedAgents(wh: Warehouse, previous: string, current: string, limit: number): Promise<ChangedAgentRow[]> {
+export async function versionChangedAgents(wh: ReadOnlyWarehouse, previous: string, current: string, limit: number): Promise<ChangedAgentRow[]> {
   return wh.query<ChangedAgentRow>(
     `SELECT n.agent_key AS agent_key, argMax(o.result, n.observed_at) AS old_result,
             argMax(n.result, n.observed_at) AS new_result, toUInt32(count()) AS events
@@ -124,7 +131,7 @@ export async function versionChangedAgents(wh: Warehouse, previous: string, curr
 }
 
 /** Agent names by key (keys without an agent row are absent). */
-export async function agentNames(wh: Warehouse, keys: readonly string[]): Promise<Map<string, string>> {
+export async function agentNames(wh: ReadOnlyWarehouse, keys: readonly string[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
   const rows = await wh.query<{ agent_key: string; name: string }>(
     'SELECT agent_key, name FROM agents FINAL WHERE agent_key IN {keys:Array(String)}',
@@ -136,7 +143,7 @@ export async function agentNames(wh: Warehouse, keys: readonly string[]): Promis
 // ---- runs ----
 
 /** Daily runs, newest first (by their first event), with whether each has its finish event. */
-export async function dailyRuns(wh: Warehouse, limit = 50): Promise<Array<{ run_id: string; finished: Flag }>> {
+export async function dailyRuns(wh: ReadOnlyWarehouse, limit = 50): Promise<Array<{ run_id: string; finished: Flag }>> {
   return wh.query<{ run_id: string; finished: Flag }>(
     `SELECT run_id, toUInt8(countIf(phase = 'finish') > 0) AS finished
      FROM runs FINAL WHERE kind = 'daily'
@@ -148,14 +155,14 @@ export async function dailyRuns(wh: Warehouse, limit = 50): Promise<Array<{ run_
 export type RunPhaseRow = Pick<RunRow, 'phase' | 'observed_at' | 'seed' | 'counts' | 'complete' | 'note'>;
 
 /** The start and finish rows of a run (none for an unknown run). */
-export async function runPhases(wh: Warehouse, runId: string): Promise<RunPhaseRow[]> {
+export async function runPhases(wh: ReadOnlyWarehouse, runId: string): Promise<RunPhaseRow[]> {
   return wh.query<RunPhaseRow>('SELECT phase, observed_at, seed, counts, complete, note FROM runs FINAL WHERE run_id = {runId:String}', { runId });
 }
 
 export type SampleCountsRow = OutcomeCounts;
 
-/** A run's in-sample checks under a checker version, by uptime state and verdict; `since` prunes older partitions. */
-export async function runSampleCounts(wh: Warehouse, runId: string, checkerVersion: string, since: Date): Promise<SampleCountsRow | null> {
+/** A run's in-sample checks of unhidden agents under a checker version, by uptime state and verdict; `since` prunes older partitions. */
+export async function runSampleCounts(wh: ReadOnlyWarehouse, runId: string, checkerVersion: string, since: Date): Promise<SampleCountsRow | null> {
   const [row] = await wh.query<SampleCountsRow>(
     `SELECT toUInt32(count()) AS checks,
             toUInt32(countIf(c.uptime = 'up')) AS up, toUInt32(countIf(c.uptime = 'down')) AS down,
@@ -163,7 +170,8 @@ export async function runSampleCounts(wh: Warehouse, runId: string, checkerVersi
             toUInt32(countIf(v.result = 'pass')) AS pass, toUInt32(countIf(v.result = 'fail')) AS fail,
             toUInt32(countIf(v.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(v.result = 'n/a')) AS na
      FROM (SELECT event_id, uptime FROM checks FINAL
-           WHERE run_id = {runId:String} AND in_sample = 1 AND checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}) AS c
+           WHERE run_id = {runId:String} AND in_sample = 1 AND checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}
+             AND agent_key NOT IN ${HIDDEN_AGENT_KEYS}) AS c
      LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}) AS v
        ON v.event_id = c.event_id`,
     { runId, cv: checkerVersion, since },
@@ -173,10 +181,10 @@ export async function runSampleCounts(wh: Warehouse, runId: string, checkerVersi
 
 // ---- census ----
 
-/** Agents by active flag. */
-export async function agentActivityTotals(wh: Warehouse): Promise<{ active: number; inactive: number }> {
+/** Unhidden agents by active flag. */
+export async function agentActivityTotals(wh: ReadOnlyWarehouse): Promise<{ active: number; inactive: number }> {
   const [row] = await wh.query<{ n_active: number; n_inactive: number }>(
-    'SELECT toUInt32(countIf(active = 1)) AS n_active, toUInt32(countIf(active = 0)) AS n_inactive FROM agents FINAL',
+    "SELECT toUInt32(countIf(active = 1)) AS n_active, toUInt32(countIf(active = 0)) AS n_inactive FROM agents FINAL WHERE opt_out != 'hidden'",
   );
   return { active: Number(row?.n_active ?? 0), inactive: Number(row?.n_inactive ?? 0) };
 }
@@ -186,15 +194,15 @@ export interface LatestStateTotalsRow extends Omit<SampleCountsRow, 'checks'> {
   never: number;
 }
 
-/** Every active agent's latest check and verdict under a checker version, counted. */
-export async function latestStateTotals(wh: Warehouse, checkerVersion: string): Promise<LatestStateTotalsRow | null> {
+/** Every active, unhidden agent's latest check and verdict under a checker version, counted. */
+export async function latestStateTotals(wh: ReadOnlyWarehouse, checkerVersion: string): Promise<LatestStateTotalsRow | null> {
   const [row] = await wh.query<LatestStateTotalsRow>(
     `SELECT toUInt32(countIf(l.uptime = 'up')) AS up, toUInt32(countIf(l.uptime = 'down')) AS down,
             toUInt32(countIf(l.uptime = 'unknown')) AS unknown, toUInt32(countIf(l.uptime = 'skipped')) AS skipped,
             toUInt32(countIf(l.result = 'pass')) AS pass, toUInt32(countIf(l.result = 'fail')) AS fail,
             toUInt32(countIf(l.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(l.result = 'n/a')) AS na,
             toUInt32(countIf(l.agent_key = '')) AS never
-     FROM (SELECT agent_key FROM agents FINAL WHERE active = 1) AS a
+     FROM (SELECT agent_key FROM agents FINAL WHERE active = 1 AND opt_out != 'hidden') AS a
      LEFT JOIN (SELECT agent_key, uptime, result FROM agent_latest FINAL WHERE checker_version = {cv:String}) AS l
        ON l.agent_key = a.agent_key
      SETTINGS join_use_nulls = 0`,
@@ -203,10 +211,11 @@ export async function latestStateTotals(wh: Warehouse, checkerVersion: string): 
   return row ?? null;
 }
 
-/** The newest latest-state observation under a checker version, or null when nothing was checked. */
-export async function newestLatestObservation(wh: Warehouse, checkerVersion: string): Promise<DateTimeText | null> {
+/** The newest latest-state observation of an unhidden agent under a checker version, or null when nothing was checked. */
+export async function newestLatestObservation(wh: ReadOnlyWarehouse, checkerVersion: string): Promise<DateTimeText | null> {
   const [row] = await wh.query<{ as_of: DateTimeText | null }>(
-    'SELECT if(count() = 0, NULL, max(observed_at)) AS as_of FROM agent_latest FINAL WHERE checker_version = {cv:String}',
+    `SELECT if(count() = 0, NULL, max(observed_at)) AS as_of FROM agent_latest FINAL
+     WHERE checker_version = {cv:String} AND agent_key NOT IN ${HIDDEN_AGENT_KEYS}`,
     { cv: checkerVersion },
   );
   return row?.as_of ?? null;
@@ -229,8 +238,8 @@ export interface DailyRollupApiRow {
   computedAt: DateTimeText | null;
 }
 
-/** Rollups of a checker version for the last `days` UTC days (today included), newest day first. */
-export async function dailyRollups(wh: Warehouse, checkerVersion: string, days: number, protocol: string | null): Promise<DailyRollupApiRow[]> {
+/** Daily rollups of a checker version (hidden agents are left out when a day is rolled up). */
+export async function dailyRollups(wh: ReadOnlyWarehouse, checkerVersion: string, days: number, protocol: string | null): Promise<DailyRollupApiRow[]> {
   return wh.query<DailyRollupApiRow>(
     `SELECT day, protocol, source, checks, up, down, unknown, skipped, pass, fail,
             unknown_verdict AS unknownVerdict, na, uptime, pass_rate AS passRate,
@@ -283,7 +292,7 @@ export interface AgentPageFilter {
 }
 
 /** Agents in key order after `after`, hidden ones never (Methods §9); `limit` rows at most. */
-export async function agentsPage(wh: Warehouse, f: AgentPageFilter): Promise<AgentApiRow[]> {
+export async function agentsPage(wh: ReadOnlyWarehouse, f: AgentPageFilter): Promise<AgentApiRow[]> {
   const where = ['agent_key > {after:String}', "opt_out != 'hidden'"];
   const params: Record<string, string | number> = { after: f.after, limit: f.limit };
   if (f.protocol) {
@@ -302,7 +311,7 @@ export async function agentsPage(wh: Warehouse, f: AgentPageFilter): Promise<Age
 }
 
 /** One agent by its short id, unless hidden. */
-export async function agentById(wh: Warehouse, id: string): Promise<AgentApiRow | null> {
+export async function agentById(wh: ReadOnlyWarehouse, id: string): Promise<AgentApiRow | null> {
   const [row] = await wh.query<AgentApiRow>(
     `SELECT ${AGENT_COLUMNS} FROM agents FINAL WHERE agent_id = {id:String} AND opt_out != 'hidden' LIMIT 1`,
     { id },
@@ -323,7 +332,7 @@ export interface AgentListingApiRow {
 }
 
 /** Every listing item (tombstoned ones too) of an agent key. */
-export async function listingsOfAgent(wh: Warehouse, key: string): Promise<AgentListingApiRow[]> {
+export async function listingsOfAgent(wh: ReadOnlyWarehouse, key: string): Promise<AgentListingApiRow[]> {
   return wh.query<AgentListingApiRow>(
     `SELECT source, item_id AS itemId, name, version_label AS version, endpoint_url AS endpointUrl,
             card_url AS cardUrl, tombstoned = 1 AS tombstoned, first_seen AS firstSeen, last_seen AS lastSeen
@@ -335,7 +344,7 @@ export async function listingsOfAgent(wh: Warehouse, key: string): Promise<Agent
 export type AgentLatestStatusRow = Omit<AgentLatestRow, 'checker_version' | 'agent_key' | 'agent_id' | 'protocol'>;
 
 /** An agent's latest check and verdict under a checker version. */
-export async function latestOfAgent(wh: Warehouse, checkerVersion: string, key: string): Promise<AgentLatestStatusRow | null> {
+export async function latestOfAgent(wh: ReadOnlyWarehouse, checkerVersion: string, key: string): Promise<AgentLatestStatusRow | null> {
   const [row] = await wh.query<AgentLatestStatusRow>(
     `SELECT observed_at, event_id, uptime, reason, http_status, latency_ms, in_sample, our_side, source,
             suite_id, suite_version, result, reasons, warnings, a2a_version, a2a_route, signature
@@ -346,7 +355,7 @@ export async function latestOfAgent(wh: Warehouse, checkerVersion: string, key: 
 }
 
 /** When an agent was last checked under any checker version; null if never. */
-export async function lastCheckedAt(wh: Warehouse, key: string): Promise<DateTimeText | null> {
+export async function lastCheckedAt(wh: ReadOnlyWarehouse, key: string): Promise<DateTimeText | null> {
   const [row] = await wh.query<{ last: DateTimeText | null }>(
     'SELECT if(count() = 0, NULL, max(observed_at)) AS last FROM agent_latest FINAL WHERE agent_key = {key:String}',
     { key },
@@ -355,7 +364,7 @@ export async function lastCheckedAt(wh: Warehouse, key: string): Promise<DateTim
 }
 
 /** An agent's uptime windows (v_agent_uptime__v2), or null when it has no history in 90 days. */
-export async function agentUptime(wh: Warehouse, key: string): Promise<AgentUptimeRow | null> {
+export async function agentUptime(wh: ReadOnlyWarehouse, key: string): Promise<AgentUptimeRow | null> {
   const [row] = await wh.query<AgentUptimeRow>(`SELECT * FROM ${VIEWS.agentUptime} WHERE agent_key = {key:String} LIMIT 1`, { key });
   return row ?? null;
 }
@@ -381,12 +390,17 @@ export interface AgentSearch {
   limit: number;
 }
 
-/** Active, unhidden agents by name (or URL) fragment with their latest state, by name; `limit` rows at most. */
-export async function searchAgentRows(wh: Warehouse, s: AgentSearch): Promise<AgentSearchRow[]> {
+/**
+ * Active, unhidden agents by name (or URL) fragment with their latest state, by name; `limit` rows at most.
+ * A missing right-hand row reads as NULL through its empty key, not `join_use_nulls = 1`: the API's
+ * read-only connection (readonly=1) may not change settings.
+ */
+export async function searchAgentRows(wh: ReadOnlyWarehouse, s: AgentSearch): Promise<AgentSearchRow[]> {
   return wh.query<AgentSearchRow>(
     `SELECT a.agent_id AS id, a.name AS name, a.protocol AS protocol, a.sources AS sources, a.opt_out AS optOut,
-            t.last AS lastCheckedAt, l.uptime AS uptime, l.result AS result,
-            u.uptime_7d AS uptime7d, u.uptime_30d AS uptime30d
+            if(t.agent_key = '', NULL, t.last) AS lastCheckedAt, if(l.agent_key = '', NULL, l.uptime) AS uptime,
+            if(l.agent_key = '', NULL, l.result) AS result,
+            if(u.agent_key = '', NULL, u.uptime_7d) AS uptime7d, if(u.agent_key = '', NULL, u.uptime_30d) AS uptime30d
      FROM (
        SELECT agent_key, agent_id, name, protocol, sources, opt_out FROM agents FINAL
        WHERE active = 1 AND opt_out != 'hidden'
@@ -397,8 +411,7 @@ export async function searchAgentRows(wh: Warehouse, s: AgentSearch): Promise<Ag
      LEFT JOIN (SELECT agent_key, max(observed_at) AS last FROM agent_latest FINAL GROUP BY agent_key) AS t ON t.agent_key = a.agent_key
      LEFT JOIN (SELECT agent_key, uptime_7d, uptime_30d FROM ${VIEWS.agentUptime}) AS u ON u.agent_key = a.agent_key
      ORDER BY lowerUTF8(a.name), a.agent_key
-     LIMIT {limit:UInt32}
-     SETTINGS join_use_nulls = 1`,
+     LIMIT {limit:UInt32}`,
     { cv: s.checkerVersion, q: s.q, protocol: s.protocol ?? '', limit: s.limit },
   );
 }

@@ -57,6 +57,12 @@ function dayFilter(column: string, options: RefreshOptions, params: Record<strin
   return sql;
 }
 
+/**
+ * Hidden agents (Methods §9) count in no ecosystem figure. A day rolled up before an agent was
+ * hidden keeps its checks until that day is recomputed (any later check of the day, or a replay).
+ */
+const UNHIDDEN = "agent_key NOT IN (SELECT agent_key FROM agents FINAL WHERE opt_out = 'hidden')";
+
 /** Recomputes daily_rollups for the given (or all refreshable) days. Idempotent. */
 export async function refreshDailyRollups(warehouse: Warehouse, options: RefreshOptions = {}): Promise<void> {
   if (options.days && options.days.length === 0) return;
@@ -79,8 +85,8 @@ export async function refreshDailyRollups(warehouse: Warehouse, options: Refresh
        countIf(c.in_sample = 1 AND v.result = 'pass'), countIf(c.in_sample = 1 AND v.result = 'fail'),
        countIf(c.in_sample = 1 AND v.result = 'unknown'), countIf(c.in_sample = 1 AND v.result = 'n/a'),
        now64(3, 'UTC')
-     FROM (SELECT event_id, protocol, observed_at, checker_version, result FROM verdicts FINAL WHERE ${where}) AS v
-     INNER JOIN (SELECT event_id, checker_version, source, uptime, in_sample FROM checks FINAL WHERE ${where}) AS c
+     FROM (SELECT event_id, protocol, observed_at, checker_version, result FROM verdicts FINAL WHERE ${where} AND ${UNHIDDEN}) AS v
+     INNER JOIN (SELECT event_id, checker_version, source, uptime, in_sample FROM checks FINAL WHERE ${where} AND ${UNHIDDEN}) AS c
        ON c.event_id = v.event_id AND c.checker_version = v.checker_version
      GROUP BY day, v.protocol, c.source, v.checker_version`,
     params,

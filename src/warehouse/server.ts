@@ -1,13 +1,7 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
-import {
-  assertTableName,
-  normalizeParams,
-  normalizeValue,
-  trimStatement,
-  type QueryParams,
-  type Warehouse,
-} from './warehouse.js';
+import { connectionSettings, prepareStatement, type ConnectionOptions } from './read-only.js';
+import { assertTableName, normalizeParams, normalizeValue, refusedWrite, type QueryParams, type Warehouse } from './warehouse.js';
 
 export interface ServerOptions {
   /** http(s) origin of the ClickHouse HTTP interface, e.g. http://127.0.0.1:8123 */
@@ -15,8 +9,13 @@ export interface ServerOptions {
   database: string;
   username?: string;
   password?: string;
-  /** Per-request deadline in milliseconds (default 60 s). The client gives up; the server may still finish. */
+  /**
+   * Per-request deadline in milliseconds (default 60 s). The client gives up;
+   * when set, the server is also told `max_execution_time` so it stops too.
+   */
   requestTimeoutMs?: number;
+  /** See ConnectionOptions.readOnly: `readonly=1` on every request, and the statement checks. */
+  readOnly?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -52,25 +51,35 @@ export class ServerWarehouse implements Warehouse {
   readonly kind = 'server' as const;
   readonly url: string;
   readonly database: string;
+  readonly readOnly: boolean;
   private client: ClickHouseClient | null;
   private readonly options: ServerOptions;
+  private readonly settings: Record<string, string | number>;
 
   constructor(options: ServerOptions) {
     this.options = options;
     this.url = options.url;
     this.database = options.database;
+    this.readOnly = options.readOnly === true;
+    const connection: ConnectionOptions = {
+      readOnly: this.readOnly,
+      ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
+    };
+    // readonly goes as text: the driver types UInt64 settings as strings.
+    const { readonly, ...rest } = connectionSettings(connection);
+    this.settings = { ...QUERY_SETTINGS, ...rest, ...(readonly === undefined ? {} : { readonly: String(readonly) }) };
     this.client = this.makeClient(options.database);
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
     const client = this.open();
-    const statement = trimStatement(sql);
+    const statement = prepareStatement(sql, this.readOnly);
     try {
       const bound = normalizeParams(params);
       const rs = await client.query({
         query: statement,
         format: 'JSONEachRow',
-        clickhouse_settings: QUERY_SETTINGS,
+        clickhouse_settings: this.settings,
         ...(bound ? { query_params: bound } : {}),
       });
       return await rs.json<T>();
@@ -79,14 +88,36 @@ export class ServerWarehouse implements Warehouse {
     }
   }
 
-  async exec(sql: string, params?: QueryParams): Promise<void> {
+  async *stream<T = Record<string, unknown>>(sql: string, params?: QueryParams): AsyncGenerator<T[]> {
     const client = this.open();
-    const statement = trimStatement(sql);
+    const statement = prepareStatement(sql, this.readOnly);
+    let rs: Awaited<ReturnType<ClickHouseClient['query']>> | undefined;
+    try {
+      const bound = normalizeParams(params);
+      rs = await client.query({
+        query: statement,
+        format: 'JSONEachRow',
+        clickhouse_settings: this.settings,
+        ...(bound ? { query_params: bound } : {}),
+      });
+      // The response body is read as it arrives, a batch of rows at a time.
+      for await (const rows of rs.stream<T>()) yield rows.map((row) => row.json<T>());
+    } catch (err) {
+      throw toWarehouseError(err, statement);
+    } finally {
+      rs?.close();
+    }
+  }
+
+  async exec(sql: string, params?: QueryParams): Promise<void> {
+    if (this.readOnly) throw refusedWrite('exec');
+    const client = this.open();
+    const statement = prepareStatement(sql, false);
     try {
       const bound = normalizeParams(params);
       await client.command({
         query: statement,
-        clickhouse_settings: QUERY_SETTINGS,
+        clickhouse_settings: this.settings,
         ...(bound ? { query_params: bound } : {}),
       });
     } catch (err) {
@@ -95,6 +126,7 @@ export class ServerWarehouse implements Warehouse {
   }
 
   async insert(table: string, rows: readonly object[]): Promise<void> {
+    if (this.readOnly) throw refusedWrite(`insert into ${table}`);
     assertTableName(table);
     if (rows.length === 0) return;
     const client = this.open();

@@ -33,16 +33,34 @@ export type QueryParams = Readonly<Record<string, QueryParamValue>>;
  * best-effort (ISO 8601 with a zone works). A field that is not a column of
  * the table is an error, not silently dropped.
  */
-export interface Warehouse {
+export interface ReadOnlyWarehouse {
   readonly kind: 'embedded' | 'server';
+  /** True when the connection refuses writes (see `openWarehouse(…, { readOnly: true })`). */
+  readonly readOnly: boolean;
   /** Runs one statement that returns rows (SELECT, SHOW, DESCRIBE, EXISTS, …). */
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
+  /**
+   * Runs one statement that returns rows and yields them in batches as the
+   * engine produces them (a block, or what one read of the response held), so
+   * a large result is never held whole. Breaking out of the loop stops the
+   * query. One stream at a time per connection.
+   */
+  stream<T = Record<string, unknown>>(sql: string, params?: QueryParams): AsyncIterable<T[]>;
+  /** Releases the connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A connection that may also write: only migrations, processors and `sql --write` get one. */
+export interface Warehouse extends ReadOnlyWarehouse {
   /** Runs one statement whose result is not needed (DDL, INSERT … SELECT, OPTIMIZE, …). */
   exec(sql: string, params?: QueryParams): Promise<void>;
   /** Appends rows to a table (`INSERT INTO table FORMAT JSONEachRow`). */
   insert(table: string, rows: readonly object[]): Promise<void>;
-  /** Releases the connection. Idempotent. */
-  close(): Promise<void>;
+}
+
+/** What a read-only connection answers to exec and insert. */
+export function refusedWrite(what: string): WarehouseError {
+  return new WarehouseError('refused', `refused on a read-only connection: ${what} writes`);
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
@@ -110,11 +128,6 @@ function normalizeParamValue(value: unknown): unknown {
     return out;
   }
   return value;
-}
-
-/** Drops trailing semicolons and whitespace: each call runs exactly one statement. */
-export function trimStatement(sql: string): string {
-  return sql.trim().replace(/;+\s*$/, '').trim();
 }
 
 /** Parses a JSONEachRow response body. */

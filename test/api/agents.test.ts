@@ -4,7 +4,7 @@ import { AGENTS, idOf, useFilledApi } from './fixture.js';
 
 /**
  * GET /agents (paged by an opaque cursor, filtered, hidden agents never) and the one
- * error shape every error response has: `{ error: { code, message } }`.
+ * error shape every error response has: `{ error: { code, message, requestId } }`.
  */
 
 describe('agents API and error shape', () => {
@@ -35,7 +35,7 @@ describe('agents API and error shape', () => {
     });
   });
 
-  it('answers every error as { error: { code, message } }', async () => {
+  it('answers every error as { error: { code, message, requestId } }, the request id also its x-request-id header', async () => {
     const cases: Array<[string, number, string]> = [
       [`/agents?cursor=${encodeCursor('')}x`, 400, 'invalid_cursor'],
       ['/agents?limit=0', 400, 'bad_request'],
@@ -50,7 +50,8 @@ describe('agents API and error shape', () => {
     for (const [url, status, code] of cases) {
       const res = await get(url);
       expect(res.status, url).toBe(status);
-      expect(res.body, url).toEqual({ error: { code, message: expect.any(String) } });
+      expect(res.body, url).toEqual({ error: { code, message: expect.any(String), requestId: res.headers['x-request-id'] } });
+      expect(res.body.error.requestId, url).toMatch(/^[0-9a-f-]{36}$/);
       expect(res.body.error.message.length, url).toBeGreaterThan(0);
     }
   });

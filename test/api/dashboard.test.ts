@@ -57,15 +57,17 @@ describe('dashboard page', () => {
     expect(html).toContain('Latest daily run <span class="badge warn">in progress</span>');
     expect(html).toMatch(/In progress: 2 of 10 sampled checks are in\. These are partial figures of this run's sample, not the whole index\./);
     expect(html).toContain('Last complete run <span class="badge ok">complete</span>');
-    // 3 of 4 up; Wilson 95% interval 30.1%–95.4%
-    expect(html).toMatch(/<strong>75\.0%<\/strong> <span class="ci">95% CI 30\.1%–95\.4% · 3 of 4<\/span>/);
+    // 2 of 3 up and 1 of 2 passing (the hidden agent's sampled check, up and passing, is not counted); Wilson 95% intervals
+    expect(html).toMatch(/Agents up \(sample\)<\/dt><dd><strong>66\.7%<\/strong> <span class="ci">95% CI 20\.8%–93\.9% · 2 of 3<\/span>/);
+    expect(html).toMatch(/Passing conformance \(sample\)<\/dt><dd><strong>50\.0%<\/strong> <span class="ci">95% CI 9\.5%–90\.5% · 1 of 2<\/span>/);
   });
 
   it('shows the census apart from the sample figures', () => {
     expect(html).toContain('Census of latest states');
-    expect(html).toMatch(/<span class="n">5<\/span><span class="l">active<\/span>/);
+    // the hidden agent counted nowhere
+    expect(html).toMatch(/<span class="n">4<\/span><span class="l">active<\/span>/);
     expect(html).toMatch(/<span class="n">1<\/span><span class="l">never checked<\/span>/);
-    expect(html).toMatch(/<span class="n">3<\/span><span class="l">up<\/span>/);
+    expect(html).toMatch(/<span class="n">2<\/span><span class="l">up<\/span>/);
   });
 
   it('has the daily table for the last 30 days', () => {

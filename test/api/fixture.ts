@@ -112,9 +112,12 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The read API over the filled warehouse, for one describe block: built before its tests,
- * closed after. `get` answers with the status and the parsed JSON body.
+ * closed after. `get` answers with the status, the headers and the parsed JSON body.
  */
-export function useFilledApi(label: string): { get(url: string): Promise<{ status: number; body: Record<string, any> }>; app(): ReturnType<typeof buildApi> } {
+export function useFilledApi(label: string): {
+  get(url: string): Promise<{ status: number; headers: Record<string, unknown>; body: Record<string, any> }>;
+  app(): ReturnType<typeof buildApi>;
+} {
   let app: ReturnType<typeof buildApi> | undefined;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
@@ -131,7 +134,7 @@ export function useFilledApi(label: string): { get(url: string): Promise<{ statu
     app: () => app!,
     async get(url: string) {
       const res = await app!.inject({ method: 'GET', url });
-      return { status: res.statusCode, body: res.json() as Record<string, any> };
+      return { status: res.statusCode, headers: res.headers, body: res.json() as Record<string, any> };
     },
   };
 }

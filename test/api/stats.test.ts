@@ -3,6 +3,9 @@ import { CHECKER_VERSION } from '../../src/conformance/index.js';
 import { wilson } from '../../src/stats/wilson.js';
 import { AGENTS, EVENTS, idOf, iso, useFilledApi, T } from './fixture.js';
 
+/** The events of agents the API may count: a hidden agent's (c4, up and pass in the complete run) never are. */
+const SHOWN_EVENTS = EVENTS.filter((e) => e.agent !== 'hidden');
+
 /**
  * The statistics API and the agent page's status on the chdb engine: sample figures with
  * Wilson intervals for a complete run and one in progress (which says so), the census kept
@@ -21,8 +24,9 @@ describe('statistics API', () => {
       runId: 'run-complete', status: 'complete', partial: false, kind: 'sample estimate', checkerVersion: CHECKER_VERSION,
       startedAt: iso(T.completeStart), finishedAt: iso(T.completeFinish), planned: 4,
     });
+    // alpha up/pass, beta down/unknown, hostile up/fail; the hidden agent's sampled check is not counted
     expect(body.sample).toEqual({
-      checks: 4, up: wilson(3, 4), pass: wilson(2, 3), unknown: 0, skipped: 0, notApplicable: 0, unknownVerdict: 1,
+      checks: 3, up: wilson(2, 3), pass: wilson(1, 2), unknown: 0, skipped: 0, notApplicable: 0, unknownVerdict: 1,
     });
     expect(body.sample.up.low).toBeGreaterThan(0.2);
     expect(body.sample.up.high).toBeLessThan(1);
@@ -53,9 +57,10 @@ describe('statistics API', () => {
     expect(body).toMatchObject({
       kind: 'census',
       checkerVersion: CHECKER_VERSION,
-      agents: { active: 5, inactive: 1 },
-      // alpha up/pass (its newest probe), beta down/unknown, hostile up/fail, hidden up/pass; the unchecked one never checked
-      latest: { up: 3, down: 1, unknown: 0, skipped: 0, pass: 2, fail: 1, unknownVerdict: 1, notApplicable: 0, neverChecked: 1 },
+      // the hidden agent is not counted anywhere: not as active, not by its latest state
+      agents: { active: 4, inactive: 1 },
+      // alpha up/pass (its newest probe), beta down/unknown, hostile up/fail; the unchecked one never checked
+      latest: { up: 2, down: 1, unknown: 0, skipped: 0, pass: 1, fail: 1, unknownVerdict: 1, notApplicable: 0, neverChecked: 1 },
       asOf: iso(T.p2),
     });
     expect(body.note).toMatch(/census.*not a sample estimate/);
@@ -65,14 +70,24 @@ describe('statistics API', () => {
     const { status, body } = await get('/stats/daily?days=30');
     expect(status).toBe(200);
     expect(body).toMatchObject({ checkerVersion: CHECKER_VERSION, days: 30, protocol: null });
-    // Every check of the current version counted once; the older checker's rows are not in it.
+    // Every check of the current version counted once, a hidden agent's never; the older checker's rows are not in it.
     const rowChecks = body.rows.reduce((n: number, r: { checks: number }) => n + r.checks, 0);
-    expect(rowChecks).toBe(EVENTS.length);
-    expect(body.totals.reduce((n: number, t: { checks: number }) => n + t.checks, 0)).toBe(EVENTS.length);
+    expect(rowChecks).toBe(SHOWN_EVENTS.length);
+    expect(body.totals.reduce((n: number, t: { checks: number }) => n + t.checks, 0)).toBe(SHOWN_EVENTS.length);
     const completeDay = iso(T.completeChecks).slice(0, 10);
     const day = body.totals.find((t: { day: string }) => t.day === completeDay);
-    expect(day).toMatchObject({ checks: 4, up: 3, down: 1, pass: 2, fail: 1, unknownVerdict: 1, uptime: 0.75 });
-    expect(day.sample).toEqual({ checks: 4, up: wilson(3, 4), pass: wilson(2, 3) });
+    expect(day).toMatchObject({ checks: 3, up: 2, down: 1, pass: 1, fail: 1, unknownVerdict: 1, uptime: 2 / 3 });
+    expect(day.sample).toEqual({ checks: 3, up: wilson(2, 3), pass: wilson(1, 2) });
+    // The row the hidden agent's check was rolled up in (mcp, mcp-registry: alpha's and its) keeps alpha's alone,
+    // with its rates and intervals recomputed.
+    const sharedRow = body.rows.find((r: { day: string; source: string }) => r.day === completeDay && r.source === 'mcp-registry');
+    expect(sharedRow).toMatchObject({
+      protocol: 'mcp', checks: 1, up: 1, down: 0, pass: 1, fail: 0, uptime: 1, passRate: 1,
+      sampleChecks: 1, sampleUp: 1, sampleDown: 0, samplePass: 1, sampleFail: 0, sampleUptime: 1, samplePassRate: 1,
+    });
+    expect(sharedRow.sampleUptimeLow).toBeCloseTo(wilson(1, 1).low!, 9);
+    expect(sharedRow.samplePassRateLow).toBeCloseTo(wilson(1, 1).low!, 9);
+    expect(sharedRow.sampleUptimeHigh).toBeCloseTo(1, 9);
     // The view's own Wilson bounds for one source agree with the code's formula.
     const smitheryRow = body.rows.find((r: { day: string; source: string }) => r.day === completeDay && r.source === 'smithery');
     expect(smitheryRow).toMatchObject({ checks: 1, sampleUp: 1, sampleDown: 0 });

@@ -171,7 +171,7 @@ describe('JSON report (version 1)', () => {
     expect(c.rules.length).toBe(RULES.length);
     expect(new Set(c.rules.map((r) => r.id)).size).toBe(RULES.length);
     for (const r of c.rules) {
-      expect(r.id).toMatch(/^(A2A-CARD|A2A-STRUCT|MCP-Q|MCP-T)-\d{3}$/);
+      expect(r.id).toMatch(/^(A2A-CARD|A2A-STRUCT|MCP-Q|MCP-T|PLG|INS-(GEN|MCP|AUTH|A2A))-\d{3}$/);
       expect(r.spec.url).toMatch(/^https:\/\//);
       expect(['fail', 'warn']).toContain(r.severity);
       expect(r.suiteId).toMatch(/^veronikai-/);

@@ -19,7 +19,21 @@ import {
   startMcpWithBearerAuth,
   type Peer,
 } from '../helpers/peers.js';
-import { createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import { eventCodec } from '../../src/events/codec.js';
+import type { DocumentEvent, ProbeEvent } from '../../src/events/types.js';
+import { DocumentReader } from '../../src/processors/documents.js';
+import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
+import { pinCheckerVersion } from '../../src/processors/verdicts/current-version.js';
+import { judgeProbe } from '../../src/processors/verdicts/judge-probe.js';
+import { ListingContextResolver } from '../../src/processors/verdicts/listing-context.js';
+import { documentHashes, type DocumentTexts } from '../../src/processors/verdicts/observation.js';
+import { JUDGED_HEADERS } from '../../src/producers/http/client.js';
+import { keepProbe, MCP_EXCERPT_MAX_BYTES } from '../../src/producers/probe/kept-bodies.js';
+import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
+import { replayProbes } from '../../src/runtime/replay.js';
+import { uniqueGroupId } from '../helpers/kafka.js';
 
 /**
  * A whole daily run over the real broker and the chdb engine: two fixture registries
@@ -34,7 +48,47 @@ import { createPublicKey } from 'node:crypto';
  *   MCP dead port               mcp-registry      down    fail     connection refused; (same quality failure)
  *   A2A agent (SDK card)        a2aregistry-org   up      pass     a 1.0-style card whose supportedInterfaces carry URLs
  *   A2A dead port               a2aregistry-org   down    unknown  no answer: conformance cannot be judged
+ *
+ * What is kept (seed 003 §7): the probes topic carries no response body but the MCP answers'
+ * classification excerpts; the card and the RFC 9728 metadata are on the documents topic, named
+ * by hash; judging the same probes with bodies inline and with documents by hash agrees, and a
+ * replay after the run (documents read by hash) gives the live verdicts.
  */
+
+/** Every message on a topic now, decoded. */
+async function readTopic<T>(kafka: Kafka, topic: string, decode: (v: Buffer) => T): Promise<T[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const offsets = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const total = offsets.reduce((n, o) => n + Number(o.high) - Number(o.low), 0);
+  const out: T[] = [];
+  if (total === 0) return out;
+  const consumer = kafka.consumer({ groupId: uniqueGroupId('daily-reader'), maxWaitTimeInMs: 200 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`read ${out.length} of ${total} messages of ${topic}`)), 30_000);
+    void consumer.run({
+      eachMessage: async ({ message }) => {
+        if (message.value) out.push(decode(message.value));
+        if (out.length >= total) {
+          clearTimeout(timer);
+          resolve();
+        }
+      },
+    });
+  });
+  await consumer.disconnect();
+  return out;
+}
+
+/** Check and verdict rows without what names the inputs' bytes (the signature, over the inputs hash). */
+function judged(ev: ProbeEvent, ctx: Parameters<typeof judgeProbe>[1], documents?: DocumentTexts) {
+  const j = judgeProbe(ev, ctx, CURRENT_CHECKER, () => '', documents);
+  const { signature: _s, ...verdict } = j.verdict;
+  return { check: j.check, verdict };
+}
 
 const keys = generateSigningKeyPair();
 
@@ -183,6 +237,95 @@ describe('daily run end to end', () => {
     expect(await platform.warehouse.query('SELECT checker_version, pinned FROM v_checker_current__v1')).toEqual([
       { checker_version: CHECKER_VERSION, pinned: 1 },
     ]);
+  });
+
+  it('keeps no probe response body: the documents are on their own topic by hash, the MCP answers only their excerpt', async () => {
+    const codec = eventCodec();
+    const probes = await readTopic(platform.kafka.kafka, platform.kafka.topics.probes, (v) => codec.decodeAs('Probe', v));
+    const documents = await readTopic(platform.kafka.kafka, platform.kafka.topics.documents, (v) => codec.decodeAs('Document', v));
+    expect(probes).toHaveLength(6);
+    const exchanges = probes.flatMap((p) => p.exchanges);
+    for (const x of exchanges) {
+      expect(['document', 'excerpt', 'none']).toContain(x.bodyKept);
+      expect(Object.keys(x.headers).every((h) => JUDGED_HEADERS.includes(h))).toBe(true);
+      if (x.bodyKept === 'excerpt') {
+        expect(x.role).toBe('mcp-get');
+        expect(x.body.length).toBeLessThanOrEqual(MCP_EXCERPT_MAX_BYTES);
+      } else expect(x.body.length).toBe(0);
+    }
+    // The A2A card and the bearer server's RFC 9728 metadata are documents, each named by the hash of its bytes.
+    const named = new Set(probes.flatMap(documentHashes));
+    // (The A2A listing names the well-known URL itself, so the card's role is `card`.)
+    expect(exchanges.filter((x) => x.bodyKept === 'document').map((x) => x.role).sort()).toEqual(['card', 'resource-metadata']);
+    const byHash = new Map<string, DocumentEvent>(documents.map((d) => [d.sha256, d]));
+    for (const h of named) {
+      const d = byHash.get(h)!;
+      expect(createHash('sha256').update(d.body).digest('hex')).toBe(h);
+    }
+    const docs = [...named].map((h) => JSON.parse(byHash.get(h)!.body.toString()) as Record<string, unknown>);
+    expect(docs.filter((d) => typeof d.name === 'string' && typeof d.resource !== 'string')).toHaveLength(1); // the card
+    expect(docs.filter((d) => typeof d.resource === 'string')).toHaveLength(1); // the metadata
+    // The excerpts are short: the SDK peers' answers are judged on a few bytes at most.
+    expect(exchanges.filter((x) => x.bodyKept === 'excerpt').reduce((n, x) => n + x.body.length, 0)).toBeLessThanOrEqual(4 * 128);
+    // The document store wrote them to the warehouse by hash.
+    const stored = await new DocumentReader(platform.warehouse, 10_000).texts(named);
+    expect(stored.size).toBe(named.size);
+  });
+
+  it('judges the same probes alike with bodies inline (as before) and with documents by hash', async () => {
+    const engine = new ProbeEngine({ contact: 'probes@veronikai.test', allowLoopback: true, timeoutMs: 2000, bodyWindowMs: 300, maxRetries: 0 });
+    const [streamable, sse, bearer, a2a] = peers;
+    const targets = [
+      { protocol: 'mcp' as const, url: streamable!.url, transport: 'streamable-http' },
+      { protocol: 'mcp' as const, url: sse!.url, transport: 'sse' },
+      { protocol: 'mcp' as const, url: bearer!.url, transport: 'streamable-http' },
+      { protocol: 'mcp' as const, url: deadMcp, transport: 'streamable-http' },
+      { protocol: 'a2a' as const, url: `${a2a!.origin}/.well-known/agent-card.json`, transport: null },
+      { protocol: 'a2a' as const, url: deadA2a, transport: null },
+    ];
+    const resolver = new ListingContextResolver(platform.warehouse);
+    const reader = new DocumentReader(platform.warehouse, 10_000);
+    let documentsJudged = 0;
+    for (const target of targets) {
+      const whole = await engine.observeWhole({ ...target, runId: 'compare' });
+      const kept = keepProbe(whole);
+      const [ctx] = await resolver.resolve([whole]);
+      // The run's document store holds the very documents this probe read (the peers serve the same bytes).
+      const hashes = documentHashes(kept.probe);
+      documentsJudged += hashes.length;
+      const documents = await reader.texts(hashes);
+      expect(judged(kept.probe, ctx ?? null, documents), target.url).toEqual(judged(whole, ctx ?? null));
+    }
+    expect(documentsJudged).toBe(2);
+  });
+
+  it('a replay after the run reads the documents by hash and gives the live verdicts', async () => {
+    const replayChecker = { ...CURRENT_CHECKER, version: `${CHECKER_VERSION}-replay.1` };
+    const summary = await replayProbes({
+      kafka: platform.kafka.kafka,
+      topics: platform.kafka.topics,
+      warehouse: platform.warehouse,
+      sign: (v) => JSON.stringify(signVerdict(v, keys.privateKeyPem)),
+      checker: replayChecker,
+      logger: log,
+      pollMs: 200,
+      // A fresh document store reads the documents topic again from its start (a rebuilt warehouse).
+      groups: { verdicts: uniqueGroupId('daily-replay'), listingHistory: platform.groups.listings[1]!, documents: uniqueGroupId('daily-replay-documents') },
+      compareWith: CHECKER_VERSION,
+    });
+    await pinCheckerVersion(platform.warehouse, CHECKER_VERSION, 'after the replay test');
+    expect(summary).toMatchObject({ total: 6, judged: 6, deadLettered: 0, documents: { ran: true } });
+    expect(summary.comparison).toMatchObject({ comparedEvents: 6, changedEvents: 0, changedAgents: 0 });
+    const rows = (table: string, version: string) =>
+      platform.warehouse.query<Record<string, unknown>>(
+        `SELECT * EXCEPT (checker_version${table === 'verdicts' ? ', judged_at, signature' : ''}) FROM ${table} FINAL WHERE checker_version = {v:String} ORDER BY event_id`,
+        { v: version },
+      );
+    for (const table of ['checks', 'verdicts']) {
+      const live = await rows(table, CHECKER_VERSION);
+      expect(live).toHaveLength(6);
+      expect(await rows(table, replayChecker.version)).toEqual(live);
+    }
   });
 
   it('records the run start and finish with its budget and seed', async () => {

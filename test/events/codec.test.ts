@@ -65,6 +65,7 @@ describe('EventCodec', () => {
           bodyTruncated: false,
           bodyBytes: 3,
           bodySha256: 'x',
+          bodyKept: 'excerpt',
           remoteAddress: '203.0.113.9',
           startedAt: 1,
           durationMs: 12,

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { OptOutList, parseOptOutList } from '../../src/identity/opt-out.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadOptOutFile, OptOutList, parseOptOutList } from '../../src/identity/opt-out.js';
 
 describe('opt-out list', () => {
   const list = new OptOutList(
@@ -26,5 +29,32 @@ describe('opt-out list', () => {
     expect(() => parseOptOutList([{ match: 'host:x.example', mode: 'gone' }])).toThrow(/\[0\]\.mode/);
     expect(() => parseOptOutList([{ match: 'ftp://x', mode: 'hidden' }])).toThrow(/\[0\]\.match/);
     expect(() => parseOptOutList([{ match: 'host:a b', mode: 'hidden' }])).toThrow(/host:<hostname>/);
+  });
+});
+
+describe('the opt-out file refuses what it would otherwise misread', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'veronikai-optout-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const entry = { match: 'host:agent.example.com', mode: 'hidden', reason: 'asked' };
+
+  it('accepts a file that starts with a UTF-8 BOM', () => {
+    const f = join(dir, 'bom.json');
+    writeFileSync(f, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify([entry]))]));
+    expect(loadOptOutFile(f)).toEqual([entry]);
+  });
+
+  it('refuses an unknown key, naming it', () => {
+    expect(() => parseOptOutList([{ ...entry, mdoe: 'unchecked' }])).toThrow('opt-out list[0] has an unknown key "mdoe" (allowed: match, mode, reason)');
+    expect(() => parseOptOutList([entry, { match: 'host:b.example', mode: 'hidden', reasons: 'x' }])).toThrow(/\[1\] has an unknown key "reasons"/);
+    expect(() => parseOptOutList(JSON.parse('[{"match":"host:b.example","mode":"hidden","__proto__":{}}]'))).toThrow(/unknown key "__proto__"/);
+  });
+
+  it('refuses a wildcard that covers a whole public suffix', () => {
+    for (const [match, suffix] of [['host:*.com', 'com'], ['host:*.co.uk', 'co.uk'], ['host:*.CO.UK.', 'co.uk'], ['host:*.github.io', 'github.io'], ['host:*.uk', 'uk']]) {
+      expect(() => parseOptOutList([{ match, mode: 'hidden' }]), match).toThrow(`covers the whole public suffix "${suffix}"`);
+    }
+    expect(() => parseOptOutList([{ match: 'host:*..com', mode: 'hidden' }])).toThrow(/is not host:<hostname>/);
+    // one owner's domain under a suffix is fine, and so is a plain host
+    expect(parseOptOutList([{ match: 'host:*.acme.co.uk', mode: 'hidden' }, { match: 'host:*.me.github.io', mode: 'unchecked' }, { match: 'host:com', mode: 'hidden' }])).toHaveLength(3);
   });
 });

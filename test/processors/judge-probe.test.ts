@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { judgeProbe } from '../../src/processors/verdicts/judge-probe.js';
+import { recipeCard } from '../conformance/helpers.js';
+import { probeEvent, probeExchange } from '../helpers/probe-events.js';
 
 const T = Date.UTC(2026, 10, 29);
 const ex = (role: string, url: string, status: number | null, errorClass: string | null = null): ProbeExchange => ({
@@ -50,5 +52,27 @@ describe('judging what a probe saw', () => {
     const c = judge(probe('mcp', 'allowed', [ex('mcp-get', 'https://agent.acme-tools.dev/mcp', null, 'robots_disallowed')]));
     expect(c.uptime).toBe('skipped');
     expect(c.reason).toMatch(/^skipped \(robots\)/);
+  });
+});
+
+describe('a card that is not valid UTF-8', () => {
+  // The same bytes `check` fails (A2A-CARD-003): the index must not pass what the owner's tool fails.
+  const cardUrl = 'https://agent.acme-recipes.dev/.well-known/agent-card.json';
+  const text = JSON.stringify(recipeCard({ protocolVersion: '0.3.0@@' }));
+  const bytes = Buffer.concat([Buffer.from(text.slice(0, text.indexOf('@@'))), Buffer.from([0xff, 0xfe]), Buffer.from(text.slice(text.indexOf('@@') + 2))]);
+  const exchange = { ...probeExchange('well-known', cardUrl, 200, '', { 'content-type': 'application/json' }), body: bytes, bodyBytes: bytes.length };
+
+  it('fails A2A-CARD-003 when the body is judged inline', () => {
+    const j = judgeProbe(probeEvent(T, 'bad-utf8', cardUrl, 'a2a', [exchange]), null, CURRENT_CHECKER, () => 'sig');
+    expect(j.verdict.result).toBe('fail');
+    expect((j.verdict.reasons as string[]).join(' ')).toMatch(/A2A-CARD-003.*not valid UTF-8/);
+  });
+
+  it('fails it the same way when the card is read from the document store by hash', () => {
+    const kept = { ...exchange, body: Buffer.alloc(0), bodyKept: 'document' as const };
+    const docs = new Map([[exchange.bodySha256, { text: bytes.toString('utf8'), validUtf8: false }]]);
+    const j = judgeProbe(probeEvent(T, 'bad-utf8', cardUrl, 'a2a', [kept]), null, CURRENT_CHECKER, () => 'sig', docs);
+    expect(j.verdict.result).toBe('fail');
+    expect((j.verdict.reasons as string[]).join(' ')).toMatch(/A2A-CARD-003/);
   });
 });

@@ -3,10 +3,11 @@
  * on loopback go in on probe-requests; Probe events come back on the probes topic, read by a
  * separate consumer; offsets are committed only after the events are acknowledged.
  */
+import { createHash } from 'node:crypto';
 import type { Admin, Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventCodec } from '../../src/events/codec.js';
-import type { CanaryEvent, ProbeEvent, ProbeRequestEvent } from '../../src/events/types.js';
+import type { CanaryEvent, DocumentEvent, ProbeEvent, ProbeRequestEvent } from '../../src/events/types.js';
 import { agentId, agentKey, siteOf } from '../../src/identity/agent-key.js';
 import type { BatchOutcome } from '../../src/kafka/consumer-runner.js';
 import { EventProducer } from '../../src/kafka/producer.js';
@@ -137,8 +138,10 @@ describe('probe worker over Kafka', () => {
 
     const probes: ProbeEvent[] = [];
     const canaries: CanaryEvent[] = [];
+    const documents: DocumentEvent[] = [];
     readers.push(await readAll(ctx, ctx.topics.probes, (v) => codec.decodeAs('Probe', v), probes));
     readers.push(await readAll(ctx, ctx.topics.canary, (v) => codec.decodeAs('Canary', v), canaries));
+    readers.push(await readAll(ctx, ctx.topics.documents, (v) => codec.decodeAs('Document', v), documents));
     await waitFor(() => probes.length >= 3, 30_000, 'three probe events');
 
     const byReq = new Map(probes.map((p) => [p.requestId, p]));
@@ -165,7 +168,13 @@ describe('probe worker over Kafka', () => {
       ['well-known', 404],
       ['legacy', 200],
     ]);
-    expect(JSON.parse(a.exchanges[2]!.body.toString()).name).toBe('VeronikAI Test Agent');
+    // The card is not on the probe event: the event names it by hash, the documents topic holds it.
+    expect(a.exchanges[2]).toMatchObject({ bodyKept: 'document' });
+    expect(a.exchanges.every((e) => e.body.length === 0)).toBe(true);
+    await waitFor(() => documents.some((d) => d.sha256 === a.exchanges[2]!.bodySha256), 10_000, 'the card on the documents topic');
+    const card = documents.find((d) => d.sha256 === a.exchanges[2]!.bodySha256)!;
+    expect(JSON.parse(card.body.toString()).name).toBe('VeronikAI Test Agent');
+    expect(createHash('sha256').update(card.body).digest('hex')).toBe(card.sha256);
 
     const d = byReq.get(reqs[2]!.id)!;
     expect(d).toMatchObject({ robots: 'disallowed', errorClass: 'robots_disallowed', exchanges: [] });
@@ -208,13 +217,20 @@ describe('probe worker over Kafka', () => {
         reqs.map((r) => ({ key: r.site, value: codec.encode('ProbeRequest', r) })),
       );
       const probes: ProbeEvent[] = [];
+      const documents: DocumentEvent[] = [];
       readers.push(await readAll(ctx, ctx.topics.probes, (v) => codec.decodeAs('Probe', v), probes));
+      readers.push(await readAll(ctx, ctx.topics.documents, (v) => codec.decodeAs('Document', v), documents));
       const ids = new Set(reqs.map((r) => r.id));
       await waitFor(() => probes.filter((p) => ids.has(p.requestId ?? '')).length >= 5, 25_000, 'five large probe events');
+      const hash = createHash('sha256').update(card).digest('hex');
       for (const p of probes.filter((x) => ids.has(x.requestId ?? ''))) {
         expect(p.exchanges.map((e) => [e.role, e.status])).toEqual([['card', 200]]);
-        expect(p.exchanges[0]!.body.length).toBe(Buffer.byteLength(card));
+        expect(p.exchanges[0]).toMatchObject({ bodyKept: 'document', bodySha256: hash, bodyBytes: Buffer.byteLength(card) });
+        expect(p.exchanges[0]!.body.length).toBe(0);
       }
+      // The ~500 KB card reached the documents topic whole, under the same hash.
+      await waitFor(() => documents.some((d) => d.sha256 === hash), 10_000, 'the large card on the documents topic');
+      expect(documents.find((d) => d.sha256 === hash)!.body.toString()).toBe(card);
     } finally {
       await big.close();
     }

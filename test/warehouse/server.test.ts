@@ -167,6 +167,32 @@ describe.skipIf(!binary)(binary ? 'server warehouse adapter (clickhouse-server)'
     }
   });
 
+  it('opens a read-only connection: readonly=1 on every request, the statement checks, a streamed read', async () => {
+    await wh.exec('DROP TABLE IF EXISTS kept');
+    await wh.exec('CREATE TABLE kept (id String) ENGINE = Memory');
+    await wh.insert('kept', [{ id: 'a' }, { id: 'b;c' }]);
+    const reader = await openWarehouse({ kind: 'server', url: server.url, database: 'veronikai_test' }, { readOnly: true, timeoutMs: 5_000 });
+    try {
+      expect(reader.readOnly).toBe(true);
+      expect(await reader.query("SELECT id FROM kept WHERE id = 'b;c';")).toEqual([{ id: 'b;c' }]);
+      const streamed: unknown[] = [];
+      for await (const batch of reader.stream('SELECT toUInt64(number) AS n FROM system.numbers LIMIT 3')) streamed.push(...batch);
+      expect(streamed).toEqual([{ n: '0' }, { n: '1' }, { n: '2' }]);
+      // Passes the statement checks; the server's readonly=1 refuses it.
+      const lifted = await caught(reader.query('SELECT 1 SETTINGS readonly = 0'));
+      expect(lifted.kind).toBe('refused');
+      expect(lifted.code).toBe(164);
+      for (const sql of ['SELECT 1; DROP TABLE kept', 'DROP TABLE kept', "SELECT * FROM url('http://127.0.0.1:1/', 'TSV', 'a String')", "SELECT 1 INTO OUTFILE '/tmp/x'"]) {
+        expect((await caught(reader.query(sql))).kind).toBe('refused');
+      }
+      expect((await caught(reader.exec('DROP TABLE kept'))).kind).toBe('refused');
+      expect((await caught(reader.insert('kept', [{ id: 'z' }]))).kind).toBe('refused');
+      expect(await wh.query('SELECT count() AS n FROM kept')).toEqual([{ n: '2' }]);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('refuses calls after close', async () => {
     const w = new ServerWarehouse({ url: server.url, database: 'veronikai_test' });
     await w.close();

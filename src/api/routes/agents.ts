@@ -1,7 +1,7 @@
 import { sendError } from '../errors.js';
 import { decodeCursor } from '../format.js';
 import { agentResponse, agentsPageResponse, PAGE_DEFAULT } from '../responses.js';
-import { agentParamsSchema, agentsQuerySchema } from '../schemas.js';
+import { agentParamsSchema, agentsQuerySchema, noQuerySchema } from '../schemas.js';
 import type { ApiRoutes } from './types.js';
 
 const AGENT_ID = /^[0-9a-f]{16}$/;
@@ -20,7 +20,7 @@ export const agentRoutes: ApiRoutes = async (app, { warehouse }) => {
     });
   });
 
-  app.get('/agents/:id', { schema: { params: agentParamsSchema } }, async (req, reply) => {
+  app.get('/agents/:id', { schema: { params: agentParamsSchema, querystring: noQuerySchema } }, async (req, reply) => {
     const agent = AGENT_ID.test(req.params.id) ? await agentResponse(warehouse, req.params.id) : null;
     if (!agent) return sendError(reply, 404, 'not_found', 'agent not found');
     return agent;

@@ -1,15 +1,17 @@
-import { errorBody } from '../errors.js';
+import { errorBody, GENERIC_MESSAGES } from '../errors.js';
 import { ping } from '../../warehouse/queries.js';
+import { noQuerySchema } from '../schemas.js';
 import type { ApiRoutes } from './types.js';
 
-/** GET /healthz: 200 while the warehouse answers, else 503 with why. */
+/** GET /healthz: 200 while the warehouse answers, else 503 (why is logged under the request id, never answered). */
 export const healthRoutes: ApiRoutes = async (app, { warehouse }) => {
-  app.get('/healthz', async (_req, reply) => {
+  app.get('/healthz', { schema: { querystring: noQuerySchema } }, async (req, reply) => {
     try {
       await ping(warehouse);
       return { status: 'ok', warehouse: warehouse.kind };
     } catch (err) {
-      return reply.code(503).send({ status: 'unavailable', ...errorBody('unavailable', (err as Error).message) });
+      req.log.error({ err }, 'health check: the warehouse did not answer');
+      return reply.code(503).send({ status: 'unavailable', ...errorBody('unavailable', GENERIC_MESSAGES.unavailable, req.id) });
     }
   });
 };

@@ -9,12 +9,12 @@ import {
   searchAgents,
   STATS_DAYS_DEFAULT,
 } from '../responses.js';
-import { agentSearchQuerySchema, dailyQuerySchema, runParamsSchema } from '../schemas.js';
+import { agentSearchQuerySchema, dailyQuerySchema, noQuerySchema, runParamsSchema } from '../schemas.js';
 import type { ApiRoutes } from './types.js';
 
 /** GET /stats/runs/latest, /stats/runs/:runId, /stats/census, /stats/daily, /stats/agents. */
 export const statsRoutes: ApiRoutes = async (app, { warehouse }) => {
-  app.get('/stats/runs/latest', async (_req, reply) => {
+  app.get('/stats/runs/latest', { schema: { querystring: noQuerySchema } }, async (_req, reply) => {
     const cv = await currentCheckerVersion(warehouse);
     const { latest, latestComplete } = await latestDailyRuns(warehouse);
     const stats = latest ? await runStatsResponse(warehouse, latest, cv) : null;
@@ -22,13 +22,13 @@ export const statsRoutes: ApiRoutes = async (app, { warehouse }) => {
     return { ...stats, latestCompleteRunId: latestComplete };
   });
 
-  app.get('/stats/runs/:runId', { schema: { params: runParamsSchema } }, async (req, reply) => {
+  app.get('/stats/runs/:runId', { schema: { params: runParamsSchema, querystring: noQuerySchema } }, async (req, reply) => {
     const stats = await runStatsResponse(warehouse, req.params.runId, await currentCheckerVersion(warehouse));
     if (!stats) return sendError(reply, 404, 'not_found', 'run not found');
     return stats;
   });
 
-  app.get('/stats/census', async () => censusResponse(warehouse, await currentCheckerVersion(warehouse)));
+  app.get('/stats/census', { schema: { querystring: noQuerySchema } }, async () => censusResponse(warehouse, await currentCheckerVersion(warehouse)));
 
   app.get('/stats/daily', { schema: { querystring: dailyQuerySchema } }, async (req) =>
     dailyResponse(warehouse, await currentCheckerVersion(warehouse), req.query.days ?? STATS_DAYS_DEFAULT, req.query.protocol ?? null),

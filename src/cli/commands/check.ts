@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, UsageError } from '../../config.js';
 import { checkFile, checkUrl } from '../../runtime/check.js';
+import { checkPluginDirectory, isDirectory } from '../../runtime/plugin-package.js';
 import { addSettings, overridesFrom } from '../settings.js';
 import {
   buildReport,
@@ -14,7 +15,11 @@ import {
   readChain,
   renderRuleList,
   renderSarif,
+  renderPluginSarif,
+  renderPluginSetTerminal,
+  renderPluginTerminal,
   renderTerminal,
+  PLUGIN_SUITE_KEY,
   signVerdict,
   type A2AObservation,
   type CheckRun,
@@ -45,7 +50,8 @@ incomplete parts are still reported.
 `;
 
 interface CheckOptions {
-  kind?: 'card' | 'server-json' | 'mcp';
+  kind?: 'card' | 'server-json' | 'mcp' | 'plugin';
+  recursive?: boolean;
   json?: boolean;
   format?: 'terminal' | 'json' | 'sarif';
   rule?: string;
@@ -63,7 +69,8 @@ export function registerCheckCommand(program: Command): void {
     .command('check')
     .description('check an A2A agent card, an MCP server.json, or a live URL against the VeronikAI suites')
     .argument('[target]', 'a file, or an http(s) URL fetched with the crawler\'s bounded GET-only chain')
-    .addOption(new Option('--kind <kind>', 'what the target is (default: detected; a URL is a card unless it ends in server.json)').choices(['card', 'server-json', 'mcp']))
+    .addOption(new Option('--kind <kind>', 'what the target is (default: detected; a directory is an Agent Plugins package; a URL is a card unless it ends in server.json)').choices(['card', 'server-json', 'mcp', 'plugin']))
+    .option('--recursive', 'with a directory: check every Agent Plugins package below it, each reported on its own')
     .option('--json', 'write the JSON report (report version 1)')
     .addOption(new Option('--format <format>', 'output format').choices(['terminal', 'json', 'sarif']))
     .option('--rule <id>', 'evaluate one rule (exact, case-sensitive ID) and report the others as excluded')
@@ -88,12 +95,15 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
     process.stdout.write(format === 'json' ? JSON.stringify(catalogueJson(), null, 2) + '\n' : renderRuleList());
     return 0;
   }
-  if (target === undefined || target.trim() === '') throw new UsageError('check needs a file or an http(s) URL (or --list-rules)');
+  if (target === undefined || target.trim() === '') throw new UsageError('check needs a file, a plugin package directory or an http(s) URL (or --list-rules)');
   if (opts.rule !== undefined && !getRule(opts.rule)) throw new UsageError(`unknown rule "${opts.rule}" (see veronikai check --list-rules)`);
   if (opts.transport && opts.kind !== 'mcp') throw new UsageError('--transport applies to --kind mcp only');
+  const isUrl = /^https?:\/\//i.test(target);
+  if (opts.kind === 'plugin' || (!isUrl && opts.kind === undefined && isDirectory(target))) return checkPlugin(target, opts, format);
+  if (opts.recursive) throw new UsageError('--recursive applies to a directory of Agent Plugins packages');
+  if (opts.rule !== undefined && getRule(opts.rule)?.suite === PLUGIN_SUITE_KEY) throw new UsageError(`${opts.rule} is a plugin package rule: give a package directory`);
 
   const ctx = { subject: target, observedAt: new Date().toISOString() };
-  const isUrl = /^https?:\/\//i.test(target);
 
   // Everything after the usage checks: an error that is not a usage error means the check could
   // not complete (exit 2), never that a conformance rule failed (exit 1).
@@ -101,7 +111,8 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
   try {
     const config = loadConfig(overridesFrom(opts as Record<string, unknown>));
     stage = 'running the check';
-    const run = isUrl ? await checkUrl(target, opts, config.contact, ctx) : checkFile(target, opts, ctx);
+    const targetOpts = { ...opts, kind: opts.kind };
+    const run = isUrl ? await checkUrl(target, targetOpts, config.contact, ctx) : checkFile(target, targetOpts, ctx);
     run.selectedRule = opts.rule ?? null;
 
     if (opts.sign) {
@@ -126,4 +137,21 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
     process.stderr.write(`veronikai: the check could not complete (error while ${stage}): ${what}\n`);
     return 2;
   }
+}
+
+/**
+ * An Agent Plugins package (seed 004), checked statically: nothing is executed, no configured
+ * server is contacted. A pass is a QUALIFIED PASS: it cannot certify runtime or client behaviour.
+ */
+function checkPlugin(target: string, opts: CheckOptions, format: 'terminal' | 'json' | 'sarif'): number {
+  if (opts.sign || opts.transport || opts.allowLoopback) throw new UsageError('--sign, --transport and --allow-loopback do not apply to a plugin package');
+  if (opts.rule !== undefined && getRule(opts.rule)?.suite !== PLUGIN_SUITE_KEY) throw new UsageError(`${opts.rule} is not a plugin package rule (see veronikai check --list-rules)`);
+  const res = checkPluginDirectory(target, { rule: opts.rule ?? null, recursive: Boolean(opts.recursive) });
+  const out =
+    format === 'json' ? JSON.stringify(res.report, null, 2) + '\n'
+    : format === 'sarif' ? JSON.stringify(renderPluginSarif(res.report), null, 2) + '\n'
+    : res.recursive ? renderPluginSetTerminal(res.report)
+    : renderPluginTerminal(res.report);
+  process.stdout.write(out);
+  return res.exitCode;
 }

@@ -7,7 +7,8 @@ import { addSettings, overridesFrom } from '../settings.js';
 /**
  * `veronikai probe <url> --protocol a2a|mcp [--json]`: one probe outside Kafka, exactly as a
  * probe worker makes it (robots.txt, per-host limits, GET only, bounded reads, SSRF guard),
- * printed as the Probe event. With --json the event is written as JSON, bodies as base64.
+ * printed as the Probe event. With --json the event is written as JSON, what it keeps of each body
+ * (`bodyKept`: the MCP excerpt; a document only by its hash) as base64.
  *
  * `--allow-loopback` permits 127.0.0.0/8 and ::1 targets for local testing; nothing else the
  * guard refuses can be permitted from the command line.
@@ -35,7 +36,7 @@ export function registerProbeCommand(program: Command): void {
     .description('probe one agent once, outside Kafka, as the probe workers do, and print the probe event')
     .argument('<url>', 'the A2A card URL or the MCP endpoint URL')
     .addOption(new Option('--protocol <protocol>', 'what the URL is').choices(['a2a', 'mcp']).makeOptionMandatory())
-    .option('--json', 'print the probe event as JSON (bodies base64)')
+    .option('--json', 'print the probe event as JSON (kept body excerpts base64; documents by hash)')
     .option('--allow-loopback', 'permit loopback targets (127.0.0.0/8, ::1) for local testing; nothing else is ever permitted')
     .option('--timeout <duration>', 'limit on each exchange, e.g. 5s or 500ms (at most 10s, the default)');
   addSettings(cmd, ['contact', 'canaryUrl']).action(async (url: string, opts: ProbeOptions) => {
@@ -43,7 +44,7 @@ export function registerProbeCommand(program: Command): void {
     });
 }
 
-/** The event as JSON-ready data: bodies as base64 strings, everything else as is. */
+/** The event as JSON-ready data: kept bodies (excerpts) as base64 strings, everything else as is. */
 export function probeEventJson(event: ProbeEvent): Record<string, unknown> {
   return {
     ...event,

@@ -2,12 +2,12 @@ import type { Verdict } from '../../conformance/index.js';
 import type { ProbeEvent } from '../../events/types.js';
 import { agentId } from '../../identity/agent-key.js';
 import type { Checker } from './checker.js';
-import { a2aObservation, mcpObservation, type ListingContext } from './observation.js';
+import { a2aObservation, mcpObservation, type DocumentTexts, type ListingContext } from './observation.js';
 
 /**
  * One probe event judged by one checker: its `checks` row (uptime), its `verdicts`
  * row (the protocol's VeronikAI suite, with A2A's structural census alongside) and
- * its `agent_latest` row. Pure: the same event, listing context and checker give
+ * its `agent_latest` row. Pure: the same event, listing context, documents and checker give
  * the same rows (except the signature's own randomness-free Ed25519 bytes, which
  * are deterministic too).
  */
@@ -22,18 +22,19 @@ export interface JudgedProbe {
   latest: Record<string, unknown>;
 }
 
-export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, sign: Signer): JudgedProbe {
+/** `documents`: the text of every document the event names by hash (observation.ts documentHashes). */
+export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, sign: Signer, documents?: DocumentTexts): JudgedProbe {
   const ctx = { subject: ev.agentKey, observedAt: new Date(ev.observedAt).toISOString() };
   let uptime;
   let primary: Verdict;
   let structure: Verdict | null = null;
   if (ev.protocol === 'a2a') {
-    const r = checker.judgeA2A(a2aObservation(ev), ctx);
+    const r = checker.judgeA2A(a2aObservation(ev, documents), ctx);
     uptime = r.uptime;
     primary = r.card;
     structure = r.structure;
   } else {
-    const r = checker.judgeMcp(mcpObservation(ev, listing), ctx);
+    const r = checker.judgeMcp(mcpObservation(ev, listing, documents), ctx);
     uptime = r.uptime;
     primary = r.verdict;
   }

@@ -6,6 +6,8 @@ import { createEventProcessor, type EventProcessorDeps } from '../event-processo
 import { CURRENT_CHECKER, type Checker } from './checker.js';
 import { judgeProbe, type Signer } from './judge-probe.js';
 import { ListingContextResolver } from './listing-context.js';
+import { DocumentReader } from '../documents.js';
+import { documentHashes } from './observation.js';
 
 /**
  * The verdict processor's consumer group carries the checker version: a new
@@ -24,23 +26,31 @@ export interface VerdictProcessorOptions extends EventProcessorDeps {
 
 /**
  * Writes one batch of probe events as checks, verdicts and agent_latest rows, then
- * recomputes the rollups of the days (and agents) it touched. Every write is keyed
+ * recomputes the rollups of the days (and agents) it touched. The documents the events
+ * name by hash are read from the `documents` table first (waiting a bounded time for the
+ * document store, which may be a moment behind); a document still missing fails the
+ * batch, which is retried, rather than judging a probe without what it saw. Every write is keyed
  * by event id (and checker version), so writing a batch twice changes nothing a query sees.
  */
 export class VerdictWriter {
   private readonly context: ListingContextResolver;
+  private readonly documents: DocumentReader;
   constructor(
     private readonly warehouse: Warehouse,
     private readonly checker: Checker,
     private readonly sign: Signer,
+    documents?: DocumentReader,
   ) {
     this.context = new ListingContextResolver(warehouse);
+    this.documents = documents ?? new DocumentReader(warehouse);
   }
 
   async write(events: readonly ProbeEvent[]): Promise<void> {
     if (events.length === 0) return;
     const contexts = await this.context.resolve(events);
-    const judged = events.map((ev, i) => judgeProbe(ev, contexts[i] ?? null, this.checker, this.sign));
+    // The documents the events name by hash (older events carry their bodies inline and name none).
+    const documents = await this.documents.texts(events.flatMap(documentHashes));
+    const judged = events.map((ev, i) => judgeProbe(ev, contexts[i] ?? null, this.checker, this.sign, documents));
     await this.warehouse.insert('checks', judged.map((j) => j.check));
     await this.warehouse.insert('verdicts', judged.map((j) => j.verdict));
     await this.warehouse.insert('agent_latest', judged.map((j) => j.latest));

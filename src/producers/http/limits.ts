@@ -73,12 +73,8 @@ export const MAX_ERROR_MESSAGE = 500;
  */
 export const KAFKA_DEFAULT_MESSAGE_MAX_BYTES = 1_048_588;
 
-/**
- * The largest ENCODED event a producer writes (Avro single-object encoding, headers, bodies and
- * all). A probe event over it sheds redirect-hop headers first, then bodies (see probe-agent.ts);
- * listing fields are capped so a listing always fits (sources/limits.ts).
- */
-export const EVENT_MAX_BYTES = 900 * KIB;
+/** The largest encoded event: declared with the codec, which refuses to decode larger ones. */
+export { EVENT_MAX_BYTES } from '../../events/limits.js';
 
 /**
  * Encoded events (keys included) sent in one produce call at most; a larger set is sent in

@@ -28,6 +28,7 @@ import robotsParserModule from 'robots-parser';
 import type { ProbeEvent } from '../../events/types.js';
 import { fetchBounded, type FetchOptions, type RequestGate } from '../http/client.js';
 import type { HostFailureTracker } from '../http/host-tracker.js';
+import { MAX_URL_CHARS } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
 import { textOrNull } from '../../util/text.js';
 import type { ErrorClass, Exchange, FetchResult } from '../http/types.js';
@@ -149,6 +150,33 @@ export function declaredGroups(text: string): Set<string> {
   return groups;
 }
 
+/**
+ * robots.txt with its rule values made cheap to match, meaning unchanged for every URL we may
+ * request. robots-parser matches a rule in time proportional to pattern length × path length
+ * for each `*`, so 500 KiB of `Disallow: /***…` made one check take seconds (the event loop
+ * blocked). A run of `*` is one `*`; a rule whose literal part is longer than any URL we request
+ * (MAX_URL_CHARS) can never match, so its value is emptied: the line stays (an empty rule still
+ * opens its group, and line numbers stay as they were) but holds no pattern.
+ */
+export function boundRules(text: string): string {
+  if (!text.includes('**') && text.length <= MAX_URL_CHARS) return text;
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((raw) => {
+      const hash = raw.indexOf('#');
+      const line = hash > -1 ? raw.slice(0, hash) : raw;
+      const colon = line.indexOf(':');
+      if (colon < 0) return raw;
+      const name = line.slice(0, colon).trim().toLowerCase();
+      if (name !== 'allow' && name !== 'disallow') return raw;
+      const value = line.slice(colon + 1).trim();
+      const collapsed = value.replace(/\*{2,}/g, '*');
+      if (collapsed.replace(/[*$]/g, '').length > MAX_URL_CHARS) return `${name}:`;
+      return collapsed === value ? raw : `${name}: ${collapsed}`;
+    })
+    .join('\n');
+}
+
 /** The group we honour: the first of `userAgents` that has a group, else `*`. */
 export function selectGroup(text: string, userAgents: readonly string[] = POLITENESS.robotsUserAgents): string {
   const groups = declaredGroups(text);
@@ -161,6 +189,7 @@ export function parseRobotsTxt(
   text: string,
   userAgents: readonly string[] = POLITENESS.robotsUserAgents,
 ): { group: string; isAllowed: (url: string) => boolean; line: (url: string) => number | null } {
+  text = boundRules(text);
   const robots = robotsParser(robotsUrl, text);
   const group = selectGroup(text, userAgents);
   return {
@@ -402,7 +431,7 @@ export class RobotsCache {
     };
     if (fetch === 'parsed') {
       // Decoded as UTF-8 (RFC 9309 §2.3); invalid sequences become U+FFFD and match nothing.
-      const text = textOrNull(final.body, final.bodyTruncated).text ?? '';
+      const text = boundRules(textOrNull(final.body, final.bodyTruncated).text ?? '');
       entry.robots = robotsParser(robotsUrl, text);
       entry.group = selectGroup(text, this.userAgents);
       entry.chars = text.length;

@@ -1,6 +1,8 @@
 /**
  * Keeping an encoded probe event under the size limit (EVENT_MAX_BYTES: Kafka refuses a batch
- * over 1 MB) while keeping what the judgement reads.
+ * over 1 MB) while keeping what the judgement reads. A kept event carries no document (those go
+ * to the documents topic) and excerpts of at most MCP_EXCERPT_MAX_BYTES, so it fits unless its
+ * URLs and error messages alone are huge; the steps below keep the guarantee unconditional.
  */
 import type { ProbeEvent, ProbeExchange } from '../../events/types.js';
 import { JUDGED_HEADERS } from '../http/client.js';
@@ -23,7 +25,8 @@ export function applyBodyBudget(exchanges: ProbeExchange[], budget: number, keep
       left -= e.body.length;
       continue;
     }
-    out[i] = { ...e, body: Buffer.alloc(0), bodyTruncated: true };
+    // Marked truncated, so a rule never reads the left-out body as an empty one.
+    out[i] = { ...e, body: Buffer.alloc(0), bodyTruncated: true, bodyKept: e.bodyKept === 'document' ? 'document' : 'none' };
   }
   return out;
 }
@@ -53,13 +56,15 @@ const NO_BODY = Buffer.alloc(0);
  * Fits a probe event within `maxBytes` as `size` measures it (the encoded Kafka message):
  *
  * 1. redirect hops lose their headers, Location kept (each marked with OMITTED_HEADERS_MARKER);
- * 2. bodies are left out, the `keep` exchange's (the card's) last (applyBodyBudget: `body` empty,
- *    `bodyTruncated` true, `bodyBytes` and `bodySha256` still those of the body read);
+ * 2. bodies are left out, the `keep` exchange's (the MCP excerpt's) last (applyBodyBudget: `body`
+ *    empty, `bodyKept` none, `bodyTruncated` true, `bodyBytes` and `bodySha256` still those of the
+ *    body read);
  * 3. every exchange keeps only the headers processors read (marked);
  * 4. as a last resort the exchanges are left out (errorClass `other` unless it had one).
  *
  * With the client's bounds (URLs ≤ MAX_URL_CHARS, headers ≤ 16 KB, at most 3 × 6 hops) steps 1
- * and 2 always suffice; 3 and 4 only keep the guarantee unconditional.
+ * and 2 always suffice; 3 and 4 only keep the guarantee unconditional (an event written before
+ * bodies were kept apart may still carry every header).
  */
 export function fitProbeEvent(ev: ProbeEvent, maxBytes: number, keep: number | null, size: (e: ProbeEvent) => number): ProbeEvent {
   if (size(ev) <= maxBytes) return ev;

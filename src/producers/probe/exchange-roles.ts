@@ -25,6 +25,7 @@ export function toProbeExchange(ex: Exchange, role: ExchangeRole): ProbeExchange
     bodyTruncated: ex.bodyTruncated,
     bodyBytes: ex.bodyBytes,
     bodySha256: ex.bodySha256,
+    bodyKept: 'whole',
     remoteAddress: ex.remoteAddress,
     startedAt: Number.isFinite(startedAt) ? startedAt : 0,
     durationMs: Math.max(0, Math.min(Math.round(ex.durationMs), 2 ** 31 - 1)),

@@ -23,6 +23,10 @@
  *   failed exchange of a chain that found no card; for MCP the GET's own error class (a hop the
  *   pacing refused is `rate_limited`); null when the target answered (whatever the status).
  *
+ * What is kept: the event keeps statuses, the headers the judgement reads, the MCP answer's
+ * classification excerpt and, for a judged document (a card, RFC 9728 metadata), only its hash;
+ * the document itself goes to the documents topic (kept-bodies.ts). No other body is kept.
+ *
  * Size: an event stays within EVENT_MAX_BYTES encoded (Kafka refuses a batch over 1 MB); see
  * event-fit.ts. Exchange roles: exchange-roles.ts.
  */
@@ -43,6 +47,7 @@ import { RobotsCache, type RobotsCheck } from '../politeness/robots.js';
 import { fetchA2ACardChain } from './a2a-chain.js';
 import { fitProbeEvent } from './event-fit.js';
 import { a2aExchanges, hopRoles, mcpExchanges } from './exchange-roles.js';
+import { keepProbe, type KeptProbe } from './kept-bodies.js';
 import { probeMcpEndpoint } from './mcp-get.js';
 
 export type ProbeProtocol = 'a2a' | 'mcp';
@@ -209,8 +214,27 @@ export class ProbeEngine {
     };
   }
 
-  /** One probe. Never throws. */
+  /** One probe, as its event keeps it (see kept-bodies.ts). Never throws. */
   async probe(target: ProbeTarget): Promise<ProbeEvent> {
+    return (await this.probeWithDocuments(target)).probe;
+  }
+
+  /** One probe as kept, with the documents its event names by hash (produce them first). Never throws. */
+  async probeWithDocuments(target: ProbeTarget): Promise<KeptProbe> {
+    const kept = keepProbe(await this.observeWhole(target));
+    const maxBytes = this.opts.eventMaxBytes ?? EVENT_MAX_BYTES;
+    // The MCP excerpt is the last body the fitting would leave out.
+    const excerpt = kept.probe.exchanges.map((e) => e.role).lastIndexOf('mcp-get');
+    const fitted = fitProbeEvent(kept.probe, maxBytes, excerpt >= 0 ? excerpt : null, this.eventSize);
+    if (fitted !== kept.probe) this.logger.info({ url: target.url, maxBytes }, 'probe event shortened to fit the event size limit');
+    return { probe: fitted, documents: kept.documents };
+  }
+
+  /**
+   * One probe with every body as read (`bodyKept: whole`), before anything is left out: what
+   * probe events carried before documents were kept apart. Never throws.
+   */
+  async observeWhole(target: ProbeTarget): Promise<ProbeEvent> {
     const observedAt = this.now();
     const runId = target.runId ?? 'adhoc';
     const tracker = this.trackerFor(runId);
@@ -235,7 +259,7 @@ export class ProbeEngine {
       const failed = exchanges.some((e) => e.status === null && e.errorClass !== null && CONNECTIVITY_ERROR_CLASSES.includes(e.errorClass as ErrorClass));
       let canary = this.canary?.state ?? 'unknown';
       if (this.canary && failed) canary = await this.canary.recheckIfStale();
-      const event: ProbeEvent = {
+      return {
         ...base,
         exchanges,
         robots: r.robots,
@@ -243,10 +267,6 @@ export class ProbeEngine {
         errorClass: r.errorClass,
         retries: exchanges.reduce((n, e) => n + e.retries, 0),
       };
-      const maxBytes = this.opts.eventMaxBytes ?? EVENT_MAX_BYTES;
-      const fitted = fitProbeEvent(event, maxBytes, r.keep, this.eventSize);
-      if (fitted !== event) this.logger.info({ url: target.url, maxBytes }, 'probe event shortened to fit the event size limit');
-      return fitted;
     } catch (err) {
       this.logger.error({ err, url: target.url }, 'probe failed internally');
       return {
@@ -264,7 +284,7 @@ export class ProbeEngine {
     target: ProbeTarget,
     runId: string,
     tracker: HostFailureTracker,
-  ): Promise<{ exchanges: ProbeExchange[]; robots: ProbeEvent['robots']; errorClass: ProbeErrorClass | null; keep: number | null }> {
+  ): Promise<{ exchanges: ProbeExchange[]; robots: ProbeEvent['robots']; errorClass: ProbeErrorClass | null }> {
     const parsed = parseProbeUrl(target.url);
     // Nothing is sent for an invalid URL or a skipped host: the probe functions record it.
     if (!parsed.ok || tracker.isSkipped(parsed.url.hostname)) {
@@ -273,19 +293,18 @@ export class ProbeEngine {
     }
     const { site } = limitKeys(parsed.url);
     if (!this.limiter.takeCheck(runId, site)) {
-      return { exchanges: [], robots: 'not_checked', errorClass: 'budget_exhausted', keep: null };
+      return { exchanges: [], robots: 'not_checked', errorClass: 'budget_exhausted' };
     }
     const limiterGate = this.limiter.gate();
     const decision: RobotsCheck = await this.robots.check(parsed.url, { hostTracker: tracker, gate: limiterGate });
     if (decision.verdict === 'disallowed') {
-      return { exchanges: [], robots: 'disallowed', errorClass: 'robots_disallowed', keep: null };
+      return { exchanges: [], robots: 'disallowed', errorClass: 'robots_disallowed' };
     }
     if (decision.verdict === 'unreachable') {
       return {
         exchanges: hopRoles(decision.evidence, 'robots'),
         robots: 'unreachable',
         errorClass: 'robots_unreachable',
-        keep: null,
       };
     }
     const r = await this.run(target, tracker, this.hopGate(tracker));
@@ -296,7 +315,7 @@ export class ProbeEngine {
     target: ProbeTarget,
     tracker: HostFailureTracker,
     gate: RequestGate | undefined,
-  ): Promise<{ exchanges: ProbeExchange[]; errorClass: ProbeErrorClass | null; keep: number | null }> {
+  ): Promise<{ exchanges: ProbeExchange[]; errorClass: ProbeErrorClass | null }> {
     const common = {
       contact: this.opts.contact,
       ...this.policy,
@@ -309,18 +328,12 @@ export class ProbeEngine {
         ...common,
         ...(this.opts.bodyWindowMs !== undefined ? { bodyWindowMs: this.opts.bodyWindowMs } : {}),
       });
-      return { exchanges: mcpExchanges(res), errorClass: eventErrorClass(res.final.errorClass), keep: res.exchanges.length - 1 };
+      return { exchanges: mcpExchanges(res), errorClass: eventErrorClass(res.final.errorClass) };
     }
     const chain = await fetchA2ACardChain(target.url, common);
     const exchanges = a2aExchanges(chain);
-    let keep: number | null = null;
-    let errorClass: ProbeErrorClass | null = null;
-    if (chain.cardStep !== null) {
-      const before = chain.steps.slice(0, chain.cardStep + 1).reduce((n, s) => n + s.exchanges.length, 0);
-      keep = before - 1;
-    } else {
-      errorClass = eventErrorClass((exchanges.find((e) => e.errorClass !== null)?.errorClass ?? null) as ErrorClass | null);
-    }
-    return { exchanges, errorClass, keep };
+    const errorClass =
+      chain.cardStep !== null ? null : eventErrorClass((exchanges.find((e) => e.errorClass !== null)?.errorClass ?? null) as ErrorClass | null);
+    return { exchanges, errorClass };
   }
 }

@@ -17,6 +17,7 @@ export function createA2aRegistryOrgSource(): ListingSource {
     name: A2AREGISTRY_ORG,
     protocol: 'a2a',
     defaultBaseUrl: 'https://a2aregistry.org/api',
+    pageSize: PAGE_LIMIT,
     crawl: crawlA2aRegistryOrg,
   };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { redactUrl } from '../../util/redact.js';
 import type { GateDecision } from '../http/client.js';
 import type { ErrorClass, Exchange } from '../http/types.js';
 import { POLITENESS } from '../politeness/constants.js';
@@ -66,14 +67,16 @@ export function crawlGateDecision(check: RobotsCheck, url: string): CrawlGateDec
   if (check.verdict === 'disallowed') {
     const u = new URL(url);
     const rule = `for ${PRODUCT_TOKENS[0]} (group "${check.group ?? '*'}")`;
-    const search = u.search.length > 40 ? '?…' : u.search;
+    // The reason is logged and recorded: a token in the configured URL's query must not go with it.
+    const path = redactUrl(`${u.pathname}${u.search}`);
+    const short = u.search.length > 40 ? `${path.slice(0, path.indexOf('?'))}?…` : path;
     return {
       ok: false,
       errorClass: 'robots_disallowed',
-      message: `robots.txt disallows ${u.pathname}${u.search} ${rule}`,
+      message: `robots.txt disallows ${path} ${rule}`,
       robotsUrl: check.robotsUrl,
       cause: 'robots_disallowed',
-      detail: `${u.pathname}${search} ${rule}`,
+      detail: `${short} ${rule}`,
     };
   }
   // Not checked without a robots.txt URL: the page URL itself cannot be requested (the fetcher says why).

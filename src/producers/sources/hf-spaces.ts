@@ -33,6 +33,7 @@ export function createHfSpacesSource(): ListingSource {
     name: HF_SPACES,
     protocol: 'mcp',
     defaultBaseUrl: 'https://huggingface.co',
+    pageSize: PAGE_LIMIT,
     // Anonymous Hub API: 500 requests per 5 minutes per IP; stay well below it.
     defaultPageDelayMs: 1000,
     crawl: crawlHfSpaces,

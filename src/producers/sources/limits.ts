@@ -35,4 +35,29 @@ export const SOURCE_LIMITS = {
   defaultMaxDetails: 2000,
   /** Least time between two requests to one source unless the source or the configuration says otherwise. */
   defaultPageDelayMs: 250,
+  /**
+   * Items one page may hold, as a multiple of the page size the source asks for (the byte cap
+   * alone lets a 4 MB page of `0,0,…` hold two million items). A page over it is a failed page
+   * (`too_many_items`), refused by counting before anything is parsed or mapped.
+   */
+  pageItemsPerRequested: 5,
+  /** The page size assumed for a source whose server chooses it (a2a-registry). */
+  assumedPageSize: 100,
+  /**
+   * Nesting depth a page may reach (a server.json nests a few levels); deeper is a failed page
+   * (`too_deep`), refused before parsing, so no later step (JSON.stringify of an item) recurses without bound.
+   */
+  pageMaxDepth: 64,
+  /**
+   * Invalid items recorded as listing events in one pass; beyond it they are counted (and still
+   * count as listed for delisting) but not recorded, and the page says so (`too_many_invalid`).
+   */
+  invalidItemsPerPass: 1000,
+  /** Listing events handed to the sink in one call (a page's and the tombstones alike). */
+  sinkChunkEvents: 100,
 } as const;
+
+/** Items a page may hold when the source asks for `pageSize` per page. */
+export function pageMaxItems(pageSize: number | undefined): number {
+  return (pageSize ?? SOURCE_LIMITS.assumedPageSize) * SOURCE_LIMITS.pageItemsPerRequested;
+}

@@ -21,6 +21,7 @@ export function createMcpRegistrySource(): ListingSource {
     name: MCP_REGISTRY,
     protocol: 'mcp',
     defaultBaseUrl: 'https://registry.modelcontextprotocol.io',
+    pageSize: PAGE_LIMIT,
     crawl: crawlMcpRegistry,
   };
 }

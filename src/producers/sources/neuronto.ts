@@ -23,6 +23,7 @@ export function createNeurontoSource(): ListingSource {
     name: NEURONTO,
     protocol: 'mixed',
     defaultBaseUrl: 'https://neuronto.com',
+    pageSize: PAGE_SIZE,
     defaultMaxPages: NEURONTO_PAGES_PER_RUN,
     crawl: crawlNeuronto,
   };

@@ -1,14 +1,20 @@
 import { textOrNull } from '../../util/text.js';
+import { refuseShape, type ShapeBounds } from './page-shape.js';
 import { PageShapeError, type PageOutcome, type PageResponse, type ParsedPage } from './types.js';
 
 /** A page's outcome, and whether its text was not valid UTF-8 (read anyway, with replacement characters). */
 export type Interpreted = DistributiveOmit<PageOutcome, 'fetchId'> & { invalidUtf8?: boolean };
 
-/** What a response means: a parsed page, or a failure with its error class (not JSON, wrong shape, 4xx/5xx, too large…). */
+/**
+ * What a response means: a parsed page, or a failure with its error class (not JSON, wrong shape,
+ * 4xx/5xx, too large, too many items, too deep…). A page over `bounds` is refused on its bytes,
+ * before it is parsed or any item is mapped.
+ */
 export function interpret(
   res: PageResponse,
   parse: (json: unknown, res: PageResponse) => ParsedPage,
-  notModified?: () => ParsedPage,
+  notModified: (() => ParsedPage) | undefined,
+  bounds: ShapeBounds,
 ): Interpreted {
   const fail = (errorClass: string, error: string) => ({ ok: false as const, errorClass, error, response: res });
   if (res.errorClass) {
@@ -32,6 +38,8 @@ export function interpret(
   if (res.status === 403) return fail('forbidden', `HTTP 403: ${snippet()}`);
   if (res.status >= 400) return fail('http_4xx', `HTTP ${res.status}: ${snippet()}`);
   if (res.status < 200 || res.status >= 300) return fail('unexpected_status', `HTTP ${res.status}`);
+  const refused = refuseShape(res.body, bounds);
+  if (refused) return fail(refused.errorClass, refused.error);
   // UTF-8 (RFC 8259 §8.1), a leading BOM ignored.
   const { text, validUtf8 } = textOrNull(res.body);
   let json: unknown;
@@ -41,10 +49,15 @@ export function interpret(
     return fail('not_json', `page is not JSON${validUtf8 ? '' : ' (nor valid UTF-8)'}: ${(err as Error).message}`);
   }
   try {
-    return { ok: true, page: parse(json, res), response: res, ...(validUtf8 ? {} : { invalidUtf8: true }) };
+    const page = parse(json, res);
+    // The byte scan counts the arrays where sources keep their items; this holds whatever a parser read.
+    const items = Math.max(page.itemCount ?? 0, page.listings.length);
+    if (items > bounds.maxItems) return fail('too_many_items', `page lists ${items} items, over the cap of ${bounds.maxItems} for this source`);
+    return { ok: true, page, response: res, ...(validUtf8 ? {} : { invalidUtf8: true }) };
   } catch (err) {
     if (err instanceof PageShapeError) return fail('invalid_shape', err.message);
-    throw err;
+    // A parser that fails on hostile input otherwise (a RangeError deep in a value) fails this page, recorded, not the run.
+    return fail('parse_error', `${(err as Error)?.name ?? 'Error'}: ${(err as Error)?.message ?? String(err)}`);
   }
 }
 

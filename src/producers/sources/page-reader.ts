@@ -1,8 +1,10 @@
 import { newEventId } from '../../events/ids.js';
 import type { Logger } from '../../log.js';
+import { redactText, redactUrl } from '../../util/redact.js';
 import type { ObservationSink } from '../sink.js';
 import type { CrawlRefusal } from './gate.js';
 import { finalizeDraft } from './item.js';
+import { SOURCE_LIMITS } from './limits.js';
 import { interpret } from './page-outcome.js';
 import type { Pacer } from './pacer.js';
 import type { PassItems } from './pass-items.js';
@@ -21,6 +23,10 @@ export interface PageBounds {
   pageTimeoutMs: number;
   maxPages: number;
   maxDetails: number;
+  /** Items one page may hold; a page over it fails as too_many_items. */
+  pageMaxItems: number;
+  /** Invalid items recorded as listing events in one pass; the rest are counted, not recorded. */
+  invalidItemsPerPass: number;
 }
 
 export interface PageReaderDeps {
@@ -51,6 +57,8 @@ export class PageReader implements SourceIO {
   readonly now: () => number;
   /** The last list page read fine: delisting tombstones point at it. */
   lastListFetchId: string | null = null;
+  /** Invalid items recorded as listing events so far in this pass. */
+  private invalidRecorded = 0;
 
   constructor(private readonly d: PageReaderDeps) {
     this.log = d.log;
@@ -81,29 +89,36 @@ export class PageReader implements SourceIO {
     });
     this.d.pacer.markSent();
     const observedAt = this.now();
-    const { invalidUtf8, ...outcome } = interpret(res, parse, req.notModified);
+    const { invalidUtf8, ...outcome } = interpret(res, parse, req.notModified, {
+      maxItems: this.d.bounds.pageMaxItems,
+      maxDepth: SOURCE_LIMITS.pageMaxDepth,
+    });
     const listings = outcome.ok ? outcome.page.listings.map(finalizeDraft) : [];
+    const recordable = this.withinInvalidCap(listings);
     const notice = outcome.ok ? outcome.page.notice : undefined;
     const textNotice = invalidUtf8 ? INVALID_UTF8 : undefined;
+    const invalidNotice = recordable.dropped > 0 ? this.invalidCapNotice(recordable.dropped) : undefined;
     const at = { id: fetchId, observedAt, page: summary.pages, mode: summary.mode };
-    await this.d.sink.sourceFetch(pageEvent(this.d.origin, at, req, res, outcome, listings, [notice, textNotice]));
+    await this.d.sink.sourceFetch(pageEvent(this.d.origin, at, req, res, outcome, listings, [notice, textNotice, invalidNotice]));
     if (!outcome.ok) {
-      countFailure(summary, `${outcome.errorClass}: ${outcome.error}`);
-      this.log.warn({ url: req.url, status: res.status, errorClass: outcome.errorClass, error: outcome.error }, 'listing request failed');
+      const error = redactText(outcome.error);
+      countFailure(summary, `${outcome.errorClass}: ${error}`);
+      this.log.warn({ url: redactUrl(req.url), status: res.status, errorClass: outcome.errorClass, error }, 'listing request failed');
       this.d.progress();
       return { ...outcome, fetchId };
     }
     if (!detail) this.lastListFetchId = fetchId;
-    if (notice) summary.notes.push(`${notice.errorClass}: ${notice.message}`);
-    if (textNotice) summary.notes.push(`${textNotice.errorClass}: ${req.url}: ${textNotice.message}`);
+    if (notice) summary.notes.push(redactText(`${notice.errorClass}: ${notice.message}`));
+    if (textNotice) summary.notes.push(`${textNotice.errorClass}: ${redactUrl(req.url)}: ${textNotice.message}`);
     if (outcome.page.carried) this.carry(outcome.page.carried);
-    await this.record(listings, fetchId, observedAt);
+    await this.record(listings, recordable.kept, fetchId, observedAt);
     this.d.progress();
     return { ...outcome, fetchId };
   }
 
   async emit(drafts: ListingDraft[], fetchId: string): Promise<void> {
-    await this.record(drafts, fetchId, this.now());
+    const listed = drafts.map(finalizeDraft);
+    await this.record(listed, this.withinInvalidCap(listed).kept, fetchId, this.now());
     this.d.progress();
   }
 
@@ -135,17 +150,50 @@ export class PageReader implements SourceIO {
     throw new GateStop(`robots: ${decision.errorClass === 'robots_unreachable' ? 'unreachable' : 'disallowed'} (${decision.detail})`);
   }
 
-  /** Finalises drafts into listing events, counts them into the summary, and writes them. */
-  private async record(listed: readonly ListingDraft[], fetchId: string, observedAt: number): Promise<void> {
-    if (listed.length === 0) return;
+  /**
+   * The finalised drafts to record as events: all of them while the pass has recorded fewer
+   * invalid items than its cap, then only the valid ones. Counts what it lets through.
+   */
+  private withinInvalidCap(drafts: readonly ListingDraft[]): { kept: ListingDraft[]; dropped: number } {
+    const kept: ListingDraft[] = [];
+    let dropped = 0;
+    for (const d of drafts) {
+      if (d.status !== 'invalid') kept.push(d);
+      else if (this.invalidRecorded < this.d.bounds.invalidItemsPerPass) {
+        this.invalidRecorded += 1;
+        kept.push(d);
+      } else dropped += 1;
+    }
+    if (dropped > 0 && !this.d.summary.notes.some((n) => n.startsWith('too_many_invalid'))) {
+      this.d.summary.notes.push(`too_many_invalid: ${this.invalidCapMessage()}`);
+    }
+    return { kept, dropped };
+  }
+
+  private invalidCapMessage(): string {
+    return `the pass reached its cap of ${this.d.bounds.invalidItemsPerPass} invalid items; further invalid items are counted but not recorded`;
+  }
+
+  private invalidCapNotice(dropped: number): { errorClass: string; message: string } {
+    return { errorClass: 'too_many_invalid', message: `${dropped} invalid item(s) of this page not recorded: ${this.invalidCapMessage()}` };
+  }
+
+  /**
+   * Counts finalised drafts into the summary and the pass's items (all of them: an invalid item
+   * over the cap still counts as listed), and writes `recorded` to the sink as listing events,
+   * SOURCE_LIMITS.sinkChunkEvents at a time (events are made per chunk, never for a whole page at once).
+   */
+  private async record(drafts: readonly ListingDraft[], recorded: readonly ListingDraft[], fetchId: string, observedAt: number): Promise<void> {
+    if (drafts.length === 0) return;
     const { summary } = this.d;
-    const drafts = listed.map(finalizeDraft);
-    const events = listingEvents(this.d.origin, drafts, fetchId, observedAt);
-    summary.items += events.length;
+    summary.items += drafts.length;
     summary.invalid += drafts.filter((d) => d.status === 'invalid').length;
     const counts = this.d.items.track(drafts);
     summary.new += counts.new;
     summary.changed += counts.changed;
-    await this.d.sink.listings(events);
+    const chunk = SOURCE_LIMITS.sinkChunkEvents;
+    for (let i = 0; i < recorded.length; i += chunk) {
+      await this.d.sink.listings(listingEvents(this.d.origin, recorded.slice(i, i + chunk), fetchId, observedAt));
+    }
   }
 }

@@ -1,12 +1,17 @@
 import { newEventId } from '../../events/ids.js';
 import type { ListingEvent, SourceFetchEvent } from '../../events/types.js';
+import { redactText, redactUrl } from '../../util/redact.js';
 import { capOrNull, capText } from './item.js';
 import type { Interpreted } from './page-outcome.js';
 import type { ItemInfo } from './pass-items.js';
 import { SOURCE_LIMITS } from './limits.js';
 import type { CrawlMode, ListingDraft, PageRequest, PageResponse } from './types.js';
 
-/** The events a pass writes: one source-fetch event per request or refusal, listing events, `delisted` tombstones. */
+/**
+ * The events a pass writes: one source-fetch event per request or refusal, listing events,
+ * `delisted` tombstones. Every URL and error text of a source-fetch event is redacted here
+ * (util/redact.ts): a configured URL may carry a token in its query, and events are kept.
+ */
 
 /** Who writes: the run and the source. */
 export interface PassOrigin {
@@ -24,9 +29,10 @@ export function refusalEvent(
   error: string,
 ): SourceFetchEvent {
   return {
-    id: newEventId(), observedAt: at.observedAt, runId: o.runId, source: o.source, url,
+    id: newEventId(), observedAt: at.observedAt, runId: o.runId, source: o.source, url: capText(redactUrl(url), SOURCE_LIMITS.urlMaxChars),
     page: at.page, cursor: null, mode: at.mode, status: null, ok: false, notModified: false, etag: null,
-    itemCount: 0, invalidItemCount: 0, nextCursor: null, bytes: 0, gate, durationMs: 0, errorClass, error,
+    itemCount: 0, invalidItemCount: 0, nextCursor: null, bytes: 0, gate, durationMs: 0, errorClass,
+    error: capText(redactText(error), SOURCE_LIMITS.reasonMaxChars),
   };
 }
 
@@ -47,14 +53,17 @@ export function pageEvent(
   notices: readonly (PageNotice | undefined)[],
 ): SourceFetchEvent {
   const present = notices.filter((n): n is PageNotice => n !== undefined);
+  // Cursors are the source's own paging state; only a URL in one (a Link header's next page) is redacted.
+  const cursor = (c: string | null) => capOrNull(c === null ? null : redactText(c), SOURCE_LIMITS.urlMaxChars);
+  const error = outcome.ok ? present.map((n) => n.message).filter(Boolean).join('; ') || null : outcome.error;
   return {
     id: at.id,
     observedAt: at.observedAt,
     runId: o.runId,
     source: o.source,
-    url: capText(req.url, SOURCE_LIMITS.urlMaxChars),
+    url: capText(redactUrl(req.url), SOURCE_LIMITS.urlMaxChars),
     page: at.page,
-    cursor: capOrNull(req.cursor ?? null, SOURCE_LIMITS.urlMaxChars),
+    cursor: cursor(req.cursor ?? null),
     mode: at.mode,
     status: res.status,
     ok: outcome.ok,
@@ -62,12 +71,12 @@ export function pageEvent(
     etag: res.headers.etag ?? null,
     itemCount: outcome.ok ? (outcome.page.itemCount ?? listings.length) : 0,
     invalidItemCount: listings.filter((l) => l.status === 'invalid').length,
-    nextCursor: outcome.ok ? capOrNull(outcome.page.nextCursor ?? null, SOURCE_LIMITS.urlMaxChars) : null,
+    nextCursor: outcome.ok ? cursor(outcome.page.nextCursor ?? null) : null,
     bytes: res.body.length,
     gate: 'allowed',
     durationMs: Math.round(res.durationMs),
     errorClass: outcome.ok ? (present[0]?.errorClass ?? null) : outcome.errorClass,
-    error: capOrNull(outcome.ok ? (present.map((n) => n.message).filter(Boolean).join('; ') || null) : outcome.error, SOURCE_LIMITS.reasonMaxChars),
+    error: capOrNull(error === null ? null : redactText(error), SOURCE_LIMITS.reasonMaxChars),
   };
 }
 

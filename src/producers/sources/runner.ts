@@ -1,8 +1,9 @@
 import type { Logger } from '../../log.js';
+import { redactError, redactText, redactUrl } from '../../util/redact.js';
 import { RobotsCache } from '../politeness/robots.js';
 import type { ObservationSink } from '../sink.js';
 import { crawlGate, pageRobotsFetcher } from './gate.js';
-import { SOURCE_LIMITS } from './limits.js';
+import { pageMaxItems, SOURCE_LIMITS } from './limits.js';
 import { Pacer } from './pacer.js';
 import { GateStop, PageBudgetExhausted, PageReader } from './page-reader.js';
 import { PassItems } from './pass-items.js';
@@ -22,6 +23,10 @@ export interface SourceRunnerLimits {
   maxDetails: number;
   /** Least time between two requests to the source (pacing). */
   pageDelayMs: number;
+  /** Items one page may hold (default: a small multiple of the source's page size). */
+  pageMaxItems: number;
+  /** Invalid items recorded as listing events in one pass. */
+  invalidItemsPerPass: number;
 }
 
 export interface SourceRunnerDeps {
@@ -47,9 +52,6 @@ export interface RunSourceOptions {
   termsForbidden?: string | null;
 }
 
-/** Tombstones go to the sink in batches of this many. */
-const TOMBSTONE_BATCH = 500;
-
 /** The configured limits over the source's own defaults over SOURCE_LIMITS. */
 function resolveLimits(source: ListingSource, given: Partial<SourceRunnerLimits> = {}): SourceRunnerLimits {
   return {
@@ -58,6 +60,8 @@ function resolveLimits(source: ListingSource, given: Partial<SourceRunnerLimits>
     maxPages: given.maxPages ?? source.defaultMaxPages ?? SOURCE_LIMITS.defaultMaxPages,
     maxDetails: given.maxDetails ?? SOURCE_LIMITS.defaultMaxDetails,
     pageDelayMs: given.pageDelayMs ?? source.defaultPageDelayMs ?? SOURCE_LIMITS.defaultPageDelayMs,
+    pageMaxItems: given.pageMaxItems ?? pageMaxItems(source.pageSize),
+    invalidItemsPerPass: given.invalidItemsPerPass ?? SOURCE_LIMITS.invalidItemsPerPass,
   };
 }
 
@@ -121,7 +125,7 @@ export async function runSource(source: ListingSource, deps: SourceRunnerDeps, o
   });
   const pass: Pass = { source, origin, deps, now, log, summary, items, reader };
 
-  log.info({ baseUrl, full: Boolean(opts.full) }, 'source pass starting');
+  log.info({ baseUrl: redactUrl(baseUrl), full: Boolean(opts.full) }, 'source pass starting');
   try {
     const result = await source.crawl(reader, { baseUrl, full: Boolean(opts.full), state });
     await finishPass(pass, result);
@@ -150,13 +154,14 @@ async function finishPass(pass: Pass, result: CrawlResult): Promise<void> {
 function stopPass(pass: Pass, err: unknown): void {
   const { summary, log } = pass;
   if (err instanceof GateStop && summary.pages === 0 && summary.details === 0) {
-    summary.skipped = err.message;
+    summary.skipped = redactText(err.message);
     // The command's summary says so to a person; the log keeps it for the record.
-    log.info({ reason: err.message }, 'source skipped by the crawl gate');
+    log.info({ reason: summary.skipped }, 'source skipped by the crawl gate');
     return;
   }
-  countFailure(summary, err instanceof PageBudgetExhausted || err instanceof GateStop ? err.message : `crawl_error: ${(err as Error).message}`);
-  log.error({ err }, 'source pass stopped');
+  const message = redactText(err instanceof Error ? err.message : String(err));
+  countFailure(summary, err instanceof PageBudgetExhausted || err instanceof GateStop ? message : `crawl_error: ${message}`);
+  log.error({ err: redactError(err) }, 'source pass stopped');
 }
 
 /** The item state after a complete pass, writing `delisted` tombstones where the pass covered everything. */
@@ -172,7 +177,8 @@ async function settleItems(pass: Pass, coverage: NonNullable<CrawlResult['covera
   if (settled.gone.length > 0) {
     const observedAt = pass.now();
     const events = settled.gone.map(([itemId, info]) => tombstone(pass.origin, itemId, info, pass.reader.lastListFetchId, observedAt));
-    for (let i = 0; i < events.length; i += TOMBSTONE_BATCH) await pass.deps.sink.listings(events.slice(i, i + TOMBSTONE_BATCH));
+    const chunk = SOURCE_LIMITS.sinkChunkEvents;
+    for (let i = 0; i < events.length; i += chunk) await pass.deps.sink.listings(events.slice(i, i + chunk));
     summary.delisted = events.length;
     log.info({ delisted: events.length }, 'items no longer listed');
   }

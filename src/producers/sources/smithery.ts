@@ -30,6 +30,7 @@ export function createSmitherySource(): ListingSource {
     name: SMITHERY,
     protocol: 'mcp',
     defaultBaseUrl: 'https://registry.smithery.ai',
+    pageSize: PAGE_SIZE,
     defaultMaxPages: SMITHERY_WINDOW_PAGES,
     crawl: crawlSmithery,
   };

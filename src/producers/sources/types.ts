@@ -129,6 +129,8 @@ export interface ListingSource {
   readonly name: string;
   readonly protocol: 'a2a' | 'mcp' | 'mixed';
   readonly defaultBaseUrl: string;
+  /** Items the source asks for per list page; a page may hold a small multiple of it (limits.ts pageMaxItems). Unset: the server chooses. */
+  readonly pageSize?: number;
   /** List pages a run reads unless configured otherwise (Smithery's window, Neuronto's sweep step). */
   readonly defaultMaxPages?: number;
   /** Delay between two requests unless configured otherwise. */

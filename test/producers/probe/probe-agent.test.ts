@@ -9,6 +9,7 @@ import { eventCodec } from '../../../src/events/codec.js';
 import type { ProbeEvent } from '../../../src/events/types.js';
 import { CARD_MAX_BYTES, EVENT_MAX_BYTES } from '../../../src/producers/http/limits.js';
 import { OMITTED_HEADERS_MARKER } from '../../../src/producers/http/types.js';
+import { JUDGED_HEADERS } from '../../../src/producers/http/client.js';
 import { applyBodyBudget, fitProbeEvent } from '../../../src/producers/probe/event-fit.js';
 import { ProbeEngine, type ProbeEngineOptions } from '../../../src/producers/probe/probe-agent.js';
 import { startHttpServer, startRawServer, type TestServer } from '../../helpers/hostile-servers.js';
@@ -60,24 +61,30 @@ describe('MCP peers', () => {
     expect(ev.exchanges[0]!.body.length).toBeLessThanOrEqual(2048);
   });
 
-  it('bearer auth: 401, then the RFC 9728 metadata as resource-metadata', async () => {
+  it('bearer auth: 401, then the RFC 9728 metadata as resource-metadata, kept as a document named by hash', async () => {
     const p = await peer(startMcpWithBearerAuth());
-    const ev = roundTrip(await engine().probe({ protocol: 'mcp', url: p.url, runId: 'r' }));
+    const kept = await engine().probeWithDocuments({ protocol: 'mcp', url: p.url, runId: 'r' });
+    const ev = roundTrip(kept.probe);
     expect(ev.exchanges.map((e) => [e.role, e.status])).toEqual([
       ['mcp-get', 401],
       ['resource-metadata', 200],
     ]);
     expect(ev.errorClass).toBeNull();
-    expect(JSON.parse(ev.exchanges[1]!.body.toString()).resource).toBe(p.url);
+    expect(ev.exchanges[1]).toMatchObject({ bodyKept: 'document', bodySha256: kept.documents[0]!.sha256 });
+    expect(ev.exchanges[1]!.body.length).toBe(0);
+    expect(kept.documents).toHaveLength(1);
+    expect(JSON.parse(kept.documents[0]!.body.toString()).resource).toBe(p.url);
   });
 });
 
 describe('A2A peers: the card at each path variant', () => {
   it('at the listing URL: one exchange, role card', async () => {
     const p = await peer(startA2AAgent({ listingPath: '/agents/alpha/card.json', wellKnown: false }));
-    const ev = roundTrip(await engine().probe({ protocol: 'a2a', url: p.url, runId: 'r' }));
+    const kept = await engine().probeWithDocuments({ protocol: 'a2a', url: p.url, runId: 'r' });
+    const ev = roundTrip(kept.probe);
     expect(ev.exchanges.map((e) => [e.role, e.status])).toEqual([['card', 200]]);
-    expect(JSON.parse(ev.exchanges[0]!.body.toString()).name).toBe('VeronikAI Test Agent');
+    expect(ev.exchanges[0]).toMatchObject({ bodyKept: 'document', bodySha256: kept.documents[0]!.sha256 });
+    expect(JSON.parse(kept.documents[0]!.body.toString()).name).toBe('VeronikAI Test Agent');
     expect(ev).toMatchObject({ robots: 'allowed', errorClass: null, agentKey: `${p.origin}/agents/alpha/card.json` });
   });
 
@@ -299,12 +306,14 @@ describe('hostile servers: the error class reaches the event, in bounded time an
     expect(ms).toBeLessThan(3000);
   });
 
-  it('a gzip bomb: body_too_large, the body kept at the cap', async () => {
+  it('a gzip bomb: body_too_large, the body read up to the cap and not kept', async () => {
     const heapBefore = process.memoryUsage().heapUsed;
+    const { ev: whole } = await timed(() => engine({ timeoutMs: 5000 }).observeWhole({ protocol: 'a2a', url: `${hostileServer().url}/gzip-bomb`, runId: 'r' }));
+    expect(whole.exchanges[0]!.body.length).toBe(CARD_MAX_BYTES);
     const { ev, ms } = await timed(() => engine({ timeoutMs: 5000 }).probe({ protocol: 'a2a', url: `${hostileServer().url}/gzip-bomb`, runId: 'r' }));
     expect(ev.errorClass).toBe('body_too_large');
-    expect(ev.exchanges[0]).toMatchObject({ role: 'card', status: 200, errorClass: 'body_too_large', bodyTruncated: true });
-    expect(ev.exchanges[0]!.body.length).toBe(CARD_MAX_BYTES);
+    expect(ev.exchanges[0]).toMatchObject({ role: 'card', status: 200, errorClass: 'body_too_large', bodyTruncated: true, bodyKept: 'none' });
+    expect(ev.exchanges[0]!.body.length).toBe(0);
     expect(ev.exchanges[0]!.bodyBytes).toBeLessThan(CARD_MAX_BYTES + 256 * 1024);
     const total = ev.exchanges.reduce((n, e) => n + e.body.length, 0);
     expect(total).toBeLessThanOrEqual(EVENT_MAX_BYTES);
@@ -356,7 +365,7 @@ describe('event size', () => {
 const PAD_HEADERS: Record<string, string> = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`x-pad-${i}`, 'h'.repeat(1000)]));
 
 describe('event size: the encoded event stays under Kafka\'s 1 MB limit', () => {
-  it('a hostile A2A chain (18 hops with 14 KB of headers, 400 KB non-card bodies) fits EVENT_MAX_BYTES; redirect headers go first, then bodies', async () => {
+  it('a hostile A2A chain (18 hops with 14 KB of headers, 400 KB non-card bodies): read whole it would not fit; kept, it has no body and only the judged headers', async () => {
     const body = Buffer.alloc(400 * 1024, 'x');
     // Every URL redirects five times (hop=1..5), then answers 200 with a body that is not a card,
     // so the chain reads all three candidate URLs: 3 × 6 exchanges.
@@ -378,11 +387,17 @@ describe('event size: the encoded event stays under Kafka\'s 1 MB limit', () => 
     });
     try {
       const url = `${srv.url}/card`;
-      const unbounded = await engine({ eventMaxBytes: Number.POSITIVE_INFINITY }).probe({ protocol: 'a2a', url, runId: 'r' });
+      const unbounded = await engine().observeWhole({ protocol: 'a2a', url, runId: 'r' });
       expect(unbounded.exchanges).toHaveLength(18);
       expect(codec.encode('Probe', unbounded).length).toBeGreaterThan(1024 * 1024);
-
-      const ev = await engine().probe({ protocol: 'a2a', url, runId: 'r' });
+      // What is kept: no body (none is a document), only the headers the judgement reads.
+      const kept = await engine().probeWithDocuments({ protocol: 'a2a', url, runId: 'r' });
+      expect(kept.documents).toEqual([]);
+      expect(kept.probe.exchanges.every((e) => e.body.length === 0 && e.bodyKept === 'none')).toBe(true);
+      expect(kept.probe.exchanges.every((e) => Object.keys(e.headers).every((h) => JUDGED_HEADERS.includes(h)))).toBe(true);
+      expect(codec.encode('Probe', kept.probe).length).toBeLessThan(64 * 1024);
+      // The fitting still holds an event read whole (as events were before) under the limit.
+      const ev = fitProbeEvent(unbounded, EVENT_MAX_BYTES, null, (e) => codec.encode('Probe', e).length);
       const size = codec.encode('Probe', ev).length;
       expect(size).toBeLessThanOrEqual(EVENT_MAX_BYTES);
       roundTrip(ev);

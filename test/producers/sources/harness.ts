@@ -6,8 +6,7 @@ import { MemorySourceStateStore } from '../../../src/producers/sources/state.js'
 import type { ListingSource, PageFetcher } from '../../../src/producers/sources/types.js';
 
 /** A runner over MemorySink and MemorySourceStateStore with the real bounded fetcher, for source tests. */
-export function sourceHarness() {
-  const sink = new MemorySink();
+export function sourceHarness<S extends MemorySink = MemorySink>(sink: S = new MemorySink() as S) {
   const state = new MemorySourceStateStore();
   /** Every URL the crawl requested, robots.txt included. */
   const urls: string[] = [];

@@ -1,0 +1,160 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardData } from '../../src/api/dashboard.js';
+import { CHECKER_VERSION } from '../../src/conformance/version.js';
+import { WarehouseError } from '../../src/warehouse/errors.js';
+import { migrate } from '../../src/warehouse/migrate.js';
+import { searchAgentRows } from '../../src/warehouse/queries.js';
+import { openWarehouse } from '../../src/warehouse/open.js';
+import type { Warehouse } from '../../src/warehouse/warehouse.js';
+
+// A read-only connection beside a writing one on the same data directory, as the API
+// runs beside the processors. Every attack of issue 10 item 1 must be refused and leave
+// the table, the file system and the loopback server untouched.
+
+async function caught(p: Promise<unknown>): Promise<WarehouseError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(WarehouseError);
+    return err as WarehouseError;
+  }
+  throw new Error('expected a WarehouseError, got success');
+}
+
+async function all<T>(it: AsyncIterable<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const batch of it) out.push(...batch);
+  return out;
+}
+
+describe('read-only warehouse connection (embedded)', () => {
+  let dir: string;
+  let writer: Warehouse;
+  let reader: Warehouse;
+  let hits: string[];
+  let loopback: Server;
+  let loopbackUrl: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'veronikai-wh-readonly-'));
+    const config = { kind: 'embedded', path: join(dir, 'warehouse') } as const;
+    writer = await openWarehouse(config);
+    await migrate(writer);
+    await writer.exec('CREATE TABLE items (id String) ENGINE = MergeTree ORDER BY id');
+    await writer.insert('items', [{ id: 'a' }, { id: 'b;c' }]);
+    reader = await openWarehouse(config, { readOnly: true, timeoutMs: 2_000 });
+    hits = [];
+    loopback = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.end('secret\n');
+    });
+    await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
+    const addr = loopback.address();
+    loopbackUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/`;
+  });
+
+  afterAll(async () => {
+    await reader?.close();
+    await writer?.close();
+    await new Promise((resolve) => loopback?.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const count = async () => (await writer.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM items'))[0]!.n;
+
+  it('reads, streams, and keeps semicolons inside strings, comments and identifiers', async () => {
+    expect(reader.readOnly).toBe(true);
+    expect(await reader.query("SELECT id FROM items WHERE id = 'b;c' -- ; DROP TABLE items\n;")).toEqual([{ id: 'b;c' }]);
+    expect(await reader.query('SELECT /* ; DROP TABLE items; */ $$;$$ AS `a;b`')).toEqual([{ 'a;b': ';' }]);
+    expect(await reader.query('SELECT {id:String} AS v', { id: "x'; DROP TABLE items; --" })).toEqual([{ v: "x'; DROP TABLE items; --" }]);
+    expect(await all(reader.stream<{ id: string }>('SELECT id FROM items ORDER BY id'))).toEqual([{ id: 'a' }, { id: 'b;c' }]);
+  });
+
+  it("serves every read the API and the dashboard make (none changes a setting, which readonly=1 refuses)", async () => {
+    const data = await dashboardData(reader);
+    expect(data.census).toBeDefined();
+    expect(await searchAgentRows(reader, { checkerVersion: CHECKER_VERSION, q: '', protocol: null, limit: 5 })).toEqual([]);
+  });
+
+  it('runs with readonly=1 and the deadline as max_execution_time in the engine', async () => {
+    expect(await reader.query("SELECT toUInt8(getSetting('readonly')) AS r, toUInt32(getSetting('max_execution_time')) AS m")).toEqual([{ r: 1, m: 2 }]);
+    // The writer on the same directory keeps its own settings.
+    expect(await writer.query("SELECT toUInt8(getSetting('readonly')) AS r")).toEqual([{ r: 0 }]);
+    // A statement cannot lift them.
+    expect((await caught(reader.query('SELECT 1 SETTINGS readonly = 0'))).kind).toBe('refused');
+  });
+
+  it.each([
+    ['a second statement', 'SELECT 1 AS a; DROP TABLE items'],
+    ['a second statement after a string', "SELECT ';' AS a; DROP TABLE items"],
+    ['a second statement after a nested comment', "SELECT 1 /* /* */ ' */; DROP TABLE items; -- '"],
+    ['a second statement after a heredoc', "SELECT $$'$$; DROP TABLE items; SELECT '$$'"],
+    ['a second statement after a backticked name', 'SELECT 1 AS `x;`; DROP TABLE items'],
+    ['DROP', 'DROP TABLE items'],
+    ['INSERT', "INSERT INTO items VALUES ('z')"],
+    ['INSERT … SELECT', 'INSERT INTO items SELECT * FROM items'],
+    ['ALTER … DELETE', 'ALTER TABLE items DELETE WHERE 1'],
+    ['TRUNCATE', 'TRUNCATE TABLE items'],
+    ['SET', 'SET readonly = 0'],
+    ['SYSTEM', 'SYSTEM DROP MARK CACHE'],
+    ['file()', "SELECT * FROM file('/etc/hostname', 'LineAsString')"],
+    ['the scalar file()', "SELECT file('/etc/hostname') AS f"],
+    ['a backticked file()', "SELECT `file`('/etc/hostname') AS f"],
+    ['a quoted file() behind a comment', `SELECT "file" /* x */ ('/etc/hostname') AS f`],
+    ['INTO OUTFILE', 'SELECT 1 INTO /* x */ OUTFILE'],
+    ['s3()', "SELECT * FROM s3('http://127.0.0.1:1/bucket/x.csv', 'CSV')"],
+    ['remote()', "SELECT * FROM remote('127.0.0.1:9000', system.one)"],
+    ['a nested table function', "SELECT * FROM (SELECT * FROM mysql('127.0.0.1:3306', 'db', 't', 'u', 'p'))"],
+  ])('refuses %s and changes nothing', async (_what, sql) => {
+    const err = await caught(reader.query(sql));
+    expect(err.kind).toBe('refused');
+    expect(err.message).toMatch(/statement|read-only/);
+    expect(await count()).toBe(2);
+  });
+
+  it('refuses url() to a loopback server before it is reached', async () => {
+    const err = await caught(reader.query(`SELECT * FROM url('${loopbackUrl}x', 'LineAsString')`));
+    expect(err.kind).toBe('refused');
+    expect(err.message).toContain('url()');
+    expect(hits).toEqual([]);
+  });
+
+  it('refuses INTO OUTFILE and writes no file', async () => {
+    const target = join(dir, 'out.txt');
+    const err = await caught(reader.query(`SELECT id FROM items INTO OUTFILE '${target}'`));
+    expect(err.kind).toBe('refused');
+    expect(err.message).toContain('INTO OUTFILE');
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('refuses exec and insert', async () => {
+    expect((await caught(reader.exec('OPTIMIZE TABLE items'))).kind).toBe('refused');
+    expect((await caught(reader.insert('items', [{ id: 'z' }]))).kind).toBe('refused');
+    expect(await count()).toBe(2);
+  });
+
+  it('stops a query at its deadline', async () => {
+    const started = Date.now();
+    const err = await caught(reader.query('SELECT count() FROM numbers(100000000000)'));
+    expect(err.kind).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('knows every table function of the engine: each is safe or refused', async () => {
+    const { REFUSED_FUNCTIONS, SAFE_TABLE_FUNCTIONS } = await import('../../src/warehouse/read-only.js');
+    const names = (await writer.query<{ name: string }>('SELECT name FROM system.table_functions')).map((r) => r.name);
+    const known = new Set([...REFUSED_FUNCTIONS, ...SAFE_TABLE_FUNCTIONS]);
+    expect(names.filter((n) => !known.has(n))).toEqual([]);
+  });
+
+  it('a writing connection runs one statement and refuses a second one too', async () => {
+    await writer.exec('CREATE TABLE t (a UInt8) ENGINE = Memory;');
+    const err = await caught(writer.query('SELECT 1 AS a; DROP TABLE t'));
+    expect(err.kind).toBe('refused');
+    expect(await writer.query('EXISTS TABLE t')).toEqual([{ result: 1 }]);
+  });
+});
