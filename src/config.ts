@@ -30,6 +30,8 @@ export const SETTINGS = {
   clickhousePassword: { env: 'VERONIKAI_CLICKHOUSE_PASSWORD', help: 'password on a ClickHouse server' },
   host: { flag: '--host <host>', env: 'VERONIKAI_HOST', help: 'API listen address', default: '127.0.0.1' },
   port: { flag: '--port <port>', env: 'VERONIKAI_PORT', help: 'API port; 0 picks a free one', default: '8787' },
+  clickhouseHost: { flag: '--clickhouse-host <host>', env: 'VERONIKAI_CLICKHOUSE_HOST', help: 'listen address of the read-only ClickHouse HTTP interface', default: '127.0.0.1' },
+  clickhousePort: { flag: '--clickhouse-port <port>', env: 'VERONIKAI_CLICKHOUSE_PORT', help: 'serve a read-only ClickHouse HTTP interface over the embedded warehouse on this port (off when unset; 0 picks a free one)' },
   contact: { flag: '--contact <email>', env: 'VERONIKAI_CONTACT', help: "contact address carried in the crawler's User-Agent", default: 'crawler@veronikai.invalid' },
   sourceUrl: { flag: '--source-url <name=url>', env: 'VERONIKAI_SOURCE_URLS', help: "a listing source's base URL (repeatable)", list: true },
   disableSource: { flag: '--disable-source <name>', env: 'VERONIKAI_SOURCES_DISABLED', help: 'turn a source off (repeatable)', list: true },
@@ -83,6 +85,8 @@ export interface Config {
   warehouse: WarehouseConfig;
   apiHost: string;
   apiPort: number;
+  /** The read-only ClickHouse HTTP interface over the embedded warehouse; port null: off (only the private one for `sql`). */
+  clickhouseInterface: { host: string; port: number | null };
   contact: string;
   /** Per-source base URL overrides, e.g. mcp-registry=http://127.0.0.1:8080. */
   sourceUrls: Record<string, string>;
@@ -252,6 +256,14 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
 
   const apiPort = parsePort(get('port')!, `port (${settingName('port')})`);
   const apiHost = get('host')!;
+  const clickhousePortRaw = get('clickhousePort');
+  const clickhouseInterface = {
+    host: get('clickhouseHost')!,
+    port: clickhousePortRaw === undefined || clickhousePortRaw === '' ? null : parsePort(clickhousePortRaw, `ClickHouse interface port (${settingName('clickhousePort')})`),
+  };
+  if (clickhouseInterface.port !== null && warehouse.kind !== 'embedded') {
+    throw new UsageError(`${settingName('clickhousePort')} serves the embedded warehouse; a ClickHouse server (${settingName('warehouse')}) already has its own HTTP interface`);
+  }
 
   const contact = get('contact')!;
   if (!CONTACT_RE.test(contact)) throw new UsageError(`contact (${settingName('contact')}) must be an e-mail address, got "${contact}"`);
@@ -286,6 +298,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     warehouse,
     apiHost,
     apiPort,
+    clickhouseInterface,
     contact,
     sourceUrls,
     sources: parseSourceSettings(flags, env),

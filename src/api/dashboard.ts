@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Proportion } from '../stats/wilson.js';
+import type { AgentListCursor } from '../warehouse/queries.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import {
   AGENT_SEARCH_DEFAULT,
@@ -93,13 +94,14 @@ function agentRow(a: AgentSummary): string {
   <td class="r">${pct(a.uptime7d)}</td><td>${escapeHtml(when(a.lastCheckedAt))}</td></tr>`;
 }
 
-function agentTable(agents: AgentSummary[], more: boolean, q: string): string {
+function agentTable(agents: AgentSummary[], nextCursor: string | null, q: string): string {
+  const next = nextCursor ? `/?${new URLSearchParams({ ...(q ? { q } : {}), cursor: nextCursor }).toString()}` : null;
   return `<section class="card wide">
   <h2>Agents</h2>
-  <form method="get" action="/" role="search"><input id="q" name="q" type="search" maxlength="200" placeholder="Search by name or URL" value="${escapeHtml(q)}" autocomplete="off"> <button type="submit">Search</button> <span id="status" class="muted" aria-live="polite"></span></form>
+  <form method="get" action="/" role="search"><input id="q" name="q" type="search" maxlength="200" placeholder="Search by name, URL or description" value="${escapeHtml(q)}" autocomplete="off"> <button type="submit">Search</button> <span id="status" class="muted" aria-live="polite"></span></form>
   <table><thead><tr><th>name</th><th>protocol</th><th>sources</th><th>latest (uptime / result)</th><th class="r">7-day uptime</th><th>last check</th></tr></thead>
   <tbody id="agents">${agents.map(agentRow).join('\n') || '<tr><td colspan="6" class="muted">No agents match.</td></tr>'}</tbody></table>
-  <p id="more" class="muted">${more ? 'More agents match: refine the search.' : ''}</p>
+  <p id="more" class="muted">${next ? `<a href="${escapeHtml(next)}">Next page</a>` : ''}</p>
 </section>`;
 }
 
@@ -134,7 +136,7 @@ const SCRIPT = `
   function pct(x){return typeof x==='number'&&isFinite(x)?(x*100).toFixed(1)+'%':'\\u2013';}
   function when(s){return s?s.slice(0,10)+' '+s.slice(11,16)+' UTC':'never';}
   function cell(tr,text,cls){var td=document.createElement('td');td.textContent=text;if(cls)td.className=cls;tr.appendChild(td);return td;}
-  function render(list,hasMore){
+  function render(list,next,q){
     var rows=[];
     list.forEach(function(a){
       var tr=document.createElement('tr');
@@ -148,15 +150,16 @@ const SCRIPT = `
     });
     if(rows.length===0){var tr=document.createElement('tr'),td=cell(tr,'No agents match.','muted');td.colSpan=6;rows.push(tr);}
     body.replaceChildren.apply(body,rows);
-    more.textContent=hasMore?'More agents match: refine the search.':'';
+    more.replaceChildren();
+    if(next){var a=document.createElement('a'),p=new URLSearchParams();if(q)p.set('q',q);p.set('cursor',next);a.href='/?'+p.toString();a.textContent='Next page';more.appendChild(a);}
   }
   function search(){
     var q=input.value.trim(),mine=++seq;
     status.textContent='searching\\u2026';
     fetch('/stats/agents?limit=${AGENT_SEARCH_DEFAULT}'+(q?'&q='+encodeURIComponent(q):''),{headers:{accept:'application/json'}})
       .then(function(r){if(!r.ok)throw new Error('HTTP '+r.status);return r.json();})
-      .then(function(d){if(mine!==seq)return;render(d.agents||[],d.more);status.textContent='';
-        var u=new URL(location.href);if(q)u.searchParams.set('q',q);else u.searchParams.delete('q');history.replaceState(null,'',u);})
+      .then(function(d){if(mine!==seq)return;render(d.agents||[],d.nextCursor,q);status.textContent='';
+        var u=new URL(location.href);if(q)u.searchParams.set('q',q);else u.searchParams.delete('q');u.searchParams.delete('cursor');history.replaceState(null,'',u);})
       .catch(function(e){if(mine===seq)status.textContent='search failed: '+e.message;});
   }
   input.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(search,250);});
@@ -186,17 +189,23 @@ export interface DashboardData {
   census: CensusResponse;
   daily: DailyTotal[];
   agents: AgentSummary[];
-  moreAgents: boolean;
+  /** The cursor of the agent list's next page (null on the last). */
+  nextCursor: string | null;
   q: string;
   generatedAt: string;
 }
 
-export async function dashboardData(warehouse: ReadOnlyWarehouse, q = ''): Promise<DashboardData> {
+/**
+ * What the page shows, each figure from a bounded read: the latest runs' samples (run_samples),
+ * the stored census (census_totals), 30 days of daily_rollups, and one page of the agent list
+ * (in natural name order, after `cursor`).
+ */
+export async function dashboardData(warehouse: ReadOnlyWarehouse, q = '', cursor: AgentListCursor | null = null): Promise<DashboardData> {
   const cv = await currentCheckerVersion(warehouse);
   const { latest, latestComplete } = await latestDailyRuns(warehouse);
   const latestRun = latest ? await runStatsResponse(warehouse, latest, cv) : null;
   const lastCompleteRun = latestComplete && latestComplete !== latest ? await runStatsResponse(warehouse, latestComplete, cv) : null;
-  const found = await searchAgents(warehouse, cv, { q, limit: AGENT_SEARCH_DEFAULT });
+  const found = await searchAgents(warehouse, cv, { q, limit: AGENT_SEARCH_DEFAULT, cursor });
   return {
     checkerVersion: cv,
     latestRun,
@@ -204,7 +213,7 @@ export async function dashboardData(warehouse: ReadOnlyWarehouse, q = ''): Promi
     census: await censusResponse(warehouse, cv),
     daily: (await dailyResponse(warehouse, cv, STATS_DAYS_DEFAULT, null)).totals,
     agents: found.agents,
-    moreAgents: found.more,
+    nextCursor: found.nextCursor,
     q,
     generatedAt: new Date().toISOString(),
   };
@@ -229,7 +238,7 @@ export function renderDashboard(d: DashboardData): string {
 ${runs}
 ${censusCard(d.census)}
 ${dailyTable(d.daily, STATS_DAYS_DEFAULT)}
-${agentTable(d.agents, d.moreAgents, d.q)}
+${agentTable(d.agents, d.nextCursor, d.q)}
 </main>
 <footer>Ecosystem shares come from each run's uniform random sample, with 95% Wilson score intervals; census counts are totals of every active agent's latest state. JSON: <a href="/stats/runs/latest">/stats/runs/latest</a> · <a href="/stats/census">/stats/census</a> · <a href="/stats/daily">/stats/daily</a> · <a href="/stats/agents">/stats/agents</a> · <a href="/agents">/agents</a></footer>
 <script>${SCRIPT}</script>

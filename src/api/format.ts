@@ -39,3 +39,20 @@ export function decodeCursor(cursor: string): string | null {
   const key = Buffer.from(cursor, 'base64url').toString('utf8');
   return key.length > 0 && encodeCursor(key) === cursor ? key : null;
 }
+
+/** The cursor of an agent list or search page: the (natural sort key, agent id) it ended on, opaque to clients. */
+export function encodeListCursor(at: { sortKey: string; id: string }): string {
+  return Buffer.from(JSON.stringify([at.sortKey, at.id]), 'utf8').toString('base64url');
+}
+
+/** The position a list cursor stands for, or null when it is not one this API made. */
+export function decodeListCursor(cursor: string): { sortKey: string; id: string } | null {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== 'string' || typeof v[1] !== 'string') return null;
+    const at = { sortKey: v[0], id: v[1] };
+    return encodeListCursor(at) === cursor ? at : null;
+  } catch {
+    return null;
+  }
+}

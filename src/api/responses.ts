@@ -3,8 +3,12 @@ import { census, runStats, type Census, type RunStats } from '../stats/run-stats
 import { wilson, type Proportion } from '../stats/wilson.js';
 import {
   agentById,
+  agentListPage,
   agentsPage,
+  agentStatusRows,
   agentUptime,
+  censusTotals,
+  checkerVersionServed,
   checkerVersionShown,
   dailyRollups,
   dailyRuns,
@@ -12,13 +16,14 @@ import {
   latestOfAgent,
   listingsOfAgent,
   newestLatestObservation,
-  searchAgentRows,
+  searchWords,
   type AgentApiRow,
   type AgentListingApiRow,
   type DailyRollupApiRow,
 } from '../warehouse/queries.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
-import { encodeCursor, finiteOrNull, isoTime, withIsoTimes } from './format.js';
+import { encodeCursor, encodeListCursor, finiteOrNull, isoTime, withIsoTimes } from './format.js';
+import type { AgentListCursor } from '../warehouse/queries.js';
 
 /**
  * The API's responses for ecosystem statistics (Methods §4-5) and the per-agent status
@@ -38,9 +43,13 @@ export const STATS_DAYS_MAX = 400;
 export const AGENT_SEARCH_DEFAULT = 50;
 export const AGENT_SEARCH_MAX = 500;
 
-/** The checker version the statistics are read under: the one the views show, else this build's. */
+/**
+ * The checker version the statistics are read under: the pinned one, else the one most recently
+ * counted (both small tables), else the one the views show (which looks at every verdict: only
+ * on a warehouse that has neither), else this build's.
+ */
 export async function currentCheckerVersion(warehouse: ReadOnlyWarehouse): Promise<string> {
-  return (await checkerVersionShown(warehouse)) ?? CHECKER_VERSION;
+  return (await checkerVersionServed(warehouse)) ?? (await checkerVersionShown(warehouse)) ?? CHECKER_VERSION;
 }
 
 /** The newest daily run (by its first event), and the newest one that finished. */
@@ -74,16 +83,39 @@ export interface CensusResponse extends Census {
   kind: 'census';
   /** Newest latest-state observation counted (ISO), null when nothing was checked yet. */
   asOf: string | null;
+  /** When these totals were counted (ISO): the verdict processor recounts them as it writes and when a version is pinned. */
+  computedAt: string | null;
   note: string;
 }
 
+/**
+ * The census as last counted (census_totals: one row); a version never counted yet (a warehouse
+ * from before the table, until its next verdicts) is counted here, once per request.
+ */
 export async function censusResponse(warehouse: ReadOnlyWarehouse, checkerVersion: string): Promise<CensusResponse> {
-  const c = await census(warehouse, checkerVersion);
-  const asOf = await newestLatestObservation(warehouse, checkerVersion);
+  const stored = await censusTotals(warehouse, checkerVersion);
+  let c: Census;
+  let asOf: string | null;
+  if (stored) {
+    const n = (k: keyof typeof stored) => Number(stored[k] ?? 0);
+    c = {
+      checkerVersion,
+      agents: { active: n('active'), inactive: n('inactive') },
+      latest: {
+        up: n('up'), down: n('down'), unknown: n('unknown'), skipped: n('skipped'),
+        pass: n('pass'), fail: n('fail'), unknownVerdict: n('unknown_verdict'), notApplicable: n('na'), neverChecked: n('never'),
+      },
+    };
+    asOf = stored.as_of;
+  } else {
+    c = await census(warehouse, checkerVersion);
+    asOf = await newestLatestObservation(warehouse, checkerVersion);
+  }
   return {
     kind: 'census',
     ...c,
     asOf: isoTime(asOf),
+    computedAt: isoTime(stored?.computed_at ?? null),
     note:
       "Totals of every active agent's latest check and verdict: a census of the current snapshot, not a sample estimate, " +
       'so no interval applies. Ecosystem shares with intervals come from a run\'s sample (/stats/runs/…).',
@@ -161,27 +193,42 @@ export interface AgentSummary {
   uptime30d: number | null;
 }
 
-/** Active agents by name (or URL) fragment, with their latest state; hidden agents never appear. */
+/**
+ * Active agents in natural name order, all of them or those matching a search (every word of `q`
+ * starts a word of the name or the key, or is a word of the description), with their latest state;
+ * hidden agents never appear. A page after `cursor`, with the cursor of the next page.
+ */
 export async function searchAgents(
   warehouse: ReadOnlyWarehouse,
   checkerVersion: string,
-  opts: { q?: string; protocol?: string | null; limit?: number },
-): Promise<{ agents: AgentSummary[]; more: boolean }> {
+  opts: { q?: string; protocol?: string | null; limit?: number; cursor?: AgentListCursor | null },
+): Promise<{ agents: AgentSummary[]; more: boolean; nextCursor: string | null }> {
   const limit = opts.limit ?? AGENT_SEARCH_DEFAULT;
-  const rows = await searchAgentRows(warehouse, { checkerVersion, q: opts.q ?? '', protocol: opts.protocol ?? null, limit: limit + 1 });
-  const agents = rows.slice(0, limit).map((r) => ({
-    id: String(r.id),
-    name: String(r.name ?? ''),
-    protocol: String(r.protocol ?? ''),
-    sources: r.sources ?? [],
-    optOut: String(r.optOut ?? ''),
-    lastCheckedAt: isoTime(r.lastCheckedAt),
-    uptime: r.uptime ?? null,
-    result: r.result ?? null,
-    uptime7d: finiteOrNull(r.uptime7d),
-    uptime30d: finiteOrNull(r.uptime30d),
-  }));
-  return { agents, more: rows.length > limit };
+  const page = await agentListPage(warehouse, {
+    words: searchWords(opts.q ?? ''),
+    protocol: opts.protocol ?? null,
+    after: opts.cursor ?? null,
+    limit,
+  });
+  const status = await agentStatusRows(warehouse, page.rows.map((r) => r.key));
+  const agents = page.rows.map((r): AgentSummary => {
+    const mine = status.filter((s) => s.agent_key === r.key);
+    const current = mine.find((s) => s.checker_version === checkerVersion);
+    const last = mine.reduce<string | null>((m, s) => (s.latest_at && (!m || s.latest_at > m) ? s.latest_at : m), null);
+    return {
+      id: r.id,
+      name: r.name,
+      protocol: r.protocol,
+      sources: r.sources ?? [],
+      optOut: r.optOut,
+      lastCheckedAt: isoTime(last),
+      uptime: current?.latest_uptime || null,
+      result: current?.latest_result || null,
+      uptime7d: finiteOrNull(current?.uptime_7d),
+      uptime30d: finiteOrNull(current?.uptime_30d),
+    };
+  });
+  return { agents, more: page.next !== null, nextCursor: page.next ? encodeListCursor(page.next) : null };
 }
 
 export interface UptimeWindow {
@@ -212,7 +259,7 @@ export async function agentStatus(warehouse: ReadOnlyWarehouse, key: string, che
   const cv = checkerVersion ?? (await currentCheckerVersion(warehouse));
   const latest = await latestOfAgent(warehouse, cv, key);
   const last = await lastCheckedAt(warehouse, key);
-  const u = await agentUptime(warehouse, key);
+  const u = await agentUptime(warehouse, cv, key);
   const window = (w: '24h' | '7d' | '30d' | '90d'): UptimeWindow => ({
     uptime: finiteOrNull(u?.[`uptime_${w}`]),
     checks: Number(u?.[`checks_${w}`] ?? 0),

@@ -54,11 +54,12 @@ export const agentSearchQuerySchema = {
     q: { type: 'string', maxLength: 200 },
     protocol: PROTOCOL,
     limit: { type: 'integer', minimum: 1, maximum: AGENT_SEARCH_MAX },
+    cursor: { type: 'string', maxLength: 4096 },
   },
 } as const;
 
 export const dashboardQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { q: { type: 'string', maxLength: 200 } },
+  properties: { q: { type: 'string', maxLength: 200 }, cursor: { type: 'string', maxLength: 4096 } },
 } as const;

@@ -34,6 +34,7 @@ export function formatDailyReport(r: DailyRunReport): string[] {
     `census of latest states (${r.census.checkerVersion}): ${r.census.agents.active} active agent(s), ${r.census.agents.inactive} inactive; ` +
       `up ${r.census.latest.up}, down ${r.census.latest.down}, unknown ${r.census.latest.unknown}, skipped ${r.census.latest.skipped}; ` +
       `pass ${r.census.latest.pass}, fail ${r.census.latest.fail}, unknown ${r.census.latest.unknownVerdict}, n/a ${r.census.latest.notApplicable}, never checked ${r.census.latest.neverChecked}`,
+    ...r.abandoned.map((a) => `previous daily run ${a.runId} (started ${a.startedAt}) never finished: its process was stopped; recorded as incomplete`),
   ];
 }
 

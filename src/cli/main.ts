@@ -16,6 +16,9 @@ import { registerCheckCommand } from './commands/check.js';
 import { registerProbeCommand } from './commands/probe.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerInspectCommand } from './commands/inspect.js';
+import { registerExportCommand } from './commands/export.js';
+import { registerReportCommand } from './commands/report.js';
+import { registerCensusCommand } from './commands/census.js';
 
 const program = new Command('veronikai')
   .description('VeronikAI: an open index of public AI agents (A2A agents and remote MCP servers)')
@@ -37,6 +40,9 @@ registerCheckCommand(program);
 registerProbeCommand(program);
 registerReplayCommand(program);
 registerInspectCommand(program);
+registerExportCommand(program);
+registerReportCommand(program);
+registerCensusCommand(program);
 
 try {
   await program.parseAsync(process.argv);

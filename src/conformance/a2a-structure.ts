@@ -174,24 +174,23 @@ const TYPE_WORD: Record<FieldType, string> = {
   'array<object>': 'a list of objects',
 };
 
+// Pointers and the "(def, version)" suffix are built only for a violation: a valid card builds none.
 function checkFields(acc: Acc, obj: JsonObject, table: Table, base: string, def: string): void {
-  const where = `(${def}, A2A ${acc.s.version})`;
   for (const [name, type] of table) {
-    const p = `${base}/${escapePointer(name)}`;
     const v = own(obj, name);
     if (v === undefined) {
-      acc.push({ ruleId: 'A2A-STRUCT-001', kind: 'missing', pointer: p, message: `required field ${name} is missing ${where}` });
+      acc.push({ ruleId: 'A2A-STRUCT-001', kind: 'missing', pointer: `${base}/${escapePointer(name)}`, message: `required field ${name} is missing (${def}, A2A ${acc.s.version})` });
       continue;
     }
     if (!typeOk(v, type)) {
-      acc.push({ ruleId: 'A2A-STRUCT-002', kind: 'type', pointer: p, message: `${name} must be ${TYPE_WORD[type]}, found ${jsonType(v)} ${where}` });
+      acc.push({ ruleId: 'A2A-STRUCT-002', kind: 'type', pointer: `${base}/${escapePointer(name)}`, message: `${name} must be ${TYPE_WORD[type]}, found ${jsonType(v)} (${def}, A2A ${acc.s.version})` });
       continue;
     }
     if (type === 'array<string>') {
       const arr = v as unknown[];
       for (let i = 0; i < arr.length; i++) {
         if (typeof arr[i] !== 'string') {
-          acc.push({ ruleId: 'A2A-STRUCT-003', kind: 'item-type', pointer: `${p}/${i}`, message: `${name}[${i}] must be a string, found ${jsonType(arr[i])} ${where}` });
+          acc.push({ ruleId: 'A2A-STRUCT-003', kind: 'item-type', pointer: `${base}/${escapePointer(name)}/${i}`, message: `${name}[${i}] must be a string, found ${jsonType(arr[i])} (${def}, A2A ${acc.s.version})` });
         }
       }
     }
@@ -199,11 +198,10 @@ function checkFields(acc: Acc, obj: JsonObject, table: Table, base: string, def:
 }
 
 function checkObjectList(acc: Acc, list: unknown[], base: string, listName: string, table: Table, def: string): void {
-  const where = `(${def}, A2A ${acc.s.version})`;
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
     if (!isObject(item)) {
-      acc.push({ ruleId: 'A2A-STRUCT-003', kind: 'item-type', pointer: `${base}/${i}`, message: `${listName}[${i}] must be an object, found ${jsonType(item)} ${where}` });
+      acc.push({ ruleId: 'A2A-STRUCT-003', kind: 'item-type', pointer: `${base}/${i}`, message: `${listName}[${i}] must be an object, found ${jsonType(item)} (${def}, A2A ${acc.s.version})` });
       continue;
     }
     checkFields(acc, item, table, `${base}/${i}`, def);

@@ -161,6 +161,8 @@ function compatibleAsWords(t: string): string {
   return `::${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}`;
 }
 
+const IPV4_CHARS = /^[0-9a-fx.]+$/i;
+
 /** Parses an IP literal (brackets and an IPv6 zone allowed), or returns null. */
 export function parseIp(text: string): IP | null {
   let t = text.trim();
@@ -170,7 +172,9 @@ export function parseIp(text: string): IP | null {
   t = compatibleAsWords(t);
   try {
     if (ipaddr.IPv6.isValid(t)) return ipaddr.IPv6.parse(t);
-    if (ipaddr.IPv4.isValid(t)) return ipaddr.IPv4.parse(t);
+    // Every IPv4 spelling ipaddr.js reads (decimal, octal, 0x hex) is made of these characters;
+    // anything else (every host name) is refused here, before isValid pays for a thrown error.
+    if (IPV4_CHARS.test(t) && ipaddr.IPv4.isValid(t)) return ipaddr.IPv4.parse(t);
   } catch {
     return null;
   }

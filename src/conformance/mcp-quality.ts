@@ -23,13 +23,40 @@ export const SEMVER =
 
 export const MIN_DESCRIPTION = 20;
 
-/** Lowercase, letters and digits only, single spaces. */
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\u0000-\u007f]/;
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+/**
+ * Lowercase, letters and digits only, single spaces: the runs of \p{L} and \p{N} of the
+ * lowercased NFKC text, joined by single spaces (a scan, where a Unicode-class regex replace
+ * cost a few microseconds a string). ASCII text needs no NFKC; A-Z can still be there after it
+ * in other text (NFKC of a fullwidth letter is uppercase ASCII), and is kept as a letter.
+ */
 export function normalizeText(s: string): string {
-  return s
-    .toLowerCase()
-    .normalize('NFKC')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
+  const t = NON_ASCII.test(s) ? s.toLowerCase().normalize('NFKC') : s.toLowerCase();
+  let out = '';
+  let start = -1;
+  for (let i = 0; i <= t.length; ) {
+    let keep = false;
+    let width = 1;
+    if (i < t.length) {
+      const c = t.codePointAt(i)!;
+      if (c < 0x80) keep = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
+      else {
+        if (c > 0xffff) width = 2;
+        keep = LETTER_OR_DIGIT.test(String.fromCodePoint(c));
+      }
+    }
+    if (keep) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out = out === '' ? t.slice(start, i) : `${out} ${t.slice(start, i)}`;
+      start = -1;
+    }
+    i += width;
+  }
+  return out;
 }
 
 const PLACEHOLDERS = new Set(
@@ -58,40 +85,59 @@ const PLACEHOLDER_PATTERNS: RegExp[] = [
 
 const RAW_TEMPLATE_MARKERS = /<\s*your\b|\{\{[^}]*\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|%[A-Z_]+%|\[\s*your\b/i;
 
-export function isPlaceholderDescription(desc: string): boolean {
+export function isPlaceholderDescription(desc: string, normalized?: string): boolean {
   if (desc.length > 2000) return false;
   if (RAW_TEMPLATE_MARKERS.test(desc)) return true;
-  const n = normalizeText(desc);
+  const n = normalized ?? normalizeText(desc);
   if (PLACEHOLDERS.has(n)) return true;
   return PLACEHOLDER_PATTERNS.some((re) => re.test(n));
 }
 
 const GENERIC_WORDS = new Set(['mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for']);
 
-function stripGeneric(n: string): string {
-  return n
-    .split(' ')
-    .filter((w) => w && !GENERIC_WORDS.has(w))
-    .join(' ');
-}
-
 /** True when the description says nothing beyond the server name (reverse-DNS or its last segment). */
-export function repeatsName(desc: string, name: unknown): boolean {
+export function repeatsName(desc: string, name: unknown, normalized?: string): boolean {
   if (typeof name !== 'string' || name.trim() === '' || desc.length > 2000 || name.length > 2000) return false;
-  const d = normalizeText(desc);
+  const d = normalized ?? normalizeText(desc);
   const candidates = new Set<string>([normalizeText(name)]);
   const slash = name.lastIndexOf('/');
   if (slash >= 0) candidates.add(normalizeText(name.slice(slash + 1)));
   const dotted = name.slice(slash + 1).split('.').pop();
   if (dotted) candidates.add(normalizeText(dotted));
-  const dStripped = stripGeneric(d);
+  const stripped: string[] = [];
+  let longest = 0;
   for (const c of candidates) {
     if (!c) continue;
     if (d === c) return true;
-    const cs = stripGeneric(c);
-    if (cs && dStripped === cs) return true;
+    const cs = stripGenericUpTo(c, Infinity)!;
+    if (!cs) continue;
+    stripped.push(cs);
+    if (cs.length > longest) longest = cs.length;
   }
-  return false;
+  if (stripped.length === 0) return false;
+  // The description's own words are stripped only as far as the longest stripped name: a long
+  // description is known to differ from every name after its first few words.
+  const dStripped = stripGenericUpTo(d, longest);
+  return dStripped !== null && stripped.includes(dStripped);
+}
+
+/** The words of `n` that are not generic, joined by single spaces; null as soon as that would be longer than `limit`. */
+function stripGenericUpTo(n: string, limit: number): string | null {
+  let out = '';
+  let i = 0;
+  while (i <= n.length) {
+    let j = n.indexOf(' ', i);
+    if (j < 0) j = n.length;
+    if (j > i) {
+      const w = n.slice(i, j);
+      if (!GENERIC_WORDS.has(w)) {
+        out = out === '' ? w : `${out} ${w}`;
+        if (out.length > limit) return null;
+      }
+    }
+    i = j + 1;
+  }
+  return out;
 }
 
 const TEMPLATE = /\{[^{}]*\}/;
@@ -183,11 +229,13 @@ export function checkServerJsonValue(doc: unknown, sink: FindingSink): void {
       if (++len >= MIN_DESCRIPTION) break;
     }
     if (len < MIN_DESCRIPTION) sink.add('MCP-Q-003', 'document', '/description', `description has ${len} characters; at least ${MIN_DESCRIPTION} are needed`);
-    if (isPlaceholderDescription(trimmed)) sink.add('MCP-Q-004', 'document', '/description', `description ${JSON.stringify(sanitize(trimmed, 60))} is placeholder text`);
+    // Normalised once for the three rules that compare it (each reads it only up to 2000 characters).
+    const normalized = trimmed.length <= 2000 ? normalizeText(trimmed) : undefined;
+    if (isPlaceholderDescription(trimmed, normalized)) sink.add('MCP-Q-004', 'document', '/description', `description ${JSON.stringify(sanitize(trimmed, 60))} is placeholder text`);
     const name = own(doc, 'name');
-    if (repeatsName(trimmed, name)) sink.add('MCP-Q-005', 'document', '/description', `description only repeats the name ${JSON.stringify(sanitize(String(name), 80))}`);
+    if (repeatsName(trimmed, name, normalized)) sink.add('MCP-Q-005', 'document', '/description', `description only repeats the name ${JSON.stringify(sanitize(String(name), 80))}`);
     const title = own(doc, 'title');
-    if (typeof title === 'string' && title.length <= 2000 && trimmed.length <= 2000 && normalizeText(title) === normalizeText(trimmed)) {
+    if (typeof title === 'string' && title.length <= 2000 && normalized !== undefined && normalizeText(title) === normalized) {
       sink.add('MCP-Q-103', 'document', '/description', 'description is the same text as title');
     }
   }

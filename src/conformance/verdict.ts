@@ -126,6 +126,13 @@ function build(
   return v;
 }
 
+/** The spec reference of a structural finding: the pinned schema it was checked against. */
+function structureSpec(s: { version: string; schema: string }): Finding['spec'] {
+  return s.version === '1.0.1'
+    ? { section: `A2A 1.0.1 a2a.proto (${s.schema})`, url: 'https://github.com/a2aproject/A2A/blob/v1.0.1/specification/a2a.proto' }
+    : { section: `A2A ${s.version} JSON Schema (${s.schema})`, url: `https://a2a-protocol.org/v${s.version}/specification/#55-agentcard-object-structure` };
+}
+
 function structureVerdict(doc: unknown, ctx: JudgeContext, scope: Verdict['scope'], inputsHash: string): Verdict {
   const sink = new FindingSink();
   const ans = structuralAnswer(doc);
@@ -140,13 +147,9 @@ function structureVerdict(doc: unknown, ctx: JudgeContext, scope: Verdict['scope
   }
   sink.evaluate('A2A-STRUCT-001', 'A2A-STRUCT-002', 'A2A-STRUCT-003', 'A2A-STRUCT-004', 'A2A-STRUCT-005');
   const s = ans.strict;
-  const spec = (): Finding['spec'] =>
-    s.version === '1.0.1'
-      ? { section: `A2A 1.0.1 a2a.proto (${s.schema})`, url: 'https://github.com/a2aproject/A2A/blob/v1.0.1/specification/a2a.proto' }
-      : { section: `A2A ${s.version} JSON Schema (${s.schema})`, url: `https://a2a-protocol.org/v${s.version}/specification/#55-agentcard-object-structure` };
   const listed: Partial<Record<Violation['ruleId'], number>> = {};
   for (const v of s.violations) {
-    sink.add(v.ruleId, 'document', v.pointer, v.message, spec());
+    sink.add(v.ruleId, 'document', v.pointer, v.message, structureSpec(s));
     listed[v.ruleId] = (listed[v.ruleId] ?? 0) + 1;
   }
   // Violations past the structural check's own cap never reach the sink as findings; count them

@@ -18,6 +18,7 @@
  */
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { retry } from '../util/retry.js';
+import { sleepUnlessAborted } from '../util/time.js';
 import { silentLogger, type Logger } from '../log.js';
 import { EventProducer, type OutgoingMessage } from './producer.js';
 
@@ -105,7 +106,7 @@ export interface ConsumerRunnerOptions<T> {
   fromBeginning?: boolean;
   logger?: Logger;
   hooks?: ConsumerRunnerHooks;
-  /** Retries of a failing sink write before the runner stops (default 3), with doubling backoff from sinkRetryBackoffMs (default 500). */
+  /** Retries of a failing sink write before the runner stops (default SINK_RETRIES), with doubling backoff from sinkRetryBackoffMs (default 500) up to SINK_RETRY_MAX_MS. */
   sinkRetries?: number;
   sinkRetryBackoffMs?: number;
   /** Partitions whose batches are handled at the same time (default 1: strictly one batch at a time). */
@@ -137,6 +138,13 @@ export class ConsumerStoppedError extends Error {
 }
 
 const MAX_REASON = 1000;
+/**
+ * A sink's store can go away for a while (a ClickHouse server restarting, a broker failing over):
+ * the runner backs off and tries again, heartbeating, for about two and a half minutes
+ * (0.5 + 1 + 2 + … s, each wait at most 30 s) before it stops and leaves it to the supervisor.
+ */
+export const SINK_RETRIES = 10;
+export const SINK_RETRY_MAX_MS = 30_000;
 const REBALANCE_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'NOT_COORDINATOR_FOR_GROUP', 'FENCED_INSTANCE_ID']);
 
 export class ConsumerRunner<T> {
@@ -156,6 +164,8 @@ export class ConsumerRunner<T> {
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
   private fatal: Error | null = null;
   private stopping: Promise<void> | null = null;
+  /** Aborted when the runner starts stopping: a sink backoff in progress ends at once. */
+  private readonly stopSignal = new AbortController();
   private resolveDone!: () => void;
   private rejectDone!: (err: Error) => void;
 
@@ -225,6 +235,7 @@ export class ConsumerRunner<T> {
   private shutdown(err: Error | null): Promise<void> {
     this.stopping ??= (async () => {
       this.state = 'stopping';
+      this.stopSignal.abort();
       try {
         await this.consumer.stop();
       } catch (e) {
@@ -345,10 +356,11 @@ export class ConsumerRunner<T> {
     let attempts = 0;
     try {
       await retry(() => (attempts++, this.sink.write(items, info)), {
-        retries: this.opts.sinkRetries ?? 3,
+        retries: this.opts.sinkRetries ?? SINK_RETRIES,
         baseMs: this.opts.sinkRetryBackoffMs ?? 500,
-        maxMs: 30_000,
-        shouldRetry: (o) => !o.ok && p.isRunning(),
+        maxMs: SINK_RETRY_MAX_MS,
+        shouldRetry: (o) => !o.ok && p.isRunning() && !this.stopSignal.signal.aborted,
+        sleep: async (ms) => void (await sleepUnlessAborted(ms, this.stopSignal.signal)),
         onRetry: async ({ retry: attempt, delayMs, error }) => {
           this.logger.warn({ ...info, attempt, err: error }, `sink write failed; retrying in ${delayMs} ms`);
           await p.heartbeat();

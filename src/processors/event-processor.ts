@@ -16,6 +16,8 @@ export interface EventProcessorDeps {
   hooks?: ConsumerRunnerHooks;
   /** How long the group waits for a silent member before reassigning its partitions. */
   sessionTimeoutMs?: number;
+  /** Retries of a failing sink write before the processor stops (default: the runner's, minutes of backoff). */
+  sinkRetries?: number;
 }
 
 export interface EventProcessorSpec<K extends EventName> {
@@ -46,6 +48,7 @@ export function createEventProcessor<K extends EventName>(deps: EventProcessorDe
     logger: deps.logger,
     ...(deps.hooks ? { hooks: deps.hooks } : {}),
     ...(deps.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: deps.sessionTimeoutMs } : {}),
+    ...(deps.sinkRetries !== undefined ? { sinkRetries: deps.sinkRetries } : {}),
     handler: (m) => decode(m.value),
     sink: (items) => spec.write(items.map((i) => i.value)),
   });

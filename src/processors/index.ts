@@ -24,6 +24,8 @@ export interface ProcessorDeps {
   optOutFile?: string | null;
   /** Namespace of the deployment, prefixed to every consumer group. */
   groupPrefix?: string;
+  /** Retries of a failing sink write before a processor stops (default: the runner's). */
+  sinkRetries?: number;
 }
 
 /** Every stream processor by name; each is one consumer group. */

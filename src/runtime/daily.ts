@@ -16,6 +16,8 @@ import { PROBE_WORKER_GROUP } from '../producers/probe-worker.js';
 import type { TopicNames } from '../topics.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { waitUntilConsumed } from '../kafka/lag.js';
+import { unfinishedDailyRuns } from '../warehouse/queries.js';
+import { fromDateTime64 } from '../warehouse/time.js';
 
 /** The default deployment's consumer groups, in pipeline order. */
 export function defaultPipelineGroups(checker: Checker = CURRENT_CHECKER, prefix = ''): PipelineGroups {
@@ -62,11 +64,53 @@ export interface DailyRunOptions {
 
 export interface DailyRunReport {
   runId: string;
+  /** Earlier runs that never recorded their finish (their process was killed): recorded now as incomplete. */
+  abandoned: AbandonedRun[];
   seed: string;
   planned: number;
   counts: Record<string, number>;
   stats: RunStats;
   census: Census;
+}
+
+export interface AbandonedRun {
+  runId: string;
+  /** ISO 8601 UTC. */
+  startedAt: string;
+}
+
+/** What an abandoned run's finish says. */
+export const ABANDONED_NOTE = 'ended early: the process stopped before the run finished (found at the next start)';
+
+/**
+ * Records a finish (complete false) for every daily run that started and never finished: its
+ * process was killed before it could say so itself. Runs before a new run is scheduled; a
+ * deployment has one scheduler, so a run without a finish at that moment is not still going.
+ * Waits for the run log first, so that every start already written is seen.
+ */
+export async function closeAbandonedRuns(opts: Pick<DailyRunOptions, 'kafka' | 'topics' | 'warehouse' | 'sink' | 'groups' | 'log' | 'now' | 'stageTimeoutMs'>): Promise<AbandonedRun[]> {
+  const now = opts.now ?? Date.now;
+  await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], opts.stageTimeoutMs ?? 30 * 60_000);
+  const out: AbandonedRun[] = [];
+  for (const r of await unfinishedDailyRuns(opts.warehouse)) {
+    const startedAt = new Date(fromDateTime64(r.observed_at)).toISOString();
+    await opts.sink.run({
+      id: newEventId(),
+      observedAt: now(),
+      runId: r.run_id,
+      kind: 'daily',
+      phase: 'finish',
+      budget: r.budget === null ? null : Number(r.budget),
+      sampleSize: r.sample_size === null ? null : Number(r.sample_size),
+      seed: r.seed || null,
+      counts: Object.fromEntries(Object.entries(r.counts).map(([k, v]) => [k, Number(v)])),
+      complete: false,
+      note: ABANDONED_NOTE,
+    });
+    opts.log.warn({ runId: r.run_id, startedAt }, 'a previous daily run never finished (its process was stopped); recorded as incomplete');
+    out.push({ runId: r.run_id, startedAt });
+  }
+  return out;
 }
 
 /**
@@ -79,6 +123,7 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
   const timeout = opts.stageTimeoutMs ?? 30 * 60_000;
   const checker = opts.checkerVersion ?? CHECKER_VERSION;
   for (const g of opts.groups.listings) await waitUntilConsumed(opts.kafka, g, [opts.topics.listings], timeout);
+  const abandoned = await closeAbandonedRuns(opts);
 
   const scheduled = await scheduleRun({
     warehouse: opts.warehouse,
@@ -127,6 +172,7 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
   await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], timeout);
   return {
     runId: scheduled.runId,
+    abandoned,
     seed: scheduled.seed,
     planned: scheduled.requests.length,
     counts,

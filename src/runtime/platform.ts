@@ -13,13 +13,14 @@ import { canaryEventSink, PROBE_WORKER_GROUP, ProbeWorker } from '../producers/p
 import type { AddressPolicy } from '../producers/http/types.js';
 import { loadSigningKey } from '../signing/keys.js';
 import { withTimeout } from '../util/time.js';
-import { API_QUERY_DEADLINE_MS } from '../warehouse/limits.js';
+import { API_CONNECTION } from '../warehouse/limits.js';
 import { migrate } from '../warehouse/migrate.js';
 import { openWarehouse } from '../warehouse/open.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { canaryTargetsFor } from './canary-targets.js';
 import { defaultPipelineGroups, type PipelineGroups } from './daily.js';
 import { openKafka, type KafkaRuntime } from './kafka.js';
+import { startInstance } from './instance.js';
 
 /**
  * Every role of the platform is composed here, for `run` and for each role on its own: a
@@ -41,6 +42,8 @@ export interface Platform {
   groups: PipelineGroups;
   /** Where the API listens, when it was started. */
   apiUrl: string | null;
+  /** Where the read-only ClickHouse HTTP interface listens, when --clickhouse-port asked for it. */
+  clickhouseUrl: string | null;
   /**
    * Resolves with the reason when a processor or the probe worker stops on a failure (its
    * `done` rejects); never settles otherwise. The platform does not restart it: whoever runs
@@ -73,6 +76,8 @@ export interface PlatformOptions {
   clientId?: string;
   /** Signs verdicts; default: the configured key (generated in the data dir on first use). */
   sign?: Signer;
+  /** Retries of a failing sink write before a processor stops (tests shorten the minutes of backoff). */
+  sinkRetries?: number;
 }
 
 /** Longest time one shutdown step may take before the next one runs. */
@@ -137,7 +142,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       const rt = kafka ?? missing('Kafka');
       const wh = warehouse ?? missing('a warehouse');
       const sign = opts.sign ?? defaultSigner(config);
-      const deps = { kafka: rt.kafka, warehouse: wh, topics: rt.topics, logger: log, sign, optOutFile: config.optOutFile, groupPrefix: prefix };
+      const deps = { kafka: rt.kafka, warehouse: wh, topics: rt.topics, logger: log, sign, optOutFile: config.optOutFile, groupPrefix: prefix, ...(opts.sinkRetries === undefined ? {} : { sinkRetries: opts.sinkRetries }) };
       for (const runner of createProcessors(deps, names)) {
         await runner.start();
         processors.push(runner);
@@ -170,7 +175,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     if (opts.api !== false) {
       if (!warehouse) missing('a warehouse');
       // The API and the dashboard get their own read-only connection with a deadline, never the writing one.
-      const reader = await openWarehouse(config.warehouse, { readOnly: true, timeoutMs: API_QUERY_DEADLINE_MS });
+      const reader = await openWarehouse(config.warehouse, API_CONNECTION);
       closers.push(() => reader.close());
       const api = buildApi({ warehouse: reader, logger: log });
       await api.listen({ host: config.apiHost, port: config.apiPort });
@@ -178,6 +183,17 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       const port = typeof addr === 'object' && addr ? addr.port : config.apiPort;
       apiUrl = `http://${config.apiHost.includes(':') ? `[${config.apiHost}]` : config.apiHost}:${port}`;
       closers.push(() => api.close());
+    }
+
+    // The running-instance file and the ClickHouse interface, so `sql` and `export` can read the
+    // embedded warehouse this process holds (see instance.ts).
+    let clickhouseUrl: string | null = null;
+    if (opts.api !== false && warehouse) {
+      const instance = await startInstance(config, log, apiUrl);
+      if (instance) {
+        clickhouseUrl = instance.clickhouseUrl;
+        closers.push(() => instance.close());
+      }
     }
 
     return {
@@ -199,6 +215,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       probeWorker,
       groups: defaultPipelineGroups(undefined, prefix),
       apiUrl,
+      clickhouseUrl,
       failed,
       close,
     };

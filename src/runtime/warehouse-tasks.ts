@@ -4,6 +4,9 @@ import { migrate, type MigrateResult } from '../warehouse/migrate.js';
 import { tokenize } from '../warehouse/lexer.js';
 import { openWarehouse, type OpenOptions } from '../warehouse/open.js';
 import type { QueryParams, Warehouse } from '../warehouse/warehouse.js';
+import { WarehouseError } from '../warehouse/errors.js';
+import { findInstance } from './instance.js';
+import { sqlOnInstance } from './instance-query.js';
 
 /** Opens the configured warehouse for one task and closes it after, whatever happens. */
 export async function withWarehouse<T>(config: Config, opts: OpenOptions, task: (w: Warehouse) => Promise<T>): Promise<T> {
@@ -49,7 +52,15 @@ export interface SqlOutcome {
  * produces it (awaited, so a slow reader holds the query back instead of rows
  * piling up).
  */
-export function runSql(config: Config, query: string, opts: SqlOptions, onRows: (rows: Record<string, unknown>[]) => void | Promise<void>): Promise<SqlOutcome> {
+export async function runSql(config: Config, query: string, opts: SqlOptions, onRows: (rows: Record<string, unknown>[]) => void | Promise<void>): Promise<SqlOutcome> {
+  // The embedded engine is one process per data directory: while `run` or `api` holds it, reads go to that process.
+  if (config.warehouse.kind === 'embedded') {
+    const found = await findInstance(config.dataDir);
+    if (found.state === 'running') {
+      if (opts.write) throw new WarehouseError('refused', `a running instance (pid ${found.info.pid}) holds ${config.dataDir}: stop it to use --write (reads go to it)`);
+      return sqlOnInstance(found.info, query, opts, onRows);
+    }
+  }
   return withWarehouse(config, opts.write ? {} : { readOnly: true }, async (w) => {
     if (opts.write && !returnsRows(query)) {
       await w.exec(query, opts.params);

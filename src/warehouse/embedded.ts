@@ -10,7 +10,23 @@ import { assertTableName, normalizeParams, parseJsonEachRow, refusedWrite, toJso
  * deadline the promise rejects at once and the engine's `max_execution_time`
  * stops the work (close() waits for it).
  */
-export type EmbeddedOptions = ConnectionOptions;
+export interface EmbeddedOptions extends ConnectionOptions {
+  /**
+   * Called after every `query` with what the engine read (its `rows_read` / `bytes_read`
+   * statistics), e.g. to hold a read to a bound in a test or a benchmark. chdb has no
+   * system.query_log; with an observer the rows travel as the JSON format, whose footer
+   * carries the statistics, instead of JSONEachRow (same values).
+   */
+  onQueryStats?: (stats: QueryStats) => void;
+}
+
+/** What one query read, as the engine counted it. */
+export interface QueryStats {
+  sql: string;
+  rowsRead: number;
+  bytesRead: number;
+  elapsedMs: number;
+}
 
 /**
  * Settings given to the engine at connect, so results look the same as from a
@@ -45,12 +61,14 @@ export class EmbeddedWarehouse implements Warehouse {
   private session: Session | null;
   readonly readOnly: boolean;
   private readonly timeoutMs: number | undefined;
+  private readonly onQueryStats: ((stats: QueryStats) => void) | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(path: string, options: EmbeddedOptions = {}) {
     this.path = resolve(path);
     this.timeoutMs = options.timeoutMs;
     this.readOnly = options.readOnly === true;
+    this.onQueryStats = options.onQueryStats;
     // Settings given at connect hold for every call of this session and cannot be
     // changed by a statement under readonly=1; other sessions on the directory keep theirs.
     const args = [...CONNECTION_ARGS, ...Object.entries(connectionSettings(options)).map(([k, v]) => `--${k}=${v}`)];
@@ -63,6 +81,15 @@ export class EmbeddedWarehouse implements Warehouse {
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
+    if (this.onQueryStats) {
+      const out = JSON.parse(await this.run(sql, params, 'JSON')) as {
+        data: T[];
+        statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number };
+      };
+      const st = out.statistics ?? {};
+      this.onQueryStats({ sql, rowsRead: Number(st.rows_read ?? 0), bytesRead: Number(st.bytes_read ?? 0), elapsedMs: Number(st.elapsed ?? 0) * 1000 });
+      return out.data;
+    }
     const text = await this.run(sql, params, 'JSONEachRow');
     return parseJsonEachRow<T>(text);
   }

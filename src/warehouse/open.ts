@@ -19,6 +19,7 @@ export async function openWarehouse(config: WarehouseConfig, options: OpenOption
     return new EmbeddedWarehouse(config.path, {
       ...(options.readOnly ? { readOnly: true } : {}),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.maxBlockRows === undefined ? {} : { maxBlockRows: options.maxBlockRows }),
     });
   }
   const server = new ServerWarehouse({
@@ -28,6 +29,7 @@ export async function openWarehouse(config: WarehouseConfig, options: OpenOption
     ...(config.password === undefined ? {} : { password: config.password }),
     ...(options.timeoutMs === undefined ? {} : { requestTimeoutMs: options.timeoutMs }),
     ...(options.readOnly ? { readOnly: true } : {}),
+    ...(options.maxBlockRows === undefined ? {} : { maxBlockRows: options.maxBlockRows }),
   });
   if (options.createDatabase) {
     try {

@@ -1,6 +1,7 @@
 import type {
   AgentLatestRow,
   AgentUptimeRow,
+  BigIntText,
   DateTimeText,
   Flag,
   Protocol,
@@ -159,21 +160,40 @@ export async function runPhases(wh: ReadOnlyWarehouse, runId: string): Promise<R
   return wh.query<RunPhaseRow>('SELECT phase, observed_at, seed, counts, complete, note FROM runs FINAL WHERE run_id = {runId:String}', { runId });
 }
 
+/** Daily runs with a start and no finish, oldest first: in progress, or ended by a crash that could not record it. */
+export async function unfinishedDailyRuns(wh: ReadOnlyWarehouse): Promise<Array<Pick<RunRow, 'run_id' | 'observed_at' | 'budget' | 'sample_size' | 'seed' | 'counts'>>> {
+  return wh.query(
+    `SELECT run_id, observed_at, budget, sample_size, seed, counts FROM runs FINAL
+     WHERE kind = 'daily' AND phase = 'start' AND run_id NOT IN (SELECT run_id FROM runs WHERE phase = 'finish')
+     ORDER BY observed_at`,
+  );
+}
+
 export type SampleCountsRow = OutcomeCounts;
 
-/** A run's in-sample checks of unhidden agents under a checker version, by uptime state and verdict; `since` prunes older partitions. */
+/**
+ * A run's in-sample checks of unhidden agents under a checker version, by uptime state and verdict,
+ * from run_samples (clickhouse/0025): the run's own rows, at most its sample size, whatever the
+ * index holds. Hidden agents come from their own postings ('opt_out:hidden', clickhouse/0023),
+ * checked against their newest row only where they meet the sample. `since` (the run's start)
+ * bounds the rows further.
+ */
 export async function runSampleCounts(wh: ReadOnlyWarehouse, runId: string, checkerVersion: string, since: Date): Promise<SampleCountsRow | null> {
   const [row] = await wh.query<SampleCountsRow>(
     `SELECT toUInt32(count()) AS checks,
-            toUInt32(countIf(c.uptime = 'up')) AS up, toUInt32(countIf(c.uptime = 'down')) AS down,
-            toUInt32(countIf(c.uptime = 'unknown')) AS unknown, toUInt32(countIf(c.uptime = 'skipped')) AS skipped,
-            toUInt32(countIf(v.result = 'pass')) AS pass, toUInt32(countIf(v.result = 'fail')) AS fail,
-            toUInt32(countIf(v.result = 'unknown')) AS unknown_verdict, toUInt32(countIf(v.result = 'n/a')) AS na
-     FROM (SELECT event_id, uptime FROM checks FINAL
-           WHERE run_id = {runId:String} AND in_sample = 1 AND checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}
-             AND agent_key NOT IN ${HIDDEN_AGENT_KEYS}) AS c
-     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}) AS v
-       ON v.event_id = c.event_id`,
+            toUInt32(countIf(uptime = 'up')) AS up, toUInt32(countIf(uptime = 'down')) AS down,
+            toUInt32(countIf(uptime = 'unknown')) AS unknown, toUInt32(countIf(uptime = 'skipped')) AS skipped,
+            toUInt32(countIf(result = 'pass')) AS pass, toUInt32(countIf(result = 'fail')) AS fail,
+            toUInt32(countIf(result = 'unknown')) AS unknown_verdict, toUInt32(countIf(result = 'n/a')) AS na
+     FROM run_samples FINAL
+     WHERE run_id = {runId:String} AND checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}
+       AND agent_id NOT IN (
+         SELECT agent_id FROM agent_search_rows FINAL
+         WHERE agent_id IN (
+           SELECT agent_id FROM agent_search_terms
+           WHERE term = 'opt_out:hidden'
+             AND agent_id IN (SELECT agent_id FROM run_samples WHERE run_id = {runId:String} AND checker_version = {cv:String}))
+           AND opt_out = 'hidden')`,
     { runId, cv: checkerVersion, since },
   );
   return row ?? null;
@@ -209,6 +229,37 @@ export async function latestStateTotals(wh: ReadOnlyWarehouse, checkerVersion: s
     { cv: checkerVersion },
   );
   return row ?? null;
+}
+
+/** census_totals (clickhouse/0024): the census of a checker version as last recounted. */
+export interface CensusTotalsRow extends LatestStateTotalsRow {
+  active: number;
+  inactive: number;
+  as_of: DateTimeText | null;
+  computed_at: DateTimeText;
+}
+
+/** The stored census of a checker version (one row by key), or null before its first count. */
+export async function censusTotals(wh: ReadOnlyWarehouse, checkerVersion: string): Promise<CensusTotalsRow | null> {
+  const [row] = await wh.query<CensusTotalsRow>(
+    `SELECT active, inactive, up, down, unknown, skipped, pass, fail, unknown_verdict, na, never, as_of, computed_at
+     FROM census_totals FINAL WHERE checker_version = {cv:String} LIMIT 1`,
+    { cv: checkerVersion },
+  );
+  return row ?? null;
+}
+
+/**
+ * The checker version the API serves, read from small tables: the pinned one (checker_current),
+ * else the version most recently counted (census_totals, recounted as its verdicts are written);
+ * null when neither has a row (then v_checker_current__v2 decides; see checkerVersionShown).
+ */
+export async function checkerVersionServed(wh: ReadOnlyWarehouse): Promise<string | null> {
+  const [row] = await wh.query<{ pinned: string; counted: string }>(
+    `SELECT (SELECT argMax(checker_version, set_at) FROM checker_current) AS pinned,
+            (SELECT argMax(checker_version, computed_at) FROM census_totals) AS counted`,
+  );
+  return row?.pinned || row?.counted || null;
 }
 
 /** The newest latest-state observation of an unhidden agent under a checker version, or null when nothing was checked. */
@@ -310,10 +361,15 @@ export async function agentsPage(wh: ReadOnlyWarehouse, f: AgentPageFilter): Pro
   );
 }
 
-/** One agent by its short id, unless hidden. */
+/**
+ * One agent by its short id, unless hidden: the id's key from agent_search_rows (keyed by id),
+ * then the agents row by its key, so both reads are by primary key.
+ */
 export async function agentById(wh: ReadOnlyWarehouse, id: string): Promise<AgentApiRow | null> {
   const [row] = await wh.query<AgentApiRow>(
-    `SELECT ${AGENT_COLUMNS} FROM agents FINAL WHERE agent_id = {id:String} AND opt_out != 'hidden' LIMIT 1`,
+    `SELECT ${AGENT_COLUMNS} FROM agents FINAL
+     WHERE agent_key IN (SELECT agent_key FROM agent_search_rows WHERE agent_id = {id:String})
+       AND agent_id = {id:String} AND opt_out != 'hidden' LIMIT 1`,
     { id },
   );
   return row ?? null;
@@ -354,64 +410,316 @@ export async function latestOfAgent(wh: ReadOnlyWarehouse, checkerVersion: strin
   return row ?? null;
 }
 
+// ---- agent status (agent_status, clickhouse/0022) ----
+
+/**
+ * The windows of an agent_status row, cut from its arrays relative to the reader's clock (the
+ * 24 h window from its recent checks, the day windows from its daily counts and t-digest states),
+ * as the columns of v_agent_uptime (AgentUptimeRow). Bound once per query: today and the 24 h mark.
+ */
+function windowColumns(): string {
+  const dayWindow = (n: number) => {
+    const cut = (arr: string) => `arrayFilter((x, d) -> d > today_utc - ${n}, ${arr}, days)`;
+    return `arraySum(${cut('day_up')}) / nullIf(arraySum(${cut('day_judged')}), 0) AS uptime_${n}d,
+      toUInt32(arraySum(${cut('day_checks')})) AS checks_${n}d,
+      arrayReduce('quantileTDigestMerge(0.5)', ${cut('day_latency')}) AS latency_p50_${n}d,
+      arrayReduce('quantileTDigestMerge(0.95)', ${cut('day_latency')}) AS latency_p95_${n}d`;
+  };
+  const recentUp = "arrayFilter((l, a, u) -> a > since_24h AND u = 'up', recent_latency, recent_at, recent_uptime)";
+  return `arrayCount((a, u) -> a > since_24h AND u = 'up', recent_at, recent_uptime)
+        / nullIf(arrayCount((a, u) -> a > since_24h AND u IN ('up', 'down'), recent_at, recent_uptime), 0) AS uptime_24h,
+      toUInt32(arrayCount(a -> a > since_24h, recent_at)) AS checks_24h,
+      arrayReduce('quantile(0.5)', ${recentUp}) AS latency_p50_24h,
+      arrayReduce('quantile(0.95)', ${recentUp}) AS latency_p95_24h,
+      ${[7, 30, 90].map(dayWindow).join(',\n      ')},
+      arrayMax(arrayFilter(d -> d > today_utc - 90, days)) AS last_day`;
+}
+
+// A quantile of an empty window is NaN, which JSON output writes as null (the API reads it so).
+const STATUS_WITH = "WITH toDate(now64(3, 'UTC'), 'UTC') AS today_utc, now64(3, 'UTC') - INTERVAL 24 HOUR AS since_24h";
+
+export interface AgentStatusRow extends AgentUptimeRow {
+  checker_version: string;
+  latest_at: DateTimeText | null;
+  latest_uptime: UptimeState | '';
+  latest_result: VerdictResult | '';
+}
+
+/** An agent_status row as a list shows it: the latest state and the 7 and 30 day uptime. */
+export interface AgentStatusListRow {
+  checker_version: string;
+  agent_key: string;
+  latest_at: DateTimeText | null;
+  latest_uptime: UptimeState | '';
+  latest_result: VerdictResult | '';
+  uptime_7d: number | null;
+  uptime_30d: number | null;
+}
+
+/**
+ * The agent_status rows of these agents under every checker version (at most versions × keys
+ * rows, read by key), as a list shows them (no latency digests are merged). One query serves a
+ * page of agents: the current version's row gives the state and uptime, every version's row the
+ * last check time.
+ */
+export async function agentStatusRows(wh: ReadOnlyWarehouse, keys: readonly string[]): Promise<AgentStatusListRow[]> {
+  if (keys.length === 0) return [];
+  const uptime = (n: number) =>
+    `arraySum(arrayFilter((x, d) -> d > today_utc - ${n}, day_up, days)) / nullIf(arraySum(arrayFilter((x, d) -> d > today_utc - ${n}, day_judged, days)), 0) AS uptime_${n}d`;
+  return wh.query<AgentStatusListRow>(
+    `${STATUS_WITH}
+     SELECT checker_version, agent_key, latest_at, latest_uptime, latest_result, ${uptime(7)}, ${uptime(30)}
+     FROM agent_status FINAL WHERE agent_key IN {keys:Array(String)}`,
+    { keys: [...new Set(keys)] },
+  );
+}
+
 /** When an agent was last checked under any checker version; null if never. */
 export async function lastCheckedAt(wh: ReadOnlyWarehouse, key: string): Promise<DateTimeText | null> {
   const [row] = await wh.query<{ last: DateTimeText | null }>(
-    'SELECT if(count() = 0, NULL, max(observed_at)) AS last FROM agent_latest FINAL WHERE agent_key = {key:String}',
+    'SELECT max(latest_at) AS last FROM agent_status FINAL WHERE agent_key = {key:String}',
     { key },
   );
   return row?.last ?? null;
 }
 
-/** An agent's uptime windows (v_agent_uptime__v2), or null when it has no history in 90 days. */
-export async function agentUptime(wh: ReadOnlyWarehouse, key: string): Promise<AgentUptimeRow | null> {
-  const [row] = await wh.query<AgentUptimeRow>(`SELECT * FROM ${VIEWS.agentUptime} WHERE agent_key = {key:String} LIMIT 1`, { key });
+/** An agent's uptime windows under a checker version (agent_status by key), or null when it has no history in 90 days. */
+export async function agentUptime(wh: ReadOnlyWarehouse, checkerVersion: string, key: string): Promise<AgentUptimeRow | null> {
+  const [row] = await wh.query<AgentUptimeRow>(
+    `${STATUS_WITH}
+     SELECT agent_key, agent_id, protocol, ${windowColumns()}
+     FROM agent_status FINAL
+     WHERE checker_version = {cv:String} AND agent_key = {key:String} AND arrayExists(d -> d > today_utc - 90, days)
+     LIMIT 1`,
+    { cv: checkerVersion, key },
+  );
   return row ?? null;
 }
 
-export interface AgentSearchRow {
+// ---- agent lists and search (agent_search_terms, agent_search_rows, clickhouse/0023) ----
+
+/** Where a list page starts: after this (natural sort key, agent id). */
+export interface AgentListCursor {
+  sortKey: string;
   id: string;
-  name: string | null;
-  protocol: Protocol | null;
-  sources: string[] | null;
-  optOut: string | null;
-  lastCheckedAt: DateTimeText | null;
-  uptime: UptimeState | null;
-  result: VerdictResult | null;
-  uptime7d: number | null;
-  uptime30d: number | null;
 }
 
-export interface AgentSearch {
-  checkerVersion: string;
-  /** Name or agent-key fragment, case-insensitive; '' for all. */
-  q: string;
+/** A listed agent as agent_search_rows has it. */
+export interface AgentListRow {
+  id: string;
+  key: string;
+  name: string;
+  protocol: Protocol;
+  sources: string[];
+  optOut: string;
+  sortKey: string;
+}
+
+export interface AgentListQuery {
+  /** Lowercased words of the query (see searchWords); [] lists every agent. */
+  words: readonly string[];
   protocol: string | null;
+  after: AgentListCursor | null;
   limit: number;
 }
 
+/** Terms are word prefixes up to this many characters (clickhouse/0023). */
+export const SEARCH_TERM_MAX = 24;
+/** Postings read per round, at most, and rounds per page: a page reads a bounded number of rows whatever the index holds. */
+const LIST_CHUNK_MAX = 2_000;
+const LIST_ROUNDS = 4;
+
+/** The words of a search as the index cuts them: lowercased runs of letters and digits. */
+export function searchWords(q: string): string[] {
+  return [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+}
+
+const wordMatches = (w: string, nameWords: readonly string[], descWords: readonly string[]) =>
+  nameWords.some((n) => n.startsWith(w)) || descWords.includes(w.slice(0, SEARCH_TERM_MAX));
+
 /**
- * Active, unhidden agents by name (or URL) fragment with their latest state, by name; `limit` rows at most.
- * A missing right-hand row reads as NULL through its empty key, not `join_use_nulls = 1`: the API's
- * read-only connection (readonly=1) may not change settings.
+ * A page of active, unhidden agents in natural name order (then id), after a cursor: the postings
+ * of one term (the query's longest word, or every agent), read in sort-key order a chunk at a time,
+ * each checked against the agent's newest row (stale postings of renamed or delisted agents are
+ * skipped; the other words of the query must match too). Reads at most LIST_ROUNDS chunks, so a
+ * page costs the same on any index; `next` is where the following page starts (null at the end).
  */
-export async function searchAgentRows(wh: ReadOnlyWarehouse, s: AgentSearch): Promise<AgentSearchRow[]> {
-  return wh.query<AgentSearchRow>(
-    `SELECT a.agent_id AS id, a.name AS name, a.protocol AS protocol, a.sources AS sources, a.opt_out AS optOut,
-            if(t.agent_key = '', NULL, t.last) AS lastCheckedAt, if(l.agent_key = '', NULL, l.uptime) AS uptime,
-            if(l.agent_key = '', NULL, l.result) AS result,
-            if(u.agent_key = '', NULL, u.uptime_7d) AS uptime7d, if(u.agent_key = '', NULL, u.uptime_30d) AS uptime30d
+export async function agentListPage(wh: ReadOnlyWarehouse, q: AgentListQuery): Promise<{ rows: AgentListRow[]; next: AgentListCursor | null }> {
+  const words = [...q.words].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  const term = words[0] !== undefined ? words[0].slice(0, SEARCH_TERM_MAX) : q.protocol ? `protocol:${q.protocol}` : '';
+  const chunk = Math.min(LIST_CHUNK_MAX, 2 * q.limit + 10);
+  const found: AgentListRow[] = [];
+  const seen = new Set<string>();
+  let after = q.after;
+  for (let round = 0; round < LIST_ROUNDS; round++) {
+    // `term` leads the ORDER BY although it is fixed: without it the engine sorts the term's whole range instead of reading it in order.
+    const postings = await wh.query<{ sort_key: string; agent_id: string; version: BigIntText }>(
+      `SELECT sort_key, agent_id, version FROM agent_search_terms
+       WHERE term = {term:String} AND sort_key >= {sk:String} AND (sort_key > {sk:String} OR agent_id > {id:String})
+       ORDER BY term, sort_key, agent_id LIMIT {chunk:UInt32}`,
+      { term, sk: after?.sortKey ?? '', id: after?.id ?? '', chunk },
+    );
+    const ids = [...new Set(postings.map((p) => p.agent_id))];
+    // Every stored version of these agents (no FINAL: cheaper on a page of ids), the newest kept
+    // below; the words only when the query has more than the one its postings matched.
+    const rows = ids.length === 0 ? [] : await wh.query<{
+      agent_id: string; agent_key: string; name: string; protocol: Protocol; sources: string[]; active: Flag; opt_out: string;
+      sort_key: string; name_words?: string[]; desc_words?: string[]; version: BigIntText;
+    }>(
+      `SELECT agent_id, agent_key, name, protocol, sources, active, opt_out, sort_key, ${words.length > 1 ? 'name_words, desc_words, ' : ''}version
+       FROM agent_search_rows WHERE agent_id IN {ids:Array(String)}`,
+      { ids },
+    );
+    const current = new Map<string, (typeof rows)[number]>();
+    for (const r of rows) {
+      const cur = current.get(r.agent_id);
+      if (!cur || BigInt(r.version) > BigInt(cur.version)) current.set(r.agent_id, r);
+    }
+    for (const p of postings) {
+      const r = current.get(p.agent_id);
+      if (!r || seen.has(p.agent_id) || String(r.version) !== String(p.version) || r.sort_key !== p.sort_key) continue;
+      if (Number(r.active) !== 1 || r.opt_out === 'hidden' || (q.protocol && r.protocol !== q.protocol)) continue;
+      if (!words.slice(1).every((w) => wordMatches(w, r.name_words ?? [], r.desc_words ?? []))) continue;
+      seen.add(p.agent_id);
+      found.push({ id: r.agent_id, key: r.agent_key, name: r.name, protocol: r.protocol, sources: r.sources, optOut: r.opt_out, sortKey: r.sort_key });
+      if (found.length > q.limit) {
+        const page = found.slice(0, q.limit);
+        const last = page[page.length - 1]!;
+        return { rows: page, next: { sortKey: last.sortKey, id: last.id } };
+      }
+    }
+    const tail = postings[postings.length - 1];
+    if (postings.length < chunk || !tail) return { rows: found, next: null };
+    after = { sortKey: tail.sort_key, id: tail.agent_id };
+  }
+  // Out of rounds with postings left: the page is short, and the next one starts where reading stopped.
+  return { rows: found, next: after };
+}
+
+// ---- snapshots (`export`) ----
+
+/** One file of a snapshot: the table, and the query whose rows it holds (parameters in ClickHouse's text form). */
+export interface SnapshotQuery {
+  table: string;
+  sql: string;
+  params: Record<string, string>;
+}
+
+/** Rows of agents whose owners asked to be hidden never leave the warehouse in a snapshot. */
+const SNAPSHOT_HIDDEN = "agent_key NOT IN (SELECT agent_key FROM agents FINAL WHERE opt_out = 'hidden')";
+
+/**
+ * The snapshot's queries, one per table, each ordered by the table's whole dedupe key (unique
+ * under FINAL), so the same data always gives the same bytes. `since` ('YYYY-MM-DD') keeps the
+ * event and daily tables from that UTC day on; the agents, their listings and the documents are
+ * whole. agent_daily_history leaves out latency_digest (an engine aggregate state, not data).
+ * Documents of hidden agents are left out by the host of their card or endpoint.
+ */
+export function snapshotQueries(since: string | null): SnapshotQuery[] {
+  const params = { since: since ?? '1970-01-01' };
+  const q = (table: string, sql: string): SnapshotQuery => ({ table, sql: sql.replace(/\s+/g, ' ').trim(), params });
+  return [
+    q('agents', `SELECT * FROM agents FINAL WHERE opt_out != 'hidden' ORDER BY agent_key`),
+    q('listings', `SELECT * FROM listings FINAL WHERE ${SNAPSHOT_HIDDEN} ORDER BY source, item_id`),
+    q('checks', `SELECT * FROM checks FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
+       ORDER BY agent_key, observed_at, event_id, checker_version`),
+    q('verdicts', `SELECT * FROM verdicts FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
+       ORDER BY checker_version, agent_key, observed_at, event_id`),
+    q('daily_rollups', `SELECT * FROM daily_rollups FINAL WHERE day >= {since:Date} ORDER BY day, protocol, source, checker_version`),
+    q('agent_daily_history', `SELECT * EXCEPT (latency_digest) FROM agent_daily_history FINAL WHERE day >= {since:Date} AND ${SNAPSHOT_HIDDEN}
+       ORDER BY checker_version, agent_key, day`),
+    q('documents', `SELECT * FROM documents FINAL WHERE domain(url) NOT IN
+       (SELECT domain(if(card_url != '', card_url, endpoint_url)) FROM agents FINAL WHERE opt_out = 'hidden') ORDER BY sha256`),
+  ];
+}
+
+// ---- the census report (seed 001's tables from the index) ----
+
+/**
+ * One A2A agent's structural verdict on a UTC day under a checker version: its newest verdict
+ * that day (for the census counts) and whether that row was in the day's uniform sample (only
+ * those feed estimates). Rows whose probe found no document (`a2a_route = ''`) are left out;
+ * route `none` is a document with no recognised A2A claim. The three defects of seed 001 §5 are
+ * read from the reasons: a wrongly typed protocolVersion, non-string skills[].tags items, and a
+ * missing protocolVersion (the requirement the earlier "circular" argument set aside).
+ */
+export interface CensusCardRow {
+  agent_key: string;
+  in_sample: Flag;
+  a2a_route: string;
+  a2a_version: string;
+  structure_result: string;
+  tolerant_valid: Flag | null;
+  alt_version: string;
+  alt_valid: Flag | null;
+  pv_wrong_type: Flag;
+  tag_item_type: Flag;
+  pv_missing: Flag;
+}
+
+export async function censusCardRows(wh: ReadOnlyWarehouse, checkerVersion: string, day: string): Promise<CensusCardRow[]> {
+  return wh.query<CensusCardRow>(
+    `SELECT agent_key, t.1 AS in_sample, t.2 AS a2a_route, t.3 AS a2a_version, t.4 AS structure_result, t.5 AS tolerant_valid,
+            t.6 AS alt_version, t.7 AS alt_valid,
+            toUInt8(arrayExists(r -> startsWith(r, 'A2A-STRUCT-002 #/protocolVersion:'), t.8)) AS pv_wrong_type,
+            toUInt8(arrayExists(r -> match(r, '^A2A-STRUCT-003 #/skills/[0-9]+/tags/[0-9]+:'), t.8)) AS tag_item_type,
+            toUInt8(arrayExists(r -> startsWith(r, 'A2A-STRUCT-001 #/protocolVersion:'), t.8)) AS pv_missing
      FROM (
-       SELECT agent_key, agent_id, name, protocol, sources, opt_out FROM agents FINAL
-       WHERE active = 1 AND opt_out != 'hidden'
-         AND ({protocol:String} = '' OR protocol = {protocol:String})
-         AND ({q:String} = '' OR positionCaseInsensitiveUTF8(name, {q:String}) > 0 OR positionCaseInsensitiveUTF8(agent_key, {q:String}) > 0)
-     ) AS a
-     LEFT JOIN (SELECT agent_key, uptime, result FROM agent_latest FINAL WHERE checker_version = {cv:String}) AS l ON l.agent_key = a.agent_key
-     LEFT JOIN (SELECT agent_key, max(observed_at) AS last FROM agent_latest FINAL GROUP BY agent_key) AS t ON t.agent_key = a.agent_key
-     LEFT JOIN (SELECT agent_key, uptime_7d, uptime_30d FROM ${VIEWS.agentUptime}) AS u ON u.agent_key = a.agent_key
-     ORDER BY lowerUTF8(a.name), a.agent_key
-     LIMIT {limit:UInt32}`,
-    { cv: s.checkerVersion, q: s.q, protocol: s.protocol ?? '', limit: s.limit },
+       SELECT agent_key,
+              argMax(tuple(in_sample, a2a_route, a2a_version, structure_result, tolerant_valid, alt_version, alt_valid, structure_reasons), (observed_at, event_id)) AS t
+       FROM verdicts FINAL
+       WHERE checker_version = {cv:String} AND protocol = 'a2a' AND a2a_route != ''
+         AND observed_at >= toDateTime64({day:Date}, 3, 'UTC') AND observed_at < toDateTime64({day:Date} + 1, 3, 'UTC')
+         AND agent_key NOT IN (SELECT agent_key FROM agents FINAL WHERE opt_out = 'hidden')
+       GROUP BY agent_key
+     )
+     ORDER BY agent_key`,
+    { cv: checkerVersion, day },
   );
+}
+
+/** Active, unhidden agents grouped by the (sorted) set of sources that list them. */
+export async function sourceSetCounts(wh: ReadOnlyWarehouse): Promise<Array<{ sources: string[]; agents: number }>> {
+  return wh.query<{ sources: string[]; agents: number }>(
+    `SELECT arraySort(arrayDistinct(sources)) AS sources, toUInt32(count()) AS agents
+     FROM agents FINAL WHERE active = 1 AND opt_out != 'hidden' AND length(sources) > 0
+     GROUP BY sources ORDER BY sources`,
+  );
+}
+
+/**
+ * Each unhidden agent's newest check of a UTC day under a checker version, with its verdict's
+ * result and whether it was in the day's sample, counted by (sources, in_sample, uptime, result).
+ */
+export async function sourceOutcomeCounts(
+  wh: ReadOnlyWarehouse,
+  checkerVersion: string,
+  day: string,
+): Promise<Array<{ sources: string[]; in_sample: Flag; uptime: string; result: string; agents: number }>> {
+  return wh.query<{ sources: string[]; in_sample: Flag; uptime: string; result: string; agents: number }>(
+    `SELECT a.sources AS sources, c.t.2 AS in_sample, c.t.3 AS uptime, if(v.event_id = '', '', v.result) AS result, toUInt32(count()) AS agents
+     FROM (
+       SELECT agent_key, argMax(tuple(event_id, in_sample, uptime), (observed_at, event_id)) AS t
+       FROM checks FINAL
+       WHERE checker_version = {cv:String}
+         AND observed_at >= toDateTime64({day:Date}, 3, 'UTC') AND observed_at < toDateTime64({day:Date} + 1, 3, 'UTC')
+       GROUP BY agent_key
+     ) AS c
+     INNER JOIN (SELECT agent_key, arraySort(arrayDistinct(sources)) AS sources FROM agents FINAL WHERE opt_out != 'hidden') AS a ON a.agent_key = c.agent_key
+     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE checker_version = {cv:String}
+                  AND observed_at >= toDateTime64({day:Date}, 3, 'UTC') AND observed_at < toDateTime64({day:Date} + 1, 3, 'UTC')) AS v
+       ON v.event_id = c.t.1
+     GROUP BY sources, in_sample, uptime, result
+     ORDER BY sources, in_sample, uptime, result`,
+    { cv: checkerVersion, day },
+  );
+}
+
+/** The newest UTC day with a verdict under a checker version, or null. */
+export async function newestVerdictDay(wh: ReadOnlyWarehouse, checkerVersion: string): Promise<string | null> {
+  const [row] = await wh.query<{ day: string | null }>(
+    `SELECT if(count() = 0, NULL, toDate(max(observed_at), 'UTC')) AS day FROM verdicts WHERE checker_version = {cv:String}`,
+    { cv: checkerVersion },
+  );
+  return row?.day ?? null;
 }

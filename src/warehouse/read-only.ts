@@ -112,6 +112,12 @@ export interface ConnectionOptions {
    * too. Default: no deadline.
    */
   timeoutMs?: number;
+  /**
+   * Rows per block the engine reads (`max_block_size`). A query that reads in key order and stops
+   * at its LIMIT still reads whole blocks (65k rows by default, per thread); the API's connection
+   * sets a small block so a page reads about what it shows (API_MAX_BLOCK_ROWS). Default: the engine's.
+   */
+  maxBlockRows?: number;
 }
 
 /** Engine settings of a connection with these options. */
@@ -119,5 +125,6 @@ export function connectionSettings(options: ConnectionOptions): Record<string, n
   return {
     ...(options.readOnly ? { readonly: 1 } : {}),
     ...(options.timeoutMs === undefined ? {} : { max_execution_time: Math.max(1, Math.ceil(options.timeoutMs / 1000)) }),
+    ...(options.maxBlockRows === undefined ? {} : { max_block_size: options.maxBlockRows }),
   };
 }

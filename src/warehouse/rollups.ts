@@ -121,3 +121,126 @@ export async function refreshAgentDailyHistory(warehouse: Warehouse, options: Ag
     params,
   );
 }
+
+// ---- the read model of the API pages (issue 16) ----
+
+export interface AgentStatusRefreshOptions {
+  /** The checker version whose rows to refresh (default: every version). */
+  checkerVersion?: string;
+  /** Only these agents (default: every judged agent). */
+  agentKeys?: readonly string[];
+  /** Only agent keys in [from, to): a bulk refresh in bounded pieces (a backfill, the benchmark). */
+  keyRange?: { from: string; to: string };
+}
+
+function agentStatusFilter(options: AgentStatusRefreshOptions, params: Record<string, string | string[]>): string {
+  const where: string[] = [];
+  if (options.checkerVersion !== undefined) {
+    params.checker_version = options.checkerVersion;
+    where.push('checker_version = {checker_version:String}');
+  }
+  if (options.agentKeys) {
+    params.agent_keys = [...new Set(options.agentKeys)];
+    where.push('agent_key IN {agent_keys:Array(String)}');
+  }
+  if (options.keyRange) {
+    params.key_from = options.keyRange.from;
+    params.key_to = options.keyRange.to;
+    where.push('agent_key >= {key_from:String} AND agent_key < {key_to:String}');
+  }
+  return where.length > 0 ? where.join(' AND ') : '1';
+}
+
+/**
+ * Rewrites agent_status (clickhouse/0022) for the given agents: their latest state, the daily
+ * counts of their last 90 UTC days (from agent_daily_history, so run it after
+ * refreshAgentDailyHistory) and their checks of the last 24 hours. Every agent with an
+ * agent_latest row under the version gets a row. The windows are summed from those arrays
+ * when read, relative to the reader's clock, so a row stays right until the agent's next check
+ * (which rewrites it). Reads by primary key only; idempotent.
+ */
+export async function refreshAgentStatus(warehouse: Warehouse, options: AgentStatusRefreshOptions = {}): Promise<void> {
+  if (options.agentKeys?.length === 0) return;
+  const params: Record<string, string | string[]> = {};
+  const where = agentStatusFilter(options, params);
+  await warehouse.exec(
+    `INSERT INTO agent_status
+       (checker_version, agent_key, agent_id, protocol, latest_at, latest_uptime, latest_result,
+        days, day_checks, day_up, day_judged, day_latency, recent_at, recent_uptime, recent_latency, computed_at)
+     SELECT l.checker_version, l.agent_key, l.agent_id, l.protocol, l.observed_at, l.uptime, l.result,
+            h.days, h.day_checks, h.day_up, h.day_judged, h.day_latency,
+            r.recent_at, r.recent_uptime, r.recent_latency, now64(3, 'UTC')
+     FROM (SELECT checker_version, agent_key, agent_id, protocol, observed_at, uptime, result FROM agent_latest FINAL WHERE ${where}) AS l
+     LEFT JOIN (
+       SELECT checker_version, agent_key, groupArray(day) AS days, groupArray(checks) AS day_checks, groupArray(up) AS day_up,
+              groupArray(up + down) AS day_judged, groupArray(latency_digest) AS day_latency
+       FROM agent_daily_history FINAL
+       WHERE ${where} AND day > toDate(now64(3, 'UTC'), 'UTC') - 90
+       GROUP BY checker_version, agent_key
+     ) AS h ON h.checker_version = l.checker_version AND h.agent_key = l.agent_key
+     LEFT JOIN (
+       -- (a NULL latency is kept through a tuple: groupArray skips NULLs, which would misalign the arrays)
+       SELECT checker_version, agent_key, groupArray(observed_at) AS recent_at, groupArray(uptime) AS recent_uptime,
+              arrayMap(t -> t.1, groupArray(tuple(latency_ms))) AS recent_latency
+       FROM checks FINAL
+       WHERE ${where} AND observed_at > now64(3, 'UTC') - INTERVAL 24 HOUR
+       GROUP BY checker_version, agent_key
+     ) AS r ON r.checker_version = l.checker_version AND r.agent_key = l.agent_key`,
+    params,
+  );
+}
+
+/** The SELECT that counts the census of a checker version (also the backfill in clickhouse/0024). */
+const CENSUS_SELECT = `
+  SELECT {cv:String}, toUInt32(countIf(a.active = 1)), toUInt32(countIf(a.active = 0)),
+         toUInt32(countIf(a.active = 1 AND l.uptime = 'up')), toUInt32(countIf(a.active = 1 AND l.uptime = 'down')),
+         toUInt32(countIf(a.active = 1 AND l.uptime = 'unknown')), toUInt32(countIf(a.active = 1 AND l.uptime = 'skipped')),
+         toUInt32(countIf(a.active = 1 AND l.result = 'pass')), toUInt32(countIf(a.active = 1 AND l.result = 'fail')),
+         toUInt32(countIf(a.active = 1 AND l.result = 'unknown')), toUInt32(countIf(a.active = 1 AND l.result = 'n/a')),
+         toUInt32(countIf(a.active = 1 AND l.agent_key = '')),
+         if(countIf(l.agent_key != '') = 0, NULL, maxIf(l.observed_at, l.agent_key != '')),
+         now64(3, 'UTC')
+  FROM (SELECT agent_key, active FROM agents FINAL WHERE opt_out != 'hidden') AS a
+  LEFT JOIN (SELECT agent_key, uptime, result, observed_at FROM agent_latest FINAL WHERE checker_version = {cv:String}) AS l
+    ON l.agent_key = a.agent_key
+  SETTINGS join_use_nulls = 0`;
+
+/**
+ * Recounts census_totals (clickhouse/0024) for a checker version: agents by active flag and every
+ * active, unhidden agent's latest check and verdict. Reads the whole index, so it runs when a
+ * version is pinned and at most every CENSUS_REFRESH_INTERVAL_MS from the verdict processor, never
+ * per request.
+ */
+export async function refreshCensus(warehouse: Warehouse, checkerVersion: string): Promise<void> {
+  await warehouse.exec(
+    `INSERT INTO census_totals
+       (checker_version, active, inactive, up, down, unknown, skipped, pass, fail, unknown_verdict, na, never, as_of, computed_at)
+     ${CENSUS_SELECT}`,
+    { cv: checkerVersion },
+  );
+}
+
+/** The census is recounted by the verdict processor at most this often (it reads every agent). */
+export const CENSUS_REFRESH_INTERVAL_MS = 60_000;
+
+/**
+ * Rewrites run_samples (clickhouse/0025) for the given events: each in-sample check with its
+ * verdict's result. Reads checks and verdicts by the agents' keys (their primary key), so its
+ * cost is the batch's, not the table's. Idempotent.
+ */
+export async function refreshRunSamples(
+  warehouse: Warehouse,
+  events: { checkerVersion: string; agentKeys: readonly string[]; eventIds: readonly string[] },
+): Promise<void> {
+  if (events.eventIds.length === 0) return;
+  await warehouse.exec(
+    `INSERT INTO run_samples (run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime, result)
+     SELECT c.run_id, c.checker_version, c.event_id, c.agent_key, c.agent_id, c.observed_at, c.uptime, v.result
+     FROM (SELECT run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime FROM checks FINAL
+           WHERE agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)} AND checker_version = {cv:String} AND in_sample = 1) AS c
+     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL
+                WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)}) AS v
+       ON v.event_id = c.event_id`,
+    { cv: events.checkerVersion, keys: [...new Set(events.agentKeys)], ids: [...new Set(events.eventIds)] },
+  );
+}

@@ -290,7 +290,7 @@ export interface DailyRollupViewRow extends DailyCounts {
   computed_at: DateTimeText;
 }
 
-/** v_agent_uptime__v2: per agent, uptime and latency over 24 h, 7, 30 and 90 days. */
+/** v_agent_uptime__v2 and __v3 (the same columns, read from agent_status): per agent, uptime and latency over 24 h, 7, 30 and 90 days. */
 export interface AgentUptimeRow {
   agent_key: string;
   agent_id: string;
@@ -314,7 +314,7 @@ export interface AgentUptimeRow {
   last_day: DateText;
 }
 
-/** The analyst views of clickhouse/0020, by name. */
+/** The analyst views of clickhouse/0020 (and v_agent_uptime__v3, clickhouse/0026), by name. */
 export const VIEWS = {
   checkerCurrent: 'v_checker_current__v2',
   listingsCurrent: 'v_listings_current__v2',
@@ -322,5 +322,5 @@ export const VIEWS = {
   verdictsCurrent: 'v_verdicts_current__v2',
   agentLatestCurrent: 'v_agent_latest_current__v2',
   dailyRollups: 'v_daily_rollups__v2',
-  agentUptime: 'v_agent_uptime__v2',
+  agentUptime: 'v_agent_uptime__v3',
 } as const;

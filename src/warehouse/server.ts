@@ -16,6 +16,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** See ConnectionOptions.readOnly: `readonly=1` on every request, and the statement checks. */
   readOnly?: boolean;
+  /** See ConnectionOptions.maxBlockRows. */
+  maxBlockRows?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -64,6 +66,7 @@ export class ServerWarehouse implements Warehouse {
     const connection: ConnectionOptions = {
       readOnly: this.readOnly,
       ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
+      ...(options.maxBlockRows === undefined ? {} : { maxBlockRows: options.maxBlockRows }),
     };
     // readonly goes as text: the driver types UInt64 settings as strings.
     const { readonly, ...rest } = connectionSettings(connection);

@@ -96,4 +96,10 @@ describe('dashboard page', () => {
     expect(hostileQuery.body).toContain('value="&quot;&gt;&lt;script&gt;x()&lt;/script&gt;"');
     expect(hostileQuery.body.match(/<script\b/g)).toHaveLength(1);
   });
+
+  it('pages its agent list by a cursor (a bad one is a 400)', async () => {
+    expect(/<p id="more" class="muted">(.*?)<\/p>/.exec(html)![1]).toBe(''); // four agents fit on the first page
+    const bad = await app.inject({ method: 'GET', url: '/?cursor=nope' });
+    expect(bad.statusCode).toBe(400);
+  });
 });

@@ -151,8 +151,18 @@ describe('statistics API', () => {
     const quiet = (await get('/stats/agents?q=quiet')).body.agents[0];
     expect(quiet).toMatchObject({ optOut: 'unchecked', lastCheckedAt: null, uptime: null, result: null, uptime7d: null });
     const page = await get('/stats/agents?limit=1');
-    expect(page.body).toMatchObject({ more: true });
+    expect(page.body).toMatchObject({ more: true, nextCursor: expect.any(String) });
     expect(page.body.agents).toHaveLength(1);
+    // Following nextCursor walks the whole list, one agent a page, in the same order.
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: Awaited<ReturnType<typeof get>> = await get(`/stats/agents?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      walked.push(...res.body.agents.map((a: { name: string }) => a.name));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(walked).toEqual((await get('/stats/agents')).body.agents.map((a: { name: string }) => a.name));
+    expect((await get('/stats/agents?cursor=not-a-cursor')).status).toBe(400);
     expect((await api.app().inject({ method: 'GET', url: '/stats/agents?limit=0' })).statusCode).toBe(400);
   });
 });

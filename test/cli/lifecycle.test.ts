@@ -90,7 +90,8 @@ describe('the platform of `run`', () => {
   it('reports a processor that stopped on a failure through `failed`', async () => {
     const log = testLogger('lifecycle');
     const config = loadConfig({ dataDir: dataDir(), brokers, sourceUrl: [`mcp-registry=${registry.url}`] }, {});
-    platform = await startPlatform(config, { log, api: false, probes: false, topicPrefix: uniqueTopicPrefix(import.meta.url), sign: () => 'unsigned' });
+    // One retry: the default backoff of minutes is for a warehouse that comes back.
+    platform = await startPlatform(config, { log, api: false, probes: false, topicPrefix: uniqueTopicPrefix(import.meta.url), sign: () => 'unsigned', sinkRetries: 1 });
     let settled = false;
     void platform.failed.then(() => (settled = true));
     // Every write to the warehouse fails from now on: the processors' sinks give up after their retries.

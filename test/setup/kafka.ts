@@ -7,6 +7,9 @@
  *
  * The broker starts in the background, so a run with no Kafka test does not wait for it;
  * Kafka tests wait through kafkaBrokers() in test/helpers/kafka.ts.
+ *
+ * Where a Docker engine answers (and no broker is given), Kafka and a current ClickHouse server come
+ * from testcontainers instead (test/setup/containers.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,7 @@ import { loadConfig } from '../../src/config.js';
 import { createKafka } from '../../src/kafka/client.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { canConnect, freePort, startBroker, type BrokerHandle } from '../../src/stack/kafka-broker.js';
+import { chooseServices, startContainerServices } from './containers.js';
 
 async function answers(brokers: string): Promise<boolean> {
   const first = brokers.split(',')[0]?.trim() ?? '';
@@ -45,6 +49,15 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   if (process.env.VERONIKAI_TEST_KAFKA === '0') {
     project.provide('kafka', { brokers: '', external: false, statusFile: null, disabled: 'VERONIKAI_TEST_KAFKA=0' });
     return undefined;
+  }
+  // Where a Docker engine answers: Kafka and a current ClickHouse server from testcontainers (test/setup/containers.ts).
+  const services = await chooseServices();
+  project.provide('services', { ...services, clickhouseUrl: null });
+  if (services.path === 'containers') {
+    const c = await startContainerServices();
+    project.provide('kafka', { brokers: c.brokers, external: false, statusFile: null });
+    project.provide('services', { ...services, clickhouseUrl: c.clickhouseUrl });
+    return () => c.stop();
   }
 
   const dataDir = mkdtempSync(join(tmpdir(), 'veronikai-kafka-test-'));

@@ -14,5 +14,12 @@ declare module 'vitest' {
       /** Why there is no broker (VERONIKAI_TEST_KAFKA=0). */
       disabled?: string;
     };
+    /** Set by test/setup/kafka.ts (test/setup/containers.ts): where the run's services come from, and why. */
+    services: {
+      path: 'containers' | 'native';
+      why: string;
+      /** A current ClickHouse server's HTTP URL (containers only). */
+      clickhouseUrl: string | null;
+    };
   }
 }

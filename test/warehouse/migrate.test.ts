@@ -117,14 +117,20 @@ describe('migrate (embedded)', () => {
     expectTable('daily_rollups', 'ReplacingMergeTree', 'day, protocol, source, checker_version', false);
     expectTable('agent_daily_history', 'ReplacingMergeTree', 'checker_version, agent_key, day', false);
     expectTable('checker_current', 'ReplacingMergeTree', '', false);
+    // The read model of the API pages (issue 16).
+    expectTable('agent_status', 'ReplacingMergeTree', 'checker_version, agent_key', false);
+    expectTable('agent_search_rows', 'ReplacingMergeTree', 'agent_id', false);
+    expectTable('agent_search_terms', 'ReplacingMergeTree', 'term, sort_key, agent_id', false);
+    expectTable('census_totals', 'ReplacingMergeTree', 'checker_version', false);
+    expectTable('run_samples', 'ReplacingMergeTree', 'run_id, checker_version, event_id', false);
     expectTable('schema_migrations', 'ReplacingMergeTree', 'version', false);
 
     const views = await wh.query<{ name: string }>(
       "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'View' ORDER BY name",
     );
-    // Every analyst view at __v1 (kept for compatibility) and __v2 (explicit columns).
+    // Every analyst view at __v1 (kept for compatibility) and __v2 (explicit columns); v_agent_uptime also at __v3 (on agent_status).
     const names = ['v_agent_latest_current', 'v_agent_uptime', 'v_agents_current', 'v_checker_current', 'v_daily_rollups', 'v_listings_current', 'v_verdicts_current'];
-    expect(views.map((v) => v.name)).toEqual(names.flatMap((n) => [`${n}__v1`, `${n}__v2`]));
+    expect(views.map((v) => v.name)).toEqual(names.flatMap((n) => [`${n}__v1`, `${n}__v2`, ...(n === 'v_agent_uptime' ? [`${n}__v3`] : [])]));
     // Every view runs on an empty warehouse.
     for (const v of views) await wh.query(`SELECT * FROM ${v.name} LIMIT 1`);
   });

@@ -7,7 +7,7 @@ import { dashboardData } from '../../src/api/dashboard.js';
 import { CHECKER_VERSION } from '../../src/conformance/version.js';
 import { WarehouseError } from '../../src/warehouse/errors.js';
 import { migrate } from '../../src/warehouse/migrate.js';
-import { searchAgentRows } from '../../src/warehouse/queries.js';
+import { agentListPage, agentStatusRows } from '../../src/warehouse/queries.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 
@@ -77,7 +77,8 @@ describe('read-only warehouse connection (embedded)', () => {
   it("serves every read the API and the dashboard make (none changes a setting, which readonly=1 refuses)", async () => {
     const data = await dashboardData(reader);
     expect(data.census).toBeDefined();
-    expect(await searchAgentRows(reader, { checkerVersion: CHECKER_VERSION, q: '', protocol: null, limit: 5 })).toEqual([]);
+    expect(await agentListPage(reader, { words: ['alpha'], protocol: null, after: null, limit: 5 })).toEqual({ rows: [], next: null });
+    expect(await agentStatusRows(reader, ['https://a.example/mcp'])).toEqual([]);
   });
 
   it('runs with readonly=1 and the deadline as max_execution_time in the engine', async () => {

@@ -1,4 +1,5 @@
 import { sendError } from '../errors.js';
+import { decodeListCursor } from '../format.js';
 import {
   AGENT_SEARCH_DEFAULT,
   censusResponse,
@@ -34,12 +35,15 @@ export const statsRoutes: ApiRoutes = async (app, { warehouse }) => {
     dailyResponse(warehouse, await currentCheckerVersion(warehouse), req.query.days ?? STATS_DAYS_DEFAULT, req.query.protocol ?? null),
   );
 
-  app.get('/stats/agents', { schema: { querystring: agentSearchQuerySchema } }, async (req) => {
+  app.get('/stats/agents', { schema: { querystring: agentSearchQuerySchema } }, async (req, reply) => {
+    const cursor = req.query.cursor ? decodeListCursor(req.query.cursor) : null;
+    if (req.query.cursor && !cursor) return sendError(reply, 400, 'invalid_cursor', 'invalid cursor');
     const cv = await currentCheckerVersion(warehouse);
     const found = await searchAgents(warehouse, cv, {
       q: req.query.q?.trim() ?? '',
       protocol: req.query.protocol ?? null,
       limit: req.query.limit ?? AGENT_SEARCH_DEFAULT,
+      cursor,
     });
     return { checkerVersion: cv, ...found };
   });

@@ -8,12 +8,13 @@ import { API_SETTINGS, addSettings, configured, WAREHOUSE_SETTINGS } from '../se
 /** `veronikai api`: the read API as a role of its own; it reads ClickHouse only. */
 export function registerApiCommand(program: Command): void {
   const cmd = program.command('api').description('serve the read API (/agents, /agents/:id, /stats/*, /healthz) and the dashboard (/) from ClickHouse');
-  addSettings(cmd, WAREHOUSE_SETTINGS, API_SETTINGS).action(async (opts: Record<string, unknown>) => {
+  addSettings(cmd, WAREHOUSE_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort']).action(async (opts: Record<string, unknown>) => {
     const { config, log } = configured(opts, 'veronikai-api');
     const shutdown = onShutdown();
     const platform = await startPlatform(config, { log, migrate: false, kafka: false, processors: false, probes: false });
     try {
       say(`VeronikAI API listening on ${platform.apiUrl}`);
+      if (platform.clickhouseUrl) say(`ClickHouse HTTP interface (read-only) on ${platform.clickhouseUrl}`);
       await untilStopped(platform, shutdown.signal);
     } finally {
       shutdown.dispose();

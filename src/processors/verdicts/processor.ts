@@ -1,6 +1,13 @@
 import type { ProbeEvent } from '../../events/types.js';
 import type { ConsumerRunner } from '../../kafka/consumer-runner.js';
-import { refreshAgentDailyHistory, refreshDailyRollups } from '../../warehouse/rollups.js';
+import {
+  CENSUS_REFRESH_INTERVAL_MS,
+  refreshAgentDailyHistory,
+  refreshAgentStatus,
+  refreshCensus,
+  refreshDailyRollups,
+  refreshRunSamples,
+} from '../../warehouse/rollups.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from '../event-processor.js';
 import { CURRENT_CHECKER, type Checker } from './checker.js';
@@ -35,6 +42,8 @@ export interface VerdictProcessorOptions extends EventProcessorDeps {
 export class VerdictWriter {
   private readonly context: ListingContextResolver;
   private readonly documents: DocumentReader;
+  /** When this writer last recounted the census (ms); it reads every agent, so not every batch. */
+  private censusAt = -Infinity;
   constructor(
     private readonly warehouse: Warehouse,
     private readonly checker: Checker,
@@ -59,6 +68,14 @@ export class VerdictWriter {
     const checkerVersion = this.checker.version;
     await refreshDailyRollups(this.warehouse, { days, checkerVersion });
     await refreshAgentDailyHistory(this.warehouse, { days, agentKeys, checkerVersion });
+    // The read model of the API pages (issue 16): the touched agents' status rows (after their
+    // daily history), the batch's in-sample checks per run, and now and then the census.
+    await refreshAgentStatus(this.warehouse, { agentKeys, checkerVersion });
+    await refreshRunSamples(this.warehouse, { checkerVersion, agentKeys, eventIds: events.map((e) => e.id) });
+    if (Date.now() - this.censusAt >= CENSUS_REFRESH_INTERVAL_MS) {
+      await refreshCensus(this.warehouse, checkerVersion);
+      this.censusAt = Date.now();
+    }
   }
 }
 

@@ -20,6 +20,10 @@ import {
  *
  * Only a RUNNING Gradio Space gets a probeable MCP endpoint,
  * `https://{subdomain}.hf.space/gradio_api/mcp/`; every other Space is listed without one.
+ * Without `subdomain`, the host is the READY entry of `runtime.domains`
+ * (`[{domain: "<sub>.hf.space", stage: "READY"}]`), when it is one label under hf.space.
+ * The rest of `runtime` (`hardware` with null `current`/`requested`, `storage: null`,
+ * `replicas`, `devMode`, no `gcTimeout`) is not read.
  * Nothing is ever requested from *.hf.space here: a request wakes a sleeping Space and
  * spends its owner's compute.
  */
@@ -118,13 +122,25 @@ export function parseSpacesPage(json: unknown, res: PageResponse, requestUrl: st
   return { listings, nextCursor: next ? new URL(next).searchParams.get('cursor') ?? next : null, data: { next, ids } };
 }
 
-/** The MCP endpoint of a Space, only for a RUNNING Gradio Space with a valid subdomain. */
+/** The MCP endpoint of a Space, only for a RUNNING Gradio Space with a valid subdomain (its own, or its READY domain's). */
 export function spaceEndpoint(item: Record<string, unknown>): string | null {
-  const stage = isObject(item.runtime) ? str(item.runtime.stage) : null;
-  const subdomain = str(item.subdomain);
+  const runtime = isObject(item.runtime) ? item.runtime : {};
+  const stage = str(runtime.stage);
   if (str(item.sdk) !== 'gradio' || stage !== 'RUNNING' || item.disabled === true) return null;
+  const subdomain = str(item.subdomain) ?? readyDomainLabel(runtime.domains);
   if (!subdomain || !SUBDOMAIN.test(subdomain)) return null;
   return `https://${subdomain.toLowerCase()}.hf.space/gradio_api/mcp/`;
+}
+
+/** The label of the first READY `runtime.domains` entry of the form `<label>.hf.space`, or null. */
+function readyDomainLabel(domains: unknown): string | null {
+  if (!Array.isArray(domains)) return null;
+  for (const d of domains) {
+    if (!isObject(d) || str(d.stage) !== 'READY') continue;
+    const m = /^([^.]+)\.hf\.space$/i.exec(str(d.domain) ?? '');
+    if (m) return m[1]!;
+  }
+  return null;
 }
 
 export function toSpaceListing(item: unknown): ListingDraft {

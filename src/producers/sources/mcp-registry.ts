@@ -5,8 +5,14 @@ import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft,
  * The official MCP Registry (API v0.1): latest version of every server.json.
  * Daily incremental reads with `updated_since` (the registry then includes
  * deleted rows, which tombstone their listing); a full resync every 7 days or
- * on demand. Paging follows the opaque `metadata.nextCursor` verbatim; a cursor the pass
- * already followed fails the page (a loop would spend the page budget every run).
+ * on demand. Paging follows the opaque `metadata.nextCursor` verbatim (the server's own
+ * spelling; the API reference's example spells it `next_cursor`, which is read too, so a
+ * registry built from the docs is not cut off after page 1); a cursor the pass already
+ * followed fails the page (a loop would spend the page budget every run).
+ *
+ * Items are read as registries really send them (../shared/corpus/sources/mcp-registry):
+ * `repository` as `{"url":"","source":""}`, `{}` or absent, `$schema` of any date or empty,
+ * no `updatedAt`, 3 to 6 fractional-second digits: none of these is required or interpreted.
  *
  * The watermark is the newest valid `updatedAt` of a complete pass, read as a time (not
  * compared as text), never later than the pass's start, stored as an RFC 3339 UTC time.
@@ -86,13 +92,18 @@ export function parseServerList(json: unknown): { listings: ListingDraft[]; next
     throw new PageShapeError('expected an object with a "servers" array');
   }
   const meta = isObject(json.metadata) ? json.metadata : {};
-  const next = typeof meta.nextCursor === 'string' && meta.nextCursor !== '' ? meta.nextCursor : null;
+  const next = cursorText(meta.nextCursor) ?? cursorText(meta.next_cursor);
   const listings: ListingDraft[] = [];
   for (const entry of json.servers) {
     const draft = toListing(entry);
     if (draft) listings.push(draft);
   }
   return { listings, nextCursor: next };
+}
+
+/** An opaque cursor as sent (never trimmed or rewritten), or null. */
+function cursorText(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
 }
 
 /** One registry entry → a listing draft; invalid entries are kept as `invalid` with a reason. Non-latest versions are skipped. */

@@ -3,8 +3,14 @@ import { activeDraft, asInvalid, boundedRaw, httpUrl, invalidDraft, isObject, st
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type ParsedPage, type SourceIO } from './types.js';
 
 /**
- * Neuronto's open agent feed (an ARD registry): `GET /agents?pageSize=&pageToken=` →
- * `{ items: [catalogEntry], total, pageToken }`, the page token opaque, no token = the end.
+ * Neuronto's open agent feed (an ARD registry): `GET /agents?pageSize=&pageToken=&orderBy=` →
+ * `{ items: [catalogEntry], totalSize, nextPageToken }` (neuronto/agentic-resource-discovery
+ * app/main.py `agents_endpoint`); `{ total, pageToken }` is read too. The token is followed
+ * verbatim (Neuronto's is the next offset as a decimal string, "20"; a number is taken as its
+ * decimal text), no token = the end. Pages are asked in `created_at` order: the default order
+ * is by display name, where every agent added mid-sweep shifts the offsets of all after it.
+ * Entries carry no `updatedAt` and no `data` (keys whose value is null are dropped): an entry
+ * is listed with its card URL (`url`), and with an endpoint only when `data` names one.
  * The feed is large, so it is read as a rolling sweep: at most the page budget (400 by
  * default) per run, resuming next run at the token where this one stopped. Only when a
  * sweep reaches the end has the whole feed been seen (and only then is anything delisted).
@@ -46,7 +52,7 @@ async function crawlNeuronto(io: SourceIO, opts: CrawlOptions): Promise<CrawlRes
         coverage: 'sweep-continues',
       };
     }
-    const url = `${opts.baseUrl}/agents?pageSize=${PAGE_SIZE}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
+    const url = `${opts.baseUrl}/agents?pageSize=${PAGE_SIZE}&orderBy=created_at${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
     const outcome = await io.page({ url, cursor: token }, (json) => {
       const page = parseArdList(json);
       const next = page.nextCursor ?? null;
@@ -83,13 +89,19 @@ async function crawlNeuronto(io: SourceIO, opts: CrawlOptions): Promise<CrawlRes
 /** One ARD ListResponse page; a wrong page shape throws PageShapeError. */
 export function parseArdList(json: unknown): ParsedPage {
   if (!isObject(json) || !Array.isArray(json.items)) throw new PageShapeError('expected an object with an "items" array');
-  const next = str(json.pageToken) ?? str(json.nextPageToken);
+  const next = tokenText(json.nextPageToken) ?? tokenText(json.pageToken);
   const listings: ListingDraft[] = [];
   for (const item of json.items) {
     const draft = toNeurontoListing(item);
     if (draft) listings.push(draft);
   }
   return { listings, nextCursor: next, itemCount: listings.length };
+}
+
+/** A page token as sent (a string, or a non-negative integer as its decimal text), or null. */
+function tokenText(v: unknown): string | null {
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? String(v) : null;
+  return typeof v === 'string' && v !== '' ? v : null;
 }
 
 /** An ARD media type → the protocol of the card it names, or null for anything that is not an agent. */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createNeurontoSource, kindOfMediaType, toNeurontoListing } from '../../../src/producers/sources/neuronto.js';
-import { ardEntry, startFixtureNeuronto, type NeurontoFixture } from '../../helpers/fixture-neuronto.js';
+import { createNeurontoSource, kindOfMediaType, parseArdList, toNeurontoListing } from '../../../src/producers/sources/neuronto.js';
+import { ardEntry, neurontoEntry, startFixtureNeuronto, type NeurontoFixture } from '../../helpers/fixture-neuronto.js';
 import { faults } from '../../helpers/fixture-common.js';
 import { sourceHarness } from './harness.js';
 
@@ -53,13 +53,13 @@ describe('Neuronto open agent feed', () => {
     const first = await run(4);
     expect(first).toMatchObject({ complete: true, mode: 'rolling', pages: 4, errors: 0, delisted: 0 });
     expect(first.notes.join()).toMatch(/paused after 4 page/);
-    expect(fx.requests[0]).toBe('/agents?pageSize=100');
+    expect(fx.requests[0]).toBe('/agents?pageSize=100&orderBy=created_at');
     const stopToken = h.sink.fetches[3]!.nextCursor!;
     expect((await h.state.load('neuronto')).sweepToken).toBe(stopToken);
 
     h.clear();
     const second = await run(4);
-    expect(fx.requests[4]).toBe(`/agents?pageSize=100&pageToken=${encodeURIComponent(stopToken)}`);
+    expect(fx.requests[4]).toBe(`/agents?pageSize=100&orderBy=created_at&pageToken=${encodeURIComponent(stopToken)}`);
     expect(second).toMatchObject({ pages: 4 });
 
     // Entries 0-9 are removed while the sweep is under way; it only delists once it reaches the end.
@@ -94,7 +94,7 @@ describe('Neuronto open agent feed', () => {
     expect((await h.state.load('neuronto')).sweepToken).toBeNull();
     h.clear();
     expect(await run(4)).toMatchObject({ complete: true, pages: 4 });
-    expect(fx.requests[fx.requests.length - 4]).toBe('/agents?pageSize=100');
+    expect(fx.requests[fx.requests.length - 4]).toBe('/agents?pageSize=100&orderBy=created_at');
   });
 
   it('fails the page when the feed hands back a token it already gave, instead of spending the page budget', async () => {
@@ -108,5 +108,63 @@ describe('Neuronto open agent feed', () => {
     expect(s).toMatchObject({ complete: false, pages: 3, errors: 1 });
     expect(s.failure).toMatch(/^invalid_shape: cursor repeated/);
     expect(h.sink.fetches[2]).toMatchObject({ ok: false, errorClass: 'invalid_shape' });
+  });
+});
+
+/**
+ * The feed as Neuronto's own code answers it (no captured body exists; the shape is read from
+ * its source, ../shared/corpus/sources/README.md "neuronto/"): `{items, totalSize,
+ * nextPageToken}`, the token the next offset as a decimal string, entries with no `updatedAt`
+ * and no `data`, default order by display name.
+ */
+describe('Neuronto as its own code answers', () => {
+  let fx: NeurontoFixture;
+  afterEach(() => fx?.close());
+
+  const agents = (n: number, from = 0, name = (i: number) => `agent ${String(i).padStart(4, '0')}`) =>
+    Array.from({ length: n }, (_, k) => {
+      const i = from + k;
+      return i % 2 === 0
+        ? neurontoEntry(`urn:air:org${i}.example:mcp:s${i}`, 'application/mcp-server-card+json', `https://org${i}.example/.well-known/mcp/server-card.json`, { displayName: name(i) })
+        : neurontoEntry(`urn:air:org${i}.example:a2a:a${i}`, 'application/a2a-agent-card+json', `https://org${i}.example/.well-known/agent-card.json`, { displayName: name(i), version: '2.0.0' });
+    });
+
+  it('reads {items, totalSize, nextPageToken} page by page and lists every agent, entries without data or updatedAt', async () => {
+    const list = agents(230);
+    list.splice(40, 0, neurontoEntry('urn:air:x.example:skill:s', 'application/ai-skill+json', 'https://x.example/skill.json'));
+    list.splice(120, 0, neurontoEntry('urn:air:x.example:registry:r', 'application/ai-registry+json', 'https://x.example/search'));
+    fx = await startFixtureNeuronto(list, { real: true });
+    const h = sourceHarness();
+    const s = await h.run(createNeurontoSource(), fx.url);
+    expect(s).toMatchObject({ complete: true, mode: 'rolling', pages: 3, errors: 0, items: 230 });
+    expect(fx.requests).toEqual([
+      '/agents?pageSize=100&orderBy=created_at',
+      '/agents?pageSize=100&orderBy=created_at&pageToken=100',
+      '/agents?pageSize=100&orderBy=created_at&pageToken=200',
+    ]);
+    const listed = h.listed();
+    expect(listed.map((l) => l.itemId).sort()).toEqual(agents(230).map((e) => String(e.identifier)).sort());
+    expect(listed.find((l) => l.itemId === 'urn:air:org0.example:mcp:s0')).toMatchObject({
+      protocol: 'mcp', name: 'agent 0000', cardUrl: 'https://org0.example/.well-known/mcp/server-card.json', endpointUrl: null, updatedAt: null, version: null,
+    });
+    expect(listed.find((l) => l.itemId === 'urn:air:org1.example:a2a:a1')).toMatchObject({ protocol: 'a2a', cardUrl: 'https://org1.example/.well-known/agent-card.json', version: '2.0.0' });
+    // A numeric token is read as its decimal text.
+    expect(parseArdList({ items: [], totalSize: 5, nextPageToken: 20 }).nextCursor).toBe('20');
+  });
+
+  it('sweeps in created_at order: agents added mid-sweep (their names sorting first) shift no page, none is read twice or missed', async () => {
+    fx = await startFixtureNeuronto(agents(300), { real: true });
+    const h = sourceHarness();
+    expect(await h.run(createNeurontoSource(), fx.url)).toMatchObject({ complete: true, pages: 3, items: 300 });
+    h.clear();
+    expect(await h.run(createNeurontoSource(), fx.url, { limits: { maxPages: 1 } })).toMatchObject({ complete: true, pages: 1 });
+    // 50 agents appear whose display names sort before every other: by name, every later offset would move.
+    fx.entries.push(...agents(50, 300, (i) => `aaa new ${i}`));
+    for (let run = 0; run < 3; run++) await h.run(createNeurontoSource(), fx.url, { limits: { maxPages: 1 } });
+    expect((await h.state.load('neuronto')).sweepToken).toBeNull();
+    const emitted = h.sink.listingEvents.filter((l) => l.status === 'active').map((l) => l.itemId);
+    expect(emitted).toHaveLength(350);
+    expect(new Set(emitted).size).toBe(350);
+    expect(h.delisted()).toEqual([]);
   });
 });

@@ -1,0 +1,264 @@
+/**
+ * The event pipeline at the index's real size (issue 15): N probe events of realistic shape on the
+ * real broker, read back twice by consumer groups of the project's ConsumerRunner.
+ *
+ *   npx tsx bench/pipeline.ts [events, default 1000000] [agents, default 50000] [days, default 80] [replay cap in s, default none]
+ *
+ * With a cap, a replay still running after that many seconds is stopped at its next commit and
+ * its rate is measured over what it committed by then (the line says how many).
+ *
+ * - consume (the baseline): a consumer group that decodes every message (the Avro codec with its
+ *   checks, src/kafka/decode-step.ts) and writes nothing: createEventProcessor with a no-op sink,
+ *   committing after each batch as every processor does;
+ * - replay: the verdict processor (createVerdictProcessor) in a group of its own from the earliest
+ *   offset, as `veronikai replay` runs it: decode, read each batch's listing context and documents,
+ *   judge and sign, write checks, verdicts and agent_latest, recompute the touched days' rollups,
+ *   the agents' daily history and status rows and the run samples, commit.
+ * Both are timed from start() (group join included) to the commit of the last message.
+ *
+ * The data (bench/_pipeline-data.ts): an index of `agents` agents (two MCP servers to one A2A agent,
+ * each with a listing: the MCP ones with a registry server.json made from the real ones in
+ * ../shared/corpus), `days` days of daily probes in time order, every agent revisited every few
+ * days; each probe kept as the probe worker keeps it (documents on the documents topic, named by
+ * hash; the MCP GET's excerpt; no other body). Before the two measurements the listing history,
+ * the document store and dedupe (agents) are caught up, as `replay` does first; their times are
+ * printed but not part of the ratio.
+ *
+ * The broker: VERONIKAI_KAFKA_BROKERS when set, else a local one started for the run (the project's
+ * stack, src/stack/kafka-broker.ts) and stopped at the end. The warehouse: an embedded one
+ * (chdb), migrated, in a temporary directory removed at the end. Topics carry a prefix of their own.
+ * The replay's time is broken down by warehouse call, judgement and signature (bench/_timing.ts).
+ */
+import { createPrivateKey } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { generateSigningKeyPair, signVerdict } from '../src/conformance/index.js';
+import { loadConfig } from '../src/config.js';
+import { eventCodec } from '../src/events/codec.js';
+import type { DocumentEvent } from '../src/events/types.js';
+import { createKafka } from '../src/kafka/client.js';
+import type { BatchOutcome, ConsumerRunner } from '../src/kafka/consumer-runner.js';
+import { EventProducer } from '../src/kafka/producer.js';
+import { deleteTopicsWithPrefix, ensureTopics } from '../src/kafka/topics-admin.js';
+import { createLogger } from '../src/log.js';
+import { createDedupeProcessor } from '../src/processors/dedupe.js';
+import { createDocumentStore } from '../src/processors/documents.js';
+import { createEventProcessor } from '../src/processors/event-processor.js';
+import { createListingHistory } from '../src/processors/listing-history.js';
+import { CURRENT_CHECKER } from '../src/processors/verdicts/checker.js';
+import { createVerdictProcessor } from '../src/processors/verdicts/processor.js';
+import { KafkaObservationSink } from '../src/producers/kafka-sink.js';
+import { produceDocuments } from '../src/producers/probe-worker.js';
+import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka-broker.js';
+import { topicNames, TOPICS } from '../src/topics.js';
+import { EmbeddedWarehouse } from '../src/warehouse/embedded.js';
+import { migrate } from '../src/warehouse/migrate.js';
+import { buildIndex, loadCorpus, probeHistory } from './_pipeline-data.js';
+import { Timings, timedChecker, timedSigner, timedWarehouse } from './_timing.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const N = Number(process.argv[2] ?? 1_000_000);
+const AGENTS = Number(process.argv[3] ?? 50_000);
+const DAYS = Number(process.argv[4] ?? 80);
+const REPLAY_CAP_MS = process.argv[5] ? Number(process.argv[5]) * 1000 : Infinity;
+const CHUNK = 5000;
+const DAY_MS = 86_400_000;
+
+const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const log = createLogger('bench-pipeline', { level: 'warn' });
+
+/**
+ * Starts `runner` and resolves with the time from start() to the commit that brought its
+ * messages (ok + dead letters + dropped) to `expected`; `progress` is called on each commit.
+ */
+async function runUntil(
+  make: (hooks: { afterCommit: (o: BatchOutcome) => void }) => ConsumerRunner<unknown>,
+  expected: number,
+  progress?: (n: number, ms: number) => void,
+  capMs = Infinity,
+): Promise<{ ms: number; runner: ConsumerRunner<unknown>; firstCommitMs: number; afterFirst: number; seen: number }> {
+  let seen = 0;
+  let firstCommitMs = 0;
+  let afterFirst = 0;
+  let resolveDone!: () => void;
+  const reached = new Promise<void>((r) => (resolveDone = r));
+  const t0 = performance.now();
+  const runner = make({
+    afterCommit: (o) => {
+      const n = o.ok + o.dlq + o.dropped;
+      if (firstCommitMs === 0) firstCommitMs = performance.now() - t0;
+      else afterFirst += n;
+      seen += n;
+      progress?.(seen, performance.now() - t0);
+      if (seen >= expected || performance.now() - t0 >= capMs) resolveDone();
+    },
+  });
+  if (expected === 0) resolveDone();
+  await runner.start();
+  await Promise.race([reached, runner.done.then(() => Promise.reject(new Error(`${runner.groupId} stopped before the end`)))]);
+  const ms = performance.now() - t0;
+  await runner.stop();
+  return { ms, runner, firstCommitMs, afterFirst, seen };
+}
+
+async function main(): Promise<void> {
+  let broker: BrokerHandle | null = null;
+  let brokerDir: string | null = null;
+  let brokers = process.env.VERONIKAI_KAFKA_BROKERS?.trim() ?? '';
+  if (!brokers) {
+    brokerDir = mkdtempSync(join(tmpdir(), 'veronikai-bench-pipeline-broker-'));
+    const port = await freePort();
+    const controllerPort = await freePort([port]);
+    process.stdout.write('starting a local broker (src/stack/kafka-broker.ts)…\n');
+    broker = await startBroker({ dataDir: brokerDir, cacheDir: loadConfig().cacheDir, port, controllerPort, logger: log, heap: '1g' });
+    brokers = broker.brokers;
+  }
+  const whDir = mkdtempSync(join(tmpdir(), 'veronikai-bench-pipeline-wh-'));
+  const prefix = `bench-pipeline-${Date.now()}.`;
+  const kafka = createKafka({ brokers, clientId: 'bench-pipeline', logger: log });
+  const warehouse = new EmbeddedWarehouse(join(whDir, 'warehouse'));
+  try {
+    await migrate(warehouse);
+    await ensureTopics(kafka, prefix);
+    const topics = topicNames(prefix);
+    const keys = generateSigningKeyPair();
+    const privateKey = createPrivateKey(keys.privateKeyPem);
+    const sign = (v: Parameters<typeof signVerdict>[0]) => JSON.stringify(signVerdict(v, privateKey));
+
+    // The history ends before today (UTC), its first day inside the raw tables' 90-day TTL.
+    const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - DAYS * DAY_MS;
+    const corpus = loadCorpus(root);
+    const index = buildIndex(AGENTS, corpus, DAYS, start);
+    const mcp = index.agents.filter((a) => a.protocol === 'mcp').length;
+    console.log('VeronikAI event pipeline benchmark: consume (decode only) against replay (decode + judge + write with commits)');
+    console.log(`node ${process.version}; broker ${broker ? `${broker.version} (local, started for this run)` : brokers}; warehouse embedded chdb (migrated, temporary); checker ${CURRENT_CHECKER.version}`);
+    console.log(`index: ${fmt(AGENTS)} agents (${fmt(mcp)} MCP, ${fmt(AGENTS - mcp)} A2A) with one listing each; documents from ${corpus.source}`);
+    console.log(`history: ${fmt(N)} probe events over ${DAYS} days (${fmt(N / DAYS)} a day) from ${new Date(start).toISOString().slice(0, 10)}; topic ${topics.probes} (${TOPICS.probes.partitions} partitions)`);
+
+    // ---- produce: listings, then each chunk's new documents before its probes (as the probe worker does) ----
+    const producer = new EventProducer(kafka, { logger: log });
+    const sink = new KafkaObservationSink(producer, topics);
+    const codec = eventCodec();
+    let genMs = 0;
+    let produceMs = 0;
+    let t = performance.now();
+    for (let i = 0; i < index.listings.length; i += CHUNK) await sink.listings(index.listings.slice(i, i + CHUNK));
+    const listingsMs = performance.now() - t;
+    const hashes = new Set<string>();
+    let docBytes = 0;
+    let sampled = 0;
+    let sampledBytes = 0;
+    let exchanges = 0;
+    let produced = 0;
+    const gen = probeHistory(index, N, DAYS, start, CHUNK);
+    for (;;) {
+      t = performance.now();
+      const next = gen.next();
+      if (next.done) break;
+      const { probes, documents } = next.value;
+      const fresh: DocumentEvent[] = [];
+      for (const d of documents) if (!hashes.has(d.sha256)) (hashes.add(d.sha256), fresh.push(d), (docBytes += d.body.length));
+      for (let i = 0; i < probes.length; i += 50) (sampled++, (sampledBytes += codec.encode('Probe', probes[i]!).length));
+      for (const p of probes) exchanges += p.exchanges.length;
+      genMs += performance.now() - t;
+      t = performance.now();
+      await produceDocuments(producer, topics, fresh, codec);
+      await sink.probes(probes);
+      produceMs += performance.now() - t;
+      produced += probes.length;
+      if (produced % 100_000 < CHUNK) process.stdout.write(`  produced ${fmt(produced)} probe events (${fmt(produced / (produceMs / 1000))}/s)\n`);
+    }
+    await producer.close();
+    console.log(`produced: ${fmt(index.listings.length)} listings in ${secs(listingsMs)}; ${fmt(hashes.size)} documents (${fmt(docBytes / hashes.size)} bytes mean); ${fmt(produced)} probe events in ${secs(produceMs)} (${fmt(produced / (produceMs / 1000))}/s, generated in ${secs(genMs)})`);
+    console.log(`probe events: mean ${fmt(sampledBytes / sampled)} bytes encoded, ${(exchanges / produced).toFixed(2)} exchanges each`);
+
+    // ---- the join context first, as replay does ----
+    t = performance.now();
+    const ctx = { kafka, topics, logger: log, warehouse };
+    const [history, docs, dedupe] = await Promise.all([
+      runUntil((hooks) => createListingHistory({ ...ctx, groupId: `${prefix}listing-history`, hooks }) as ConsumerRunner<unknown>, index.listings.length),
+      runUntil((hooks) => createDocumentStore({ ...ctx, groupId: `${prefix}documents`, hooks }) as ConsumerRunner<unknown>, hashes.size),
+      runUntil((hooks) => createDedupeProcessor({ ...ctx, groupId: `${prefix}dedupe`, hooks }) as ConsumerRunner<unknown>, index.listings.length),
+    ]);
+    console.log(`caught up first (not in the ratio): listing history ${secs(history.ms)}, document store ${secs(docs.ms)}, dedupe (agents) ${secs(dedupe.ms)}; all in ${secs(performance.now() - t)}`);
+    console.log('');
+
+    // ---- (1) consume: decode only ----
+    let lastTick = 0;
+    const tick = (what: string) => (n: number, ms: number) => {
+      if (n - lastTick < N / 10 && n < N) return;
+      lastTick = n;
+      process.stdout.write(`  ${what}: ${fmt(n)} of ${fmt(N)} in ${secs(ms)} (${fmt(n / (ms / 1000))}/s)\n`);
+    };
+    const consume = await runUntil(
+      (hooks) => createEventProcessor({ ...ctx, groupId: `${prefix}consume`, hooks }, { groupId: 'unused', topic: 'probes', event: 'Probe', write: async () => undefined }) as ConsumerRunner<unknown>,
+      N,
+      tick('consume'),
+    );
+    const consumeRate = N / (consume.ms / 1000);
+    console.log(`consume: ${fmt(N)} decoded in ${secs(consume.ms)}: ${fmt(consumeRate)}/s (${consume.runner.stats.commits} commits; first commit after ${secs(consume.firstCommitMs)})`);
+
+    // ---- (2) replay: decode + judge + write with commits ----
+    const timings = new Timings();
+    const on = () => true;
+    lastTick = 0;
+    const replay = await runUntil(
+      (hooks) => createVerdictProcessor({
+        ...ctx,
+        warehouse: timedWarehouse(warehouse, timings, on),
+        checker: timedChecker(CURRENT_CHECKER, timings, on),
+        sign: timedSigner(sign, timings, on),
+        groupId: `${prefix}verdicts`,
+        hooks,
+      }) as ConsumerRunner<unknown>,
+      N,
+      tick('replay'),
+      REPLAY_CAP_MS,
+    );
+    const replayed = Math.min(N, replay.seen);
+    const replayRate = replayed / (replay.ms / 1000);
+    const capped = replayed < N ? ` (stopped by the ${REPLAY_CAP_MS / 1000} s cap: rate over the first ${fmt(replayed)})` : '';
+    if (capped) console.log(`replay stopped by the cap after ${fmt(replayed)} of ${fmt(N)} events`);
+    console.log(`replay:  ${fmt(replayed)} judged and written in ${secs(replay.ms)}: ${fmt(replayRate)}/s (${replay.runner.stats.commits} commits, ${replay.runner.stats.dlq} dead letters; first commit after ${secs(replay.firstCommitMs)})`);
+
+    // What the replay wrote, read back.
+    const [rows] = await warehouse.query<{ checks: string; verdicts: string; latest: string; days: string; history: string }>(
+      `SELECT (SELECT count() FROM checks FINAL WHERE checker_version = {cv:String}) AS checks,
+              (SELECT count() FROM verdicts FINAL WHERE checker_version = {cv:String}) AS verdicts,
+              (SELECT count() FROM agent_latest FINAL WHERE checker_version = {cv:String}) AS latest,
+              (SELECT uniqExact(day) FROM daily_rollups FINAL WHERE checker_version = {cv:String}) AS days,
+              (SELECT count() FROM agent_daily_history FINAL WHERE checker_version = {cv:String}) AS history`,
+      { cv: CURRENT_CHECKER.version },
+    );
+    const results = await warehouse.query<{ result: string; n: string }>('SELECT result, count() AS n FROM verdicts WHERE checker_version = {cv:String} GROUP BY result ORDER BY n DESC', { cv: CURRENT_CHECKER.version });
+    const uptime = await warehouse.query<{ uptime: string; n: string }>('SELECT uptime, count() AS n FROM checks WHERE checker_version = {cv:String} GROUP BY uptime ORDER BY n DESC', { cv: CURRENT_CHECKER.version });
+    console.log(`written: ${fmt(Number(rows!.checks))} checks, ${fmt(Number(rows!.verdicts))} verdicts, ${fmt(Number(rows!.latest))} agent_latest, ${rows!.days} rollup days, ${fmt(Number(rows!.history))} agent-days`);
+    console.log(`  uptime ${uptime.map((u) => `${u.uptime} ${fmt(Number(u.n))}`).join(', ')}; verdicts ${results.map((r) => `${r.result} ${fmt(Number(r.n))}`).join(', ')}`);
+
+    console.log('');
+    console.log(`where the replay's ${secs(replay.ms)} went (wall time of awaited calls; the rest is decode, Kafka fetch and commit, row building):`);
+    let accounted = 0;
+    for (const r of timings.rows()) {
+      accounted += r.ms;
+      console.log(`  ${r.what.padEnd(48)} ${secs(r.ms).padStart(9)}  ${((100 * r.ms) / replay.ms).toFixed(1).padStart(5)} %  (${fmt(r.calls)} calls, ${(r.ms / r.calls).toFixed(2)} ms each)`);
+    }
+    console.log(`  ${'rest'.padEnd(48)} ${secs(replay.ms - accounted).padStart(9)}  ${((100 * (replay.ms - accounted)) / replay.ms).toFixed(1).padStart(5)} %`);
+
+    await deleteTopicsWithPrefix(kafka, prefix).catch(() => undefined);
+    const r = replayRate / consumeRate;
+    console.log('');
+    console.log(`target 0.5: ${r >= 0.5 ? 'met' : 'NOT met'}`);
+    console.log(`pipeline: replay/consume = ${r.toFixed(3)} (events ${fmt(N)}${capped}, consume ${fmt(consumeRate)}/s, replay ${fmt(replayRate)}/s)`);
+  } finally {
+    await warehouse.close().catch(() => undefined);
+    rmSync(whDir, { recursive: true, force: true });
+    await broker?.stop(15_000);
+    if (brokerDir) rmSync(brokerDir, { recursive: true, force: true });
+  }
+}
+
+await main();

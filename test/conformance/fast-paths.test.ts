@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, canonicalJsonBytes, hashInputs, sha256Hex } from '../../src/conformance/canonical-json.js';
+import { parseIp } from '../../src/conformance/ip-ranges.js';
+import { normalizeText, repeatsName } from '../../src/conformance/mcp-quality.js';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * The engine's fast paths (issue 15, conformance benchmark) must answer exactly as the plain
+ * code they replaced: each is held here to that code, kept as the reference.
+ */
+
+const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
+
+describe('canonical JSON written straight to bytes', () => {
+  it('is the UTF-8 of canonicalJson on arbitrary values, lone surrogates and all', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', '😀', 'é', 'a') }));
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.double(),
+        fc.integer(),
+        fc.constantFrom(null, undefined, true, false, -0, NaN, Infinity),
+        fc.array(tie('v'), { maxLength: 5 }),
+        fc.dictionary(text, tie('v'), { maxKeys: 5 }),
+      ),
+    })).v;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(Buffer.from(canonicalJsonBytes(v)).equals(utf8(canonicalJson(v)))).toBe(true);
+        expect(hashInputs(v)).toBe('sha256:' + sha256Hex(utf8(canonicalJson(v))));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('agrees on long texts, growing its buffer, and fails as canonicalJson does', () => {
+    const long = 'x"\\\n\u0001é😀'.repeat(50_000);
+    expect(Buffer.from(canonicalJsonBytes({ kind: 'k', text: long })).equals(utf8(canonicalJson({ kind: 'k', text: long })))).toBe(true);
+    expect(hashInputs({ a: 1 })).toBe('sha256:' + sha256Hex('{"a":1}'));
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => hashInputs(cyclic)).toThrow(TypeError);
+    expect(() => hashInputs({ n: 1n })).toThrow(TypeError);
+    // A failed call leaves nothing behind for the next.
+    expect(hashInputs([1, 'a'])).toBe('sha256:' + sha256Hex('[1,"a"]'));
+  });
+});
+
+describe('normalizeText scan', () => {
+  const reference = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  it('equals the Unicode-class regex it replaced', () => {
+    const unit = fc.constantFrom('Ａ', 'ﬁ', '①', 'İ', 'ẞ', '\u0301', '\ud800', '\udc00', '😀', '٣', ' ', '-', '_', 'a', 'Z', '9', '\t', '—');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string(), fc.string({ unit })), (s) => {
+        expect(normalizeText(s)).toBe(reference(s));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
+describe('repeatsName with a bounded strip', () => {
+  const GENERIC = new Set(['mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for']);
+  const strip = (n: string): string => n.split(' ').filter((w) => w && !GENERIC.has(w)).join(' ');
+  const reference = (desc: string, name: unknown): boolean => {
+    if (typeof name !== 'string' || name.trim() === '' || desc.length > 2000 || name.length > 2000) return false;
+    const d = normalizeText(desc);
+    const candidates = new Set<string>([normalizeText(name)]);
+    const slash = name.lastIndexOf('/');
+    if (slash >= 0) candidates.add(normalizeText(name.slice(slash + 1)));
+    const dotted = name.slice(slash + 1).split('.').pop();
+    if (dotted) candidates.add(normalizeText(dotted));
+    const dStripped = strip(d);
+    for (const c of candidates) {
+      if (!c) continue;
+      if (d === c) return true;
+      const cs = strip(c);
+      if (cs && dStripped === cs) return true;
+    }
+    return false;
+  };
+  it('equals the reference on generated names and descriptions', () => {
+    const word = fc.constantFrom('mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for', 'weather', 'io.github', 'acme', 'Weather', 'MCP', '');
+    const phrase = fc.tuple(fc.array(word, { maxLength: 8 }), fc.constantFrom(' ', '-', '.', '/', '  ')).map(([ws, sep]) => ws.join(sep));
+    fc.assert(
+      fc.property(phrase, fc.oneof(phrase, fc.string(), fc.constant(42)), (desc, name) => {
+        expect(repeatsName(desc, name)).toBe(reference(desc, name));
+      }),
+      { numRuns: 20_000 },
+    );
+    expect(repeatsName('The Weather MCP server', 'io.github.acme/weather')).toBe(true);
+    expect(repeatsName('Weather forecasts for any city, by the hour', 'io.github.acme/weather')).toBe(false);
+  });
+});
+
+describe('parseIp refuses host names before ipaddr.js', () => {
+  it('reads every IPv4 spelling ipaddr.js reads, and no host name', () => {
+    for (const t of ['127.0.0.1', '0x7f.1', '0177.0.0.1', '2130706433', '10.1', '1.2.3', '0XA.0.0.1']) {
+      expect(parseIp(t)?.toString(), t).toBe(ipaddr.IPv4.parse(t).toString());
+    }
+    for (const t of ['example.com', 'localhost', 'face.b00c', 'deadbeef.x']) expect(parseIp(t), t).toBeNull();
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('0', '1', '7', '9', 'a', 'f', 'x', 'X', '.', 'g', '-', ' ') }), (t) => {
+        const want = ipaddr.IPv4.isValid(t.trim()) ? ipaddr.IPv4.parse(t.trim()).toString() : null;
+        expect(parseIp(t)?.toString() ?? null).toBe(want);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
