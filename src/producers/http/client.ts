@@ -12,9 +12,10 @@
  * It observes; it never judges (DESIGN principle 1).
  */
 import type { Readable } from 'node:stream';
-import { request, type Agent } from 'undici';
+import type { Agent } from 'undici';
 import { retry } from '../../util/retry.js';
 import { readBody } from './body.js';
+import { recordFailure, sendPinned } from './send.js';
 import { classifyError } from './errors.js';
 import { ExchangeLimit, raceAbort } from './exchange-limit.js';
 import {
@@ -66,27 +67,6 @@ async function resolveThroughGuard(
   return { addresses: check.addresses, hostname: check.hostname };
 }
 
-/** Records a failure before or while the response arrived; says whether it is worth a retry. */
-function recordFailure(ex: Exchange, err: unknown, conn: ConnState, limit: ExchangeLimit): boolean {
-  if (limit.timedOut) {
-    ex.errorClass = 'timeout';
-    ex.errorMessage = conn.connected
-      ? `exchange limit of ${limit.ms} ms reached waiting for the response`
-      : `exchange limit of ${limit.ms} ms reached while connecting`;
-    return !conn.connected;
-  }
-  if (conn.blocked) {
-    ex.errorClass = 'blocked_address';
-    ex.errorMessage = cut(conn.blocked);
-    return false;
-  }
-  const c = classifyError(err);
-  ex.errorClass = c.errorClass;
-  ex.errorMessage = c.message;
-  // Only failures before any response are transient enough to try again.
-  return ex.status === null && (c.errorClass === 'refused' || (c.errorClass === 'timeout' && !conn.connected) || c.errorClass === 'reset');
-}
-
 /** One attempt at one hop: connect through the guard, send, read headers, read the body. Never throws. */
 async function attempt(url: URL, opts: FetchOptions, ro: ResolvedOptions): Promise<Attempt> {
   const requestHeaders = buildRequestHeaders(opts);
@@ -105,27 +85,10 @@ async function attempt(url: URL, opts: FetchOptions, ro: ResolvedOptions): Promi
       retryable = target.retryable;
     } else {
       agent = pinnedAgent(target.addresses, target.hostname, opts, conn, ro.timeoutMs, ro.maxHeaderSize);
-      const res = await request(url, {
-        method: 'GET',
-        headers: requestHeaders,
-        dispatcher: agent,
-        signal: limit.signal,
-        headersTimeout: ro.timeoutMs,
-        bodyTimeout: ro.timeoutMs,
-        reset: true,
-      });
-      body = res.body;
-      // Destroying an unfinished undici body emits 'error'; it is expected here, never fatal.
-      body.on('error', () => undefined);
-      ex.status = res.statusCode;
-      ex.headers = recordHeaders(res.headers as Record<string, string | string[] | undefined>);
-      location = redirectLocation(res.headers.location);
-      if (ro.follow && REDIRECT_STATUSES.has(res.statusCode) && location.kind !== 'none') {
-        // A redirect we will follow (or refuse to): its body is not read.
-        ex.bodyTruncated = ex.headers['content-length'] !== '0';
-      } else {
-        await readBody(body, ex, opts, ro, limit);
-      }
+      const sent = await sendPinned(url, { method: 'GET', headers: requestHeaders }, agent, ro, limit, ex);
+      body = sent.body;
+      location = sent.location;
+      if (!sent.redirect) await readBody(body, ex, opts, ro, limit);
     }
   } catch (err) {
     retryable = recordFailure(ex, err, conn, limit);

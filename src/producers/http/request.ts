@@ -19,6 +19,7 @@
 import type { Readable } from 'node:stream';
 import { request, type Agent } from 'undici';
 import { readBody } from './body.js';
+import { recordFailure, sendPinned } from './send.js';
 import { classifyError } from './errors.js';
 import { ExchangeLimit, raceAbort } from './exchange-limit.js';
 import { EMPTY, baseExchange, cut, recordHeaders, redirectLocation, sha256 } from './exchange-record.js';
@@ -134,39 +135,15 @@ async function hop(url: URL, opts: RequestOptions, built: Built, ro: ResolvedOpt
       return { ex, location };
     }
     agent = pinnedAgent(check.addresses, check.hostname, opts, conn, ro.timeoutMs, ro.maxHeaderSize);
-    const res = await request(url, {
-      method: opts.method,
-      headers: built.send,
-      ...(opts.body !== undefined ? { body: opts.body } : {}),
-      dispatcher: agent,
-      signal: limit.signal,
-      headersTimeout: ro.timeoutMs,
-      bodyTimeout: ro.timeoutMs,
-      reset: true,
-    });
-    body = res.body;
-    body.on('error', () => undefined);
-    ex.status = res.statusCode;
-    ex.headers = recordHeaders(res.headers as Record<string, string | string[] | undefined>);
-    location = redirectLocation(res.headers.location);
-    if (ro.follow && REDIRECT_STATUSES.has(res.statusCode) && location.kind !== 'none') {
-      ex.bodyTruncated = ex.headers['content-length'] !== '0';
-    } else {
+    const sent = await sendPinned(url, { method: opts.method, headers: built.send, ...(opts.body !== undefined ? { body: opts.body } : {}) }, agent, ro, limit, ex);
+    body = sent.body;
+    location = sent.location;
+    if (!sent.redirect) {
       const fo: FetchOptions = { contact: '', ...(opts.stopWhen ? { stopWhen: opts.stopWhen } : {}), ...(opts.bodyWindowMs !== undefined ? { bodyWindowMs: opts.bodyWindowMs } : {}) };
       await readBody(body, ex as unknown as Exchange, fo, ro, limit);
     }
   } catch (err) {
-    if (limit.timedOut) {
-      ex.errorClass = 'timeout';
-      ex.errorMessage = `exchange limit of ${limit.ms} ms reached ${conn.connected ? 'waiting for the response' : 'while connecting'}`;
-    } else if (conn.blocked) {
-      ex.errorClass = 'blocked_address';
-      ex.errorMessage = cut(conn.blocked);
-    } else {
-      const c = classifyError(err);
-      ex.errorClass = c.errorClass;
-      ex.errorMessage = c.message;
-    }
+    recordFailure(ex, err, conn, limit);
   } finally {
     limit.clear();
     if (body && !body.destroyed) body.destroy();
