@@ -72,9 +72,16 @@ function toPublic(key: KeyObject | string): KeyObject {
   return k;
 }
 
+/** Key ids of keys already seen: every verdict of a run is signed with the same key, and exporting it each time cost most of signing. */
+const KEY_IDS = new WeakMap<KeyObject, string>();
+
 export function keyIdOf(key: KeyObject | string): string {
+  const cached = typeof key === 'string' ? undefined : KEY_IDS.get(key);
+  if (cached !== undefined) return cached;
   const der = toPublic(key).export({ type: 'spki', format: 'der' });
-  return 'ed25519:' + sha256Hex(der).slice(0, 32);
+  const id = 'ed25519:' + sha256Hex(der).slice(0, 32);
+  if (typeof key !== 'string') KEY_IDS.set(key, id);
+  return id;
 }
 
 export function signVerdict(v: Verdict, privateKey: KeyObject | string): Attestation {

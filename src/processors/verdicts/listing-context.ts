@@ -53,26 +53,53 @@ export class ListingContextResolver {
       list.push(r);
       byItem.set(itemRef(r), list);
     }
-    for (const list of byItem.values()) list.sort((a, b) => fromDateTime64(a.observed_at) - fromDateTime64(b.observed_at));
-    return probes.map((p) => contextAt(byItem, p.agentKey, p.observedAt));
+    const byAgent = indexHistories(byItem);
+    return probes.map((p) => contextFrom(byAgent.get(p.agentKey) ?? [], p.agentKey, p.observedAt));
   }
 }
 
-/** The listing context of one agent at time t, from its items' histories (each ascending by time). */
+/** A history row with its time parsed once. */
+interface Timed {
+  row: HistoryRow;
+  t: number;
+}
+
+/**
+ * Item histories (each ascending by time) by every agent key they ever named: a probe reads only
+ * the items of its own agent, so resolving a batch costs its own rows, not batch × items.
+ */
+function indexHistories(byItem: ReadonlyMap<string, readonly HistoryRow[]>): Map<string, Timed[][]> {
+  const byAgent = new Map<string, Timed[][]>();
+  for (const rows of byItem.values()) {
+    const history = rows.map((row) => ({ row, t: fromDateTime64(row.observed_at) })).sort((a, b) => a.t - b.t);
+    for (const key of new Set(rows.map((r) => r.agent_key))) {
+      const list = byAgent.get(key) ?? [];
+      list.push(history);
+      byAgent.set(key, list);
+    }
+  }
+  return byAgent;
+}
+
+/** The listing context of one agent at time t, from its items' histories. */
 export function contextAt(byItem: ReadonlyMap<string, readonly HistoryRow[]>, agentKey: string, t: number): ListingContext | null {
-  const live: HistoryRow[] = [];
-  for (const history of byItem.values()) {
-    let state: HistoryRow | undefined;
+  return contextFrom(indexHistories(byItem).get(agentKey) ?? [], agentKey, t);
+}
+
+function contextFrom(histories: readonly Timed[][], agentKey: string, t: number): ListingContext | null {
+  const live: Timed[] = [];
+  for (const history of histories) {
+    let state: Timed | undefined;
     for (const r of history) {
-      if (fromDateTime64(r.observed_at) > t) break;
+      if (r.t > t) break;
       state = r;
     }
-    if (state && state.agent_key === agentKey && !TOMBSTONE_STATUSES.has(state.status)) live.push(state);
+    if (state && state.row.agent_key === agentKey && !TOMBSTONE_STATUSES.has(state.row.status)) live.push(state);
   }
   if (live.length === 0) return null;
   // The item with a server.json speaks for the agent (only the official registry has one), then the newest.
-  live.sort((a, b) => Number(b.server_json !== '') - Number(a.server_json !== '') || fromDateTime64(b.observed_at) - fromDateTime64(a.observed_at) || a.source.localeCompare(b.source));
-  const head = live[0]!;
+  live.sort((a, b) => Number(b.row.server_json !== '') - Number(a.row.server_json !== '') || b.t - a.t || a.row.source.localeCompare(b.row.source));
+  const head = live[0]!.row;
   let serverJson: unknown = null;
   if (head.server_json !== '') {
     try {
@@ -81,6 +108,6 @@ export function contextAt(byItem: ReadonlyMap<string, readonly HistoryRow[]>, ag
       serverJson = head.server_json; // judged as what it is: not a JSON object
     }
   }
-  const transport = live.map((r) => r.endpoint_transport).find(Boolean) ?? null;
+  const transport = live.map((r) => r.row.endpoint_transport).find(Boolean) ?? null;
   return { serverJson, transport, source: head.source };
 }
