@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { waitUntilConsumed } from '../../src/kafka/lag.js';
 import { createEventProducer, type EventProducer } from '../../src/kafka/producer.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
-import { CLICKHOUSE_SERVER_INSTALL, findClickHouseServer, freePort } from '../helpers/clickhouse-server.js';
+import { CLICKHOUSE_SERVER_INSTALL, findClickHouseServer, freePort, writeServerConfig } from '../helpers/clickhouse-server.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, waitFor, type KafkaTestContext } from '../helpers/kafka.js';
 
 /**
@@ -38,8 +38,7 @@ class RestartableClickHouse {
   async start(): Promise<void> {
     if (!this.port) {
       this.port = await freePort();
-      writeFileSync(join(this.dir, 'config.xml'), configXml(this.dir, this.port));
-      writeFileSync(join(this.dir, 'users.xml'), USERS_XML);
+      writeServerConfig(this.dir, this.port);
     }
     this.child = spawn(binary!, [`--config-file=${join(this.dir, 'config.xml')}`], { cwd: this.dir, stdio: 'ignore' });
     await waitFor(async () => (await fetch(`${this.url}/ping`).then((r) => r.ok).catch(() => false)), 30_000, 'clickhouse-server to answer /ping');
@@ -146,31 +145,3 @@ describe.skipIf(!binary)(
     });
   },
 );
-
-function configXml(dir: string, port: number): string {
-  return `<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><console>1</console></logger>
-  <listen_host>127.0.0.1</listen_host>
-  <http_port>${port}</http_port>
-  <path>${dir}/data/</path>
-  <tmp_path>${dir}/tmp/</tmp_path>
-  <user_files_path>${dir}/user_files/</user_files_path>
-  <format_schema_path>${dir}/format_schemas/</format_schema_path>
-  <users_config>${dir}/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <mark_cache_size>268435456</mark_cache_size>
-  <timezone>UTC</timezone>
-  <keep_alive_timeout>1</keep_alive_timeout>
-</yandex>
-`;
-}
-
-const USERS_XML = `<?xml version="1.0"?>
-<yandex>
-  <profiles><default></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks><profile>default</profile><quota>default</quota></default></users>
-  <quotas><default></default></quotas>
-</yandex>
-`;

@@ -52,6 +52,12 @@ export interface ClickHouseServer {
   stop(): Promise<void>;
 }
 
+/** Writes a server's config.xml and users.xml into `dir` (its data stays in `dir` too). */
+export function writeServerConfig(dir: string, port: number): void {
+  writeFileSync(join(dir, 'config.xml'), configXml(dir, port));
+  writeFileSync(join(dir, 'users.xml'), USERS_XML);
+}
+
 function configXml(dir: string, port: number): string {
   return `<?xml version="1.0"?>
 <yandex>
@@ -128,8 +134,7 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
 async function startOnce(binary: string, startTimeoutMs: number): Promise<ClickHouseServer> {
   const dir = mkdtempSync(join(tmpdir(), 'veronikai-clickhouse-'));
   const port = await freePort();
-  writeFileSync(join(dir, 'config.xml'), configXml(dir, port));
-  writeFileSync(join(dir, 'users.xml'), USERS_XML);
+  writeServerConfig(dir, port);
 
   let out = '';
   const child = spawn(binary, [`--config-file=${join(dir, 'config.xml')}`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
