@@ -27,6 +27,8 @@ export const TOPICS = {
   probes: { name: 'probes', partitions: 6, key: 'agent key', config: KEEP_FOREVER },
   // The documents probes judged (cards, metadata), named by hash from the probe events: a replay reads them.
   documents: { name: 'documents', partitions: 6, key: 'SHA-256 of the document', config: KEEP_LATEST_PER_KEY },
+  // Derived from probes, listings and disputes, and kept: feeds and webhooks read it (issue 14).
+  agentChanges: { name: 'agent-changes', partitions: 3, key: 'agent key', config: KEEP_FOREVER },
   canary: { name: 'canary', partitions: 1, key: 'target', config: KEEP_FOREVER },
   runs: { name: 'runs', partitions: 1, key: 'run id', config: KEEP_FOREVER },
   deadLetters: {

@@ -143,6 +143,25 @@ export interface DocumentEvent {
   url: string;
 }
 
+export type AgentChangeKind = 'down' | 'up' | 'verdict' | 'listed' | 'delisted' | 'corrected';
+
+/** A change watchers hear about (feeds, webhooks); its id is a function of its cause (schemas/avro/agent-change.avsc). */
+export interface AgentChangeEvent {
+  id: string;
+  observedAt: number;
+  kind: AgentChangeKind;
+  agentKey: string;
+  agentId: string;
+  protocol: 'a2a' | 'mcp';
+  name: string;
+  checkerVersion: string;
+  causeEventId: string;
+  fromState: string | null;
+  toState: string | null;
+  summary: string;
+  reasons: string[];
+}
+
 /** Event type name (the Avro record name) → its TypeScript shape. */
 export interface EventMap {
   SourceFetch: SourceFetchEvent;
@@ -152,6 +171,7 @@ export interface EventMap {
   Canary: CanaryEvent;
   Run: RunEvent;
   Document: DocumentEvent;
+  AgentChange: AgentChangeEvent;
 }
 export type EventName = keyof EventMap;
 export type AnyEvent = { [K in EventName]: { name: K; value: EventMap[K] } }[EventName];

@@ -1,4 +1,5 @@
 import type {
+  AgentChangeRow,
   AgentLatestRow,
   AgentUptimeRow,
   BigIntText,
@@ -722,4 +723,40 @@ export async function newestVerdictDay(wh: ReadOnlyWarehouse, checkerVersion: st
     { cv: checkerVersion },
   );
   return row?.day ?? null;
+}
+
+// ---- agent changes (feeds, the agent page's history, issue 14) ----
+
+export interface AgentChangesQuery {
+  /** One agent's changes (its short id), or the ecosystem's. */
+  agentId?: string | undefined;
+  /** Verdict and correction changes of this checker version only (the others have none). */
+  checkerVersion: string | null;
+  kinds?: readonly AgentChangeRow['kind'][] | undefined;
+  limit: number;
+}
+
+/**
+ * The newest changes first, of agents that are not hidden (Methods §9). Verdict and correction
+ * changes are shown for the served checker version only, so a replay under a new version
+ * does not repeat the old version's history beside its own.
+ */
+export async function agentChanges(wh: ReadOnlyWarehouse, q: AgentChangesQuery): Promise<AgentChangeRow[]> {
+  const where = [`agent_key NOT IN ${HIDDEN_AGENT_KEYS}`, "(checker_version = '' OR checker_version = {cv:String})"];
+  const params: Record<string, string | number | string[]> = { cv: q.checkerVersion ?? '', limit: q.limit };
+  if (q.agentId !== undefined) {
+    where.push('agent_id = {agentId:String}');
+    params.agentId = q.agentId;
+  }
+  if (q.kinds?.length) {
+    where.push('kind IN {kinds:Array(String)}');
+    params.kinds = [...q.kinds];
+  }
+  return wh.query<AgentChangeRow>(
+    `SELECT observed_at, change_id, kind, agent_key, agent_id, protocol, name, checker_version, cause_event_id,
+            from_state, to_state, summary, reasons
+     FROM agent_changes FINAL WHERE ${where.join(' AND ')}
+     ORDER BY observed_at DESC, change_id DESC LIMIT {limit:UInt32}`,
+    params,
+  );
 }

@@ -314,6 +314,23 @@ export interface AgentUptimeRow {
   last_day: DateText;
 }
 
+/** agent_changes (0027): one change of one agent, by deterministic change id. */
+export interface AgentChangeRow {
+  observed_at: DateTimeText;
+  change_id: string;
+  kind: 'down' | 'up' | 'verdict' | 'listed' | 'delisted' | 'corrected';
+  agent_key: string;
+  agent_id: string;
+  protocol: Protocol;
+  name: string;
+  checker_version: string;
+  cause_event_id: string;
+  from_state: string | null;
+  to_state: string | null;
+  summary: string;
+  reasons: string[];
+}
+
 /** The analyst views of clickhouse/0020 (and v_agent_uptime__v3, clickhouse/0026), by name. */
 export const VIEWS = {
   checkerCurrent: 'v_checker_current__v2',
