@@ -1,12 +1,16 @@
 /**
- * The read API over a large index (issue 16): p50 and p99 latency of every route — agent list,
- * agent page, search, daily stats, census, dashboard — through the real Fastify app (inject) on
- * the API's own read-only connection, over 100,000 and then 1,000,000 synthetic agents with 90
- * days of daily history each, in one run. The index is made with INSERT … SELECT from numbers()
- * into the real tables through the migrations (test/api/synthetic-index.ts), the 1,000,000 by
- * adding 900,000 agents to the first 100,000. Ends with the largest p99(1M)/p99(100k) over the routes.
+ * The read API over a large index (issues 15 and 16): p50 and p99 latency of every route — agent
+ * list, agent page, search, daily stats, census, dashboard — through the real Fastify app (inject)
+ * on the API's own read-only connection, over 100,000 and then 1,000,000 synthetic agents with 90
+ * days of daily history each, in one run; then, on the largest index with 100,000,000 raw checks
+ * added, the same routes under 8 concurrent clients against the bare ClickHouse queries of each
+ * (the very statements and parameters the route ran, recorded, replayed on the same connection by
+ * 8 concurrent clients). The index is made with INSERT … SELECT from numbers() into the real tables
+ * through the migrations (test/api/synthetic-index.ts), the 1,000,000 by adding 900,000 agents to
+ * the first 100,000. Prints the largest p99(1M)/p99(100k) over the routes, and ends with the
+ * largest p99(API)/p99(bare) over the routes.
  *
- *   npx tsx bench/api.ts [requests per route, default 30] [sizes, default 100000,1000000] [days, default 90]
+ *   npx tsx bench/api.ts [requests per route, default 30] [sizes, default 100000,1000000] [days, default 90] [checks, default 100000000]
  *
  * Each route's requests vary what they ask for (random agents and cursors, several searches); the
  * routes are taken in turn, after three warm-ups each, once the engine's merges have settled. The
@@ -22,11 +26,14 @@ import { agentId } from '../src/identity/agent-key.js';
 import { EmbeddedWarehouse } from '../src/warehouse/embedded.js';
 import * as limits from '../src/warehouse/limits.js';
 import { migrate } from '../src/warehouse/migrate.js';
-import { addSyntheticAgents, finishSyntheticIndex, syntheticKey, TOPICS } from '../test/api/synthetic-index.js';
+import type { QueryParams, ReadOnlyWarehouse } from '../src/warehouse/warehouse.js';
+import { addSyntheticAgents, addSyntheticChecks, finishSyntheticIndex, syntheticKey, TOPICS } from '../test/api/synthetic-index.js';
 
 const requests = Number(process.argv[2] ?? 30);
 const sizes = (process.argv[3] ?? '100000,1000000').split(',').map(Number);
 const days = Number(process.argv[4] ?? 90);
+const checksTotal = Number(process.argv[5] ?? 100_000_000);
+const CLIENTS = 8;
 const CV = 'bench-api-checker';
 
 // The API's connection as the platform opens it (a checkout from before API_CONNECTION: read-only with the deadline).
@@ -102,10 +109,102 @@ async function measure(dir: string, n: number): Promise<Record<Route, { p50: num
   return out;
 }
 
+/** A connection that records each statement (and its parameters) it is asked to run. */
+class Recording implements ReadOnlyWarehouse {
+  calls: Array<[string, QueryParams | undefined]> = [];
+  constructor(private readonly inner: EmbeddedWarehouse) {}
+  get kind() {
+    return this.inner.kind;
+  }
+  get readOnly() {
+    return this.inner.readOnly;
+  }
+  query<T>(sql: string, params?: QueryParams): Promise<T[]> {
+    this.calls.push([sql, params]);
+    return this.inner.query<T>(sql, params);
+  }
+  stream<T>(sql: string, params?: QueryParams): AsyncIterable<T[]> {
+    this.calls.push([sql, params]);
+    return this.inner.stream<T>(sql, params);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/** Runs `jobs` with `clients` concurrent workers taking the next job in turn; each job's time by its route. */
+async function concurrently<J extends { route: Route }>(jobs: J[], clients: number, run: (job: J) => Promise<void>): Promise<Map<Route, number[]>> {
+  const times = new Map<Route, number[]>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++]!;
+        const t0 = performance.now();
+        await run(job);
+        const xs = times.get(job.route) ?? [];
+        xs.push(performance.now() - t0);
+        times.set(job.route, xs);
+      }
+    }),
+  );
+  return times;
+}
+
+type Figures = Record<Route, { api: { p50: number; p99: number }; bare: { p50: number; p99: number } }>;
+
+/**
+ * Every route under CLIENTS concurrent clients, `requests` × CLIENTS requests each (the routes
+ * interleaved), through the API, then the same requests' recorded statements run bare.
+ */
+async function measureAgainstBare(dir: string, n: number): Promise<Figures> {
+  const reader = new EmbeddedWarehouse(dir, apiConnection);
+  const recording = new Recording(reader);
+  const app = buildApi({ warehouse: recording });
+  await app.ready();
+  const routes = Object.entries(ROUTES) as Array<[Route, (n: number) => string]>;
+  const jobs: Array<{ route: Route; url: string; statements: Array<[string, QueryParams | undefined]> }> = [];
+  for (let i = 0; i < requests * CLIENTS; i++) for (const [route, url] of routes) jobs.push({ route, url: url(n), statements: [] });
+  try {
+    // One pass alone records each request's statements (and warms the caches for both sides).
+    for (const job of jobs) {
+      recording.calls = [];
+      const res = await app.inject({ method: 'GET', url: job.url });
+      if (res.statusCode !== 200) throw new Error(`${job.url}: HTTP ${res.statusCode} ${res.body.slice(0, 200)}`);
+      job.statements = recording.calls;
+    }
+    const api = await concurrently(jobs, CLIENTS, async (job) => {
+      const res = await app.inject({ method: 'GET', url: job.url });
+      if (res.statusCode !== 200) throw new Error(`${job.url}: HTTP ${res.statusCode}`);
+    });
+    const bare = await concurrently(jobs, CLIENTS, async (job) => {
+      for (const [sql, params] of job.statements) await reader.query(sql, params);
+    });
+    const out = {} as Figures;
+    console.log(`  ${CLIENTS} concurrent clients, ${requests * CLIENTS} requests per route:`);
+    for (const [route] of routes) {
+      const a = api.get(route)!;
+      const b = bare.get(route)!;
+      out[route] = { api: { p50: quantile(a, 0.5), p99: quantile(a, 0.99) }, bare: { p50: quantile(b, 0.5), p99: quantile(b, 0.99) } };
+      const f = out[route];
+      console.log(
+        `  ${route.padEnd(12)} API p50 ${f.api.p50.toFixed(1).padStart(7)} ms p99 ${f.api.p99.toFixed(1).padStart(7)} ms` +
+          `   bare p50 ${f.bare.p50.toFixed(1).padStart(7)} ms p99 ${f.bare.p99.toFixed(1).padStart(7)} ms   p99/bare ${(f.api.p99 / f.bare.p99).toFixed(2)}`,
+      );
+    }
+    return out;
+  } finally {
+    await app.close();
+    await reader.close();
+  }
+}
+
 const root = mkdtempSync(join(tmpdir(), 'veronikai-bench-api-'));
 const dir = join(root, 'warehouse');
 const writer = new EmbeddedWarehouse(dir);
 const results: Array<{ n: number; r: Record<Route, { p50: number; p99: number }> }> = [];
+let againstBare: Figures | null = null;
+let checksInIndex = 0;
 const log = (l: string) => console.log(l);
 try {
   await migrate(writer);
@@ -121,6 +220,13 @@ try {
     await settle(writer);
     results.push({ n, r: await measure(dir, n) });
   }
+  const n = sizes[sizes.length - 1]!;
+  console.log(`index of ${n} agents with ${checksTotal.toLocaleString('en-US')} raw checks added:`);
+  await addSyntheticChecks(writer, { agents: n, total: checksTotal, days, checkerVersion: CV, log });
+  const [c] = await writer.query<{ c: string }>('SELECT count() AS c FROM checks');
+  checksInIndex = Number(c?.c ?? 0);
+  await settle(writer);
+  againstBare = await measureAgainstBare(dir, n);
 } finally {
   await writer.close();
   rmSync(root, { recursive: true, force: true });
@@ -138,4 +244,15 @@ for (const route of Object.keys(ROUTES) as Route[]) {
 console.log(
   `api: p99(${large.n === 1_000_000 ? '1M' : large.n})/p99(${small.n === 100_000 ? '100k' : small.n}) max = ${worst.toFixed(2)} ` +
     `(agents ${small.n} and ${large.n}, ${days} days of history each, ${requests} requests per route; worst: ${worstRoute})`,
+);
+let bareWorst = 0;
+let bareRoute = '';
+for (const [route, f] of Object.entries(againstBare!) as Array<[Route, Figures[Route]]>) {
+  const r = f.api.p99 / f.bare.p99;
+  if (r > bareWorst) [bareWorst, bareRoute] = [r, route];
+}
+const w = againstBare![bareRoute as Route];
+console.log(
+  `api: p99/bare = ${bareWorst.toFixed(2)} (agents ${large.n}, checks ${checksInIndex}, ${CLIENTS} concurrent clients, ` +
+    `${requests * CLIENTS} requests per route; worst: ${bareRoute}, p99 ${w.api.p99.toFixed(1)} ms vs bare ${w.bare.p99.toFixed(1)} ms)`,
 );

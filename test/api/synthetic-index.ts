@@ -179,3 +179,35 @@ export async function finishSyntheticIndex(wh: Warehouse, o: { agents: number; d
     await refreshCensus(wh, o.checkerVersion);
   });
 }
+
+/**
+ * `total` raw checks of agents [0, agents) spread over the days before the last 24 hours (the
+ * history a long-running index holds until its TTL: checks expire after 90 days), in blocks of
+ * at most 10,000,000 rows so the engine never holds one huge insert. No API route reads them:
+ * they are there so that a query that did would show it.
+ */
+export async function addSyntheticChecks(
+  wh: Warehouse,
+  o: { agents: number; total: number; days: number; checkerVersion: string; log?: (l: string) => void },
+): Promise<void> {
+  const block = 10_000_000;
+  const spanMinutes = Math.max(1, o.days - 2) * 1440;
+  for (let start = 0; start < o.total; start += block) {
+    const count = Math.min(block, o.total - start);
+    const p = { start, count, agents: o.agents, span: spanMinutes, cv: o.checkerVersion };
+    const x = '(number + {start:UInt64})';
+    const a = `(${x} % {agents:UInt64})`;
+    await timed(o.log, `checks ${start.toLocaleString('en-US')}..${(start + count).toLocaleString('en-US')}`, () =>
+      wh.exec(
+        `INSERT INTO checks (event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
+           latency_ms, in_sample, our_side, source)
+         SELECT concat('h-', toString(${x})), {cv:String}, concat('https://a', toString(${a}), '.example.dev/mcp'),
+           substring(lower(hex(SHA256(concat('https://a', toString(${a}), '.example.dev/mcp')))), 1, 16), if(${a} % 3 = 0, 'a2a', 'mcp'),
+           'history', now64(3, 'UTC') - INTERVAL 1 DAY - toIntervalMinute(${x} * 7919 % {span:UInt64}),
+           if((${x} * 31) % 10 < 8, 'up', 'down'), '', 200, toUInt32(50 + ${x} % 400), 0, 0, 'mcp-registry'
+         FROM numbers({count:UInt64})`,
+        p,
+      ),
+    );
+  }
+}
