@@ -30,6 +30,7 @@ export const SETTINGS = {
   clickhousePassword: { env: 'VERONIKAI_CLICKHOUSE_PASSWORD', help: 'password on a ClickHouse server' },
   host: { flag: '--host <host>', env: 'VERONIKAI_HOST', help: 'API listen address', default: '127.0.0.1' },
   port: { flag: '--port <port>', env: 'VERONIKAI_PORT', help: 'API port; 0 picks a free one', default: '8787' },
+  publicUrl: { env: 'VERONIKAI_PUBLIC_URL', help: "the API's public base URL (e.g. https://index.example), for the feeds' absolute links; unset: each request's protocol and Host" },
   clickhouseHost: { flag: '--clickhouse-host <host>', env: 'VERONIKAI_CLICKHOUSE_HOST', help: 'listen address of the read-only ClickHouse HTTP interface', default: '127.0.0.1' },
   clickhousePort: { flag: '--clickhouse-port <port>', env: 'VERONIKAI_CLICKHOUSE_PORT', help: 'serve a read-only ClickHouse HTTP interface over the embedded warehouse on this port (off when unset; 0 picks a free one)' },
   contact: { flag: '--contact <email>', env: 'VERONIKAI_CONTACT', help: "contact address carried in the crawler's User-Agent", default: 'crawler@veronikai.invalid' },
@@ -39,6 +40,8 @@ export const SETTINGS = {
   maxPages: { flag: '--max-pages <name=n>', env: 'VERONIKAI_SOURCE_MAX_PAGES', help: 'list pages per run for a source; name "*" sets every source, n "*" lifts the limit (repeatable)', list: true },
   pageDelay: { flag: '--page-delay <name=duration>', env: 'VERONIKAI_SOURCE_PAGE_DELAY', help: 'least delay between requests to a source, e.g. neuronto=1s (repeatable)', list: true },
   optOutFile: { flag: '--opt-out-file <path>', env: 'VERONIKAI_OPT_OUT_FILE', help: "owners' opt-outs: a JSON list of {match, mode: unchecked | hidden, reason}" },
+  webhooksFile: { flag: '--webhooks-file <path>', env: 'VERONIKAI_WEBHOOKS_FILE', help: 'webhook subscriptions: JSON {"subscriptions":[{id, url, secret, kinds?, agents?}]}; agent changes are POSTed to them (off when unset)' },
+  webhooksMaxAge: { flag: '--webhooks-max-age <duration>', env: 'VERONIKAI_WEBHOOKS_MAX_AGE', help: 'changes observed longer ago than this are not delivered (recorded as stale), so a replay never pages anyone', default: '24h' },
   budget: { flag: '--budget <n>', env: 'VERONIKAI_DAILY_BUDGET', help: 'probes per daily run', default: '10000' },
   sampleSize: { flag: '--sample-size <n>', env: 'VERONIKAI_SAMPLE_SIZE', help: 'uniform random sample per run', default: '1000' },
   canaryUrl: { flag: '--canary-url <url>', env: 'VERONIKAI_CANARY_URLS', help: "known-good canary target (repeatable); default the listing sources' origins; set the variable empty to turn the canary off", list: true },
@@ -85,6 +88,8 @@ export interface Config {
   warehouse: WarehouseConfig;
   apiHost: string;
   apiPort: number;
+  /** The API's public base URL without a trailing slash; null: each request's own. */
+  publicUrl: string | null;
   /** The read-only ClickHouse HTTP interface over the embedded warehouse; port null: off (only the private one for `sql`). */
   clickhouseInterface: { host: string; port: number | null };
   contact: string;
@@ -92,6 +97,8 @@ export interface Config {
   sourceUrls: Record<string, string>;
   sources: SourceSettings;
   optOutFile: string | null;
+  /** Webhook subscriptions file (null: no deliveries) and the age past which a change is not delivered. */
+  webhooks: { file: string | null; maxAgeMs: number };
   budget: number;
   sampleSize: number;
   /** Canary targets; null: the origins of the listing sources (the runtime fills them in). */
@@ -220,6 +227,12 @@ function parseFlag(value: string | undefined, setting: string): boolean {
   throw new UsageError(`${setting} must be 1 or 0, got "${value}"`);
 }
 
+/**
+ * The longest webhook age limit (a week): the deliveries table, which says what was already
+ * delivered, keeps its rows 90 days (clickhouse/0028), far longer than a change stays deliverable.
+ */
+const WEBHOOKS_MAX_AGE_LIMIT_MS = 7 * 24 * 3600 * 1000;
+
 const CONTACT_RE = /^[^\s@<>()]+@[^\s@<>()]+\.[^\s@<>()]+$/;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -256,6 +269,8 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
 
   const apiPort = parsePort(get('port')!, `port (${settingName('port')})`);
   const apiHost = get('host')!;
+  const publicUrlRaw = get('publicUrl')?.trim();
+  const publicUrl = publicUrlRaw ? parseHttpUrl(publicUrlRaw, `public URL (${settingName('publicUrl')})`).href.replace(/\/+$/, '') : null;
   const clickhousePortRaw = get('clickhousePort');
   const clickhouseInterface = {
     host: get('clickhouseHost')!,
@@ -298,11 +313,13 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     warehouse,
     apiHost,
     apiPort,
+    publicUrl,
     clickhouseInterface,
     contact,
     sourceUrls,
     sources: parseSourceSettings(flags, env),
     optOutFile,
+    webhooks: { file: get('webhooksFile')?.trim() ? resolve(get('webhooksFile')!.trim()) : null, maxAgeMs: parseDuration(get('webhooksMaxAge')!, `webhook age limit (${settingName('webhooksMaxAge')})`, { min: 60_000, max: WEBHOOKS_MAX_AGE_LIMIT_MS }) },
     budget: parseCount(get('budget')!, `daily budget (${settingName('budget')})`),
     sampleSize: parseCount(get('sampleSize')!, `sample size (${settingName('sampleSize')})`),
     canaryUrls,

@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
-import type { Proportion } from '../stats/wilson.js';
-import type { AgentListCursor } from '../warehouse/queries.js';
+import { SOURCE_NAMES } from '../config.js';
+import { wilson, type Proportion } from '../stats/wilson.js';
+import type { AgentListCursor, AgentListState } from '../warehouse/queries.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
+import { contentSecurityPolicy, escapeHtml, num, pct, PAGE_STYLE, renderPage, when } from './pages/html.js';
 import {
   AGENT_SEARCH_DEFAULT,
   censusResponse,
@@ -13,9 +14,12 @@ import {
   STATS_DAYS_DEFAULT,
   type AgentSummary,
   type CensusResponse,
+  type DailyRow,
   type DailyTotal,
   type RunStatsResponse,
 } from './responses.js';
+import { dayRange, utcToday } from './svg/days.js';
+import { renderRateChart, type RateGroup } from './svg/rate-chart.js';
 
 /**
  * GET /: one self-contained page (inline CSS and a little vanilla JS, nothing external).
@@ -24,16 +28,13 @@ import {
  * GET /stats/agents, building rows with textContent. Every value taken from data is
  * HTML-escaped here (agent names and URLs are untrusted), and the Content-Security-Policy
  * allows only this page's own script and style (by hash) and requests to this origin.
+ * The page chrome (style, policy, escaping) is shared with the agent pages (pages/html.ts).
  */
 
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+export { escapeHtml } from './pages/html.js';
 
-const pct = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(1)}%`);
-const num = (n: number) => n.toLocaleString('en-US');
-/** '2026-11-30T10:04:05.123Z' → '2026-11-30 10:04 UTC'. */
-const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : 'never');
+/** Days the ecosystem charts cover (one bounded read of daily_rollups; the table shows the last STATS_DAYS_DEFAULT). */
+export const CHART_DAYS = 90;
 
 function share(p: Proportion): string {
   if (p.share === null) return '<span class="muted">no judged checks</span>';
@@ -94,49 +95,94 @@ function agentRow(a: AgentSummary): string {
   <td class="r">${pct(a.uptime7d)}</td><td>${escapeHtml(when(a.lastCheckedAt))}</td></tr>`;
 }
 
-function agentTable(agents: AgentSummary[], nextCursor: string | null, q: string): string {
-  const next = nextCursor ? `/?${new URLSearchParams({ ...(q ? { q } : {}), cursor: nextCursor }).toString()}` : null;
+/** The agent list's filters, as the form and the querystring name them ('' = any). */
+export interface AgentFilters {
+  protocol: '' | 'a2a' | 'mcp';
+  source: string;
+  state: '' | AgentListState;
+}
+
+export const NO_FILTERS: AgentFilters = { protocol: '', source: '', state: '' };
+
+const STATES: ReadonlyArray<[AgentListState, string]> = [['up', 'up'], ['down', 'down'], ['unknown', 'unknown'], ['pass', 'passing'], ['fail', 'failing']];
+
+function select(name: string, label: string, current: string, options: ReadonlyArray<readonly [string, string]>): string {
+  const opts = [['', `any ${label}`] as const, ...options]
+    .map(([v, text]) => `<option value="${escapeHtml(v)}"${v === current ? ' selected' : ''}>${escapeHtml(text)}</option>`)
+    .join('');
+  return `<label class="muted">${escapeHtml(label)} <select id="f-${escapeHtml(name)}" name="${escapeHtml(name)}">${opts}</select></label>`;
+}
+
+function agentTable(agents: AgentSummary[], nextCursor: string | null, q: string, f: AgentFilters): string {
+  const params = (extra: Record<string, string>) =>
+    new URLSearchParams(Object.entries({ q, ...f, ...extra }).filter(([, v]) => v !== '')).toString();
+  const next = nextCursor ? `/?${params({ cursor: nextCursor })}` : null;
+  const filtered = f.protocol !== '' || f.source !== '' || f.state !== '';
+  // A filtered page reads a bounded stretch of the list, so it can come back short (even empty) with more after it.
+  const empty = next ? 'No matches in this stretch of the list; the next page goes on.' : 'No agents match.';
   return `<section class="card wide">
   <h2>Agents</h2>
-  <form method="get" action="/" role="search"><input id="q" name="q" type="search" maxlength="200" placeholder="Search by name, URL or description" value="${escapeHtml(q)}" autocomplete="off"> <button type="submit">Search</button> <span id="status" class="muted" aria-live="polite"></span></form>
+  <form method="get" action="/" role="search"><input id="q" name="q" type="search" maxlength="200" placeholder="Search by name, URL or description" value="${escapeHtml(q)}" autocomplete="off">
+  ${select('protocol', 'protocol', f.protocol, [['a2a', 'A2A'], ['mcp', 'MCP']])}
+  ${select('source', 'source', f.source, SOURCE_NAMES.map((s) => [s, s] as const))}
+  ${select('state', 'state', f.state, STATES)}
+  <button type="submit">Search</button>${filtered || q ? ' <a href="/">clear</a>' : ''} <span id="status" class="muted" aria-live="polite"></span></form>
+  <p class="note">In natural name order (Agent 2 before Agent 10). State is the latest check (up, down, unknown) or the latest verdict (passing, failing).</p>
   <table><thead><tr><th>name</th><th>protocol</th><th>sources</th><th>latest (uptime / result)</th><th class="r">7-day uptime</th><th>last check</th></tr></thead>
-  <tbody id="agents">${agents.map(agentRow).join('\n') || '<tr><td colspan="6" class="muted">No agents match.</td></tr>'}</tbody></table>
+  <tbody id="agents">${agents.map(agentRow).join('\n') || `<tr><td colspan="6" class="muted">${empty}</td></tr>`}</tbody></table>
   <p id="more" class="muted">${next ? `<a href="${escapeHtml(next)}">Next page</a>` : ''}</p>
 </section>`;
 }
 
-const STYLE = `
-:root{color-scheme:light dark;--bg:#f6f7f9;--fg:#1b1f24;--muted:#5b6470;--card:#fff;--line:#dde1e6;--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e}
-@media (prefers-color-scheme:dark){:root{--bg:#0f1216;--fg:#e6e9ed;--muted:#9aa4af;--card:#171b21;--line:#2a3038;--ok:#3fb950;--warn:#d29922;--bad:#f85149}}
-*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--bg);color:var(--fg)}
-header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--card)}header h1{margin:0;font-size:20px}
-main{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:16px;padding:16px 24px;max-width:1400px;margin:0 auto}
-.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 18px;min-width:0}.wide{grid-column:1/-1}
-h2{font-size:16px;margin:0 0 6px}.muted{color:var(--muted)}.ci{color:var(--muted);font-size:12px}.note{color:var(--muted);font-size:12px}
-.badge{font-size:11px;font-weight:600;padding:2px 8px;border-radius:10px;vertical-align:middle;border:1px solid currentColor}.badge.ok{color:var(--ok)}.badge.warn{color:var(--warn)}
-.warnbox{border-left:3px solid var(--warn);padding:6px 10px;background:color-mix(in srgb,var(--warn) 10%,transparent)}
-dl.figures{display:grid;grid-template-columns:max-content 1fr;gap:6px 14px;margin:8px 0}dt{color:var(--muted)}dd{margin:0}dd strong{font-size:18px}dd .ci{display:block}
-h3{font-size:12px;font-weight:600;color:var(--muted);margin:10px 0 4px;text-transform:uppercase;letter-spacing:.04em}
-.stats{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:8px}.stat{border:1px solid var(--line);border-radius:6px;padding:6px 10px}
-.stat .n{display:block;font-size:18px;font-weight:600}.stat .l{color:var(--muted);font-size:12px}
-table{border-collapse:collapse;width:100%;margin-top:8px}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
-th{font-size:12px;color:var(--muted);font-weight:600}.r{text-align:right;white-space:nowrap}
-td.up{color:var(--ok)}td.down{color:var(--bad)}td.unknown,td.skipped{color:var(--warn)}
-a{color:inherit}input[type=search]{width:min(420px,100%);padding:6px 8px;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
-button{padding:6px 12px;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}code{font-size:12px}
-footer{padding:8px 24px 24px;color:var(--muted);font-size:12px;max-width:1400px;margin:0 auto}
-`;
+/** The day's sample share per group (every protocol or every source), summed over the rows of the group. */
+export function rateGroups(rows: readonly DailyRow[], by: 'protocol' | 'source', metric: 'up' | 'pass'): RateGroup[] {
+  const [yes, no] = metric === 'up' ? (['sampleUp', 'sampleDown'] as const) : (['samplePass', 'sampleFail'] as const);
+  const sums = new Map<string, Map<string, { s: number; n: number }>>();
+  for (const r of rows) {
+    const days = sums.get(r[by]) ?? new Map<string, { s: number; n: number }>();
+    sums.set(r[by], days);
+    const d = days.get(r.day) ?? { s: 0, n: 0 };
+    d.s += Number(r[yes] ?? 0);
+    d.n += Number(r[yes] ?? 0) + Number(r[no] ?? 0);
+    days.set(r.day, d);
+  }
+  return [...sums.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, days]) => ({ name: name || '(no source)', days: new Map([...days.entries()].map(([day, d]) => [day, wilson(d.s, d.n)])) }));
+}
 
-/** Live search: fetches /stats/agents and rebuilds the rows with textContent (never innerHTML). */
+function chartsCard(rows: readonly DailyRow[], totals: readonly DailyTotal[], today: string): string {
+  const all = (metric: 'up' | 'pass'): RateGroup => ({ name: 'all', days: new Map(totals.map((t) => [t.day, t.sample[metric]])) });
+  const chart = (title: string, by: 'protocol' | 'source', metric: 'up' | 'pass') =>
+    `<figure class="chart-figure" data-chart="${metric}-by-${by}">${renderRateChart(title, [all(metric), ...rateGroups(rows, by, metric)], { today, days: CHART_DAYS })}<figcaption class="note">${escapeHtml(title)}</figcaption></figure>`;
+  return `<section class="card wide">
+  <h2>Ecosystem uptime and conformance per day, last ${CHART_DAYS} days</h2>
+  <p class="muted">Each line is the day's uniform random sample only: uptime = up / (up + down), pass rate = pass / (pass + fail); the shaded band is its 95% Wilson interval. Hover a point for its figures. A gap is a day whose sample judged nothing.</p>
+  <div class="charts">
+  ${chart('Uptime by protocol (sample, 95% CI)', 'protocol', 'up')}
+  ${chart('Pass rate by protocol (sample, 95% CI)', 'protocol', 'pass')}
+  ${chart('Uptime by source (sample, 95% CI)', 'source', 'up')}
+  ${chart('Pass rate by source (sample, 95% CI)', 'source', 'pass')}
+  </div>
+</section>`;
+}
+
+/**
+ * Live search: fetches /stats/agents and rebuilds the rows with textContent (never innerHTML).
+ * With a source or state filter chosen it leaves the form to the server (the JSON search has no
+ * such filters), so the page stays right either way.
+ */
 const SCRIPT = `
 (function(){
   var input=document.getElementById('q'),body=document.getElementById('agents'),more=document.getElementById('more'),status=document.getElementById('status');
+  var proto=document.getElementById('f-protocol'),source=document.getElementById('f-source'),state=document.getElementById('f-state');
   if(!input||!body||!window.fetch)return;
   var timer=null,seq=0;
+  function serverOnly(){return (source&&source.value)||(state&&state.value);}
   function pct(x){return typeof x==='number'&&isFinite(x)?(x*100).toFixed(1)+'%':'\\u2013';}
   function when(s){return s?s.slice(0,10)+' '+s.slice(11,16)+' UTC':'never';}
   function cell(tr,text,cls){var td=document.createElement('td');td.textContent=text;if(cls)td.className=cls;tr.appendChild(td);return td;}
-  function render(list,next,q){
+  function render(list,next,q,p){
     var rows=[];
     list.forEach(function(a){
       var tr=document.createElement('tr');
@@ -151,35 +197,24 @@ const SCRIPT = `
     if(rows.length===0){var tr=document.createElement('tr'),td=cell(tr,'No agents match.','muted');td.colSpan=6;rows.push(tr);}
     body.replaceChildren.apply(body,rows);
     more.replaceChildren();
-    if(next){var a=document.createElement('a'),p=new URLSearchParams();if(q)p.set('q',q);p.set('cursor',next);a.href='/?'+p.toString();a.textContent='Next page';more.appendChild(a);}
+    if(next){var a=document.createElement('a'),u=new URLSearchParams();if(q)u.set('q',q);if(p)u.set('protocol',p);u.set('cursor',next);a.href='/?'+u.toString();a.textContent='Next page';more.appendChild(a);}
   }
   function search(){
-    var q=input.value.trim(),mine=++seq;
+    var q=input.value.trim(),p=proto?proto.value:'',mine=++seq;
     status.textContent='searching\\u2026';
-    fetch('/stats/agents?limit=${AGENT_SEARCH_DEFAULT}'+(q?'&q='+encodeURIComponent(q):''),{headers:{accept:'application/json'}})
+    fetch('/stats/agents?limit=${AGENT_SEARCH_DEFAULT}'+(q?'&q='+encodeURIComponent(q):'')+(p?'&protocol='+encodeURIComponent(p):''),{headers:{accept:'application/json'}})
       .then(function(r){if(!r.ok)throw new Error('HTTP '+r.status);return r.json();})
-      .then(function(d){if(mine!==seq)return;render(d.agents||[],d.nextCursor,q);status.textContent='';
-        var u=new URL(location.href);if(q)u.searchParams.set('q',q);else u.searchParams.delete('q');u.searchParams.delete('cursor');history.replaceState(null,'',u);})
+      .then(function(d){if(mine!==seq)return;render(d.agents||[],d.nextCursor,q,p);status.textContent='';
+        var u=new URL(location.href);if(q)u.searchParams.set('q',q);else u.searchParams.delete('q');if(p)u.searchParams.set('protocol',p);else u.searchParams.delete('protocol');u.searchParams.delete('cursor');history.replaceState(null,'',u);})
       .catch(function(e){if(mine===seq)status.textContent='search failed: '+e.message;});
   }
-  input.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(search,250);});
-  input.form.addEventListener('submit',function(e){e.preventDefault();clearTimeout(timer);search();});
+  input.addEventListener('input',function(){if(serverOnly())return;clearTimeout(timer);timer=setTimeout(search,250);});
+  input.form.addEventListener('submit',function(e){if(serverOnly())return;e.preventDefault();clearTimeout(timer);search();});
 })();
 `;
 
-const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
-
 /** Only this page's own style and script run; it may fetch from its own origin and nothing else. */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  `style-src ${sha256(STYLE)}`,
-  `script-src ${sha256(SCRIPT)}`,
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DASHBOARD_CSP = contentSecurityPolicy({ style: PAGE_STYLE, script: SCRIPT });
 
 export interface DashboardData {
   checkerVersion: string;
@@ -187,34 +222,56 @@ export interface DashboardData {
   /** The newest complete run, when the latest is still in progress. */
   lastCompleteRun: RunStatsResponse | null;
   census: CensusResponse;
+  /** The daily totals of the last STATS_DAYS_DEFAULT days (the table). */
   daily: DailyTotal[];
+  /** The daily totals and rows (per protocol and source) of the last CHART_DAYS days (the charts). */
+  chartTotals: DailyTotal[];
+  chartRows: DailyRow[];
   agents: AgentSummary[];
   /** The cursor of the agent list's next page (null on the last). */
   nextCursor: string | null;
   q: string;
+  filters: AgentFilters;
   generatedAt: string;
 }
 
 /**
  * What the page shows, each figure from a bounded read: the latest runs' samples (run_samples),
- * the stored census (census_totals), 30 days of daily_rollups, and one page of the agent list
- * (in natural name order, after `cursor`).
+ * the stored census (census_totals), CHART_DAYS days of daily_rollups (at most days × protocols ×
+ * sources rows), and one page of the agent list (in natural name order, after `cursor`, filtered).
  */
-export async function dashboardData(warehouse: ReadOnlyWarehouse, q = '', cursor: AgentListCursor | null = null): Promise<DashboardData> {
+export async function dashboardData(
+  warehouse: ReadOnlyWarehouse,
+  q = '',
+  cursor: AgentListCursor | null = null,
+  filters: AgentFilters = NO_FILTERS,
+): Promise<DashboardData> {
   const cv = await currentCheckerVersion(warehouse);
   const { latest, latestComplete } = await latestDailyRuns(warehouse);
   const latestRun = latest ? await runStatsResponse(warehouse, latest, cv) : null;
   const lastCompleteRun = latestComplete && latestComplete !== latest ? await runStatsResponse(warehouse, latestComplete, cv) : null;
-  const found = await searchAgents(warehouse, cv, { q, limit: AGENT_SEARCH_DEFAULT, cursor });
+  const found = await searchAgents(warehouse, cv, {
+    q,
+    limit: AGENT_SEARCH_DEFAULT,
+    cursor,
+    protocol: filters.protocol || null,
+    source: filters.source || null,
+    state: filters.state || null,
+  });
+  const daily = await dailyResponse(warehouse, cv, CHART_DAYS, null);
+  const tableDays = new Set(dayRange(utcToday(), STATS_DAYS_DEFAULT));
   return {
     checkerVersion: cv,
     latestRun,
     lastCompleteRun,
     census: await censusResponse(warehouse, cv),
-    daily: (await dailyResponse(warehouse, cv, STATS_DAYS_DEFAULT, null)).totals,
+    daily: daily.totals.filter((t) => tableDays.has(t.day)),
+    chartTotals: daily.totals,
+    chartRows: daily.rows,
     agents: found.agents,
     nextCursor: found.nextCursor,
     q,
+    filters,
     generatedAt: new Date().toISOString(),
   };
 }
@@ -223,26 +280,15 @@ export function renderDashboard(d: DashboardData): string {
   const runs = d.latestRun
     ? runCard('Latest daily run', d.latestRun) + (d.lastCompleteRun ? runCard('Last complete run', d.lastCompleteRun) : '')
     : '<section class="card"><h2>Latest daily run</h2><p class="muted">No daily run has been recorded yet.</p></section>';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>VeronikAI — public AI agents: uptime and conformance</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<header><h1>VeronikAI</h1><div class="muted">Public A2A agents and remote MCP servers: who answers, who follows their protocol. Checker <code>${escapeHtml(d.checkerVersion)}</code> · page generated ${escapeHtml(when(d.generatedAt))}</div></header>
-<main>
-${runs}
+  return renderPage({
+    title: 'VeronikAI — public AI agents: uptime and conformance',
+    header: `<h1>VeronikAI</h1><div class="muted">Public A2A agents and remote MCP servers: who answers, who follows their protocol. Checker <code>${escapeHtml(d.checkerVersion)}</code> · page generated ${escapeHtml(when(d.generatedAt))}</div>`,
+    main: `${runs}
 ${censusCard(d.census)}
+${chartsCard(d.chartRows, d.chartTotals, d.generatedAt.slice(0, 10))}
 ${dailyTable(d.daily, STATS_DAYS_DEFAULT)}
-${agentTable(d.agents, d.nextCursor, d.q)}
-</main>
-<footer>Ecosystem shares come from each run's uniform random sample, with 95% Wilson score intervals; census counts are totals of every active agent's latest state. JSON: <a href="/stats/runs/latest">/stats/runs/latest</a> · <a href="/stats/census">/stats/census</a> · <a href="/stats/daily">/stats/daily</a> · <a href="/stats/agents">/stats/agents</a> · <a href="/agents">/agents</a></footer>
-<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+${agentTable(d.agents, d.nextCursor, d.q, d.filters)}`,
+    footer: 'Ecosystem shares come from each run\'s uniform random sample, with 95% Wilson score intervals; census counts are totals of every active agent\'s latest state. JSON: <a href="/stats/runs/latest">/stats/runs/latest</a> · <a href="/stats/census">/stats/census</a> · <a href="/stats/daily">/stats/daily</a> · <a href="/stats/agents">/stats/agents</a> · <a href="/agents">/agents</a>',
+    script: SCRIPT,
+  });
 }

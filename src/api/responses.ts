@@ -1,4 +1,7 @@
+import { isAttestationPayload, type Attestation } from '../conformance/attestation.js';
 import { CHECKER_VERSION } from '../conformance/version.js';
+import type { Logger } from '../log.js';
+import type { UptimeState, VerdictResult } from '../warehouse/rows.js';
 import { census, runStats, type Census, type RunStats } from '../stats/run-stats.js';
 import { wilson, type Proportion } from '../stats/wilson.js';
 import {
@@ -23,7 +26,7 @@ import {
 } from '../warehouse/queries.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { encodeCursor, encodeListCursor, finiteOrNull, isoTime, withIsoTimes } from './format.js';
-import type { AgentListCursor } from '../warehouse/queries.js';
+import type { AgentListCursor, AgentListState } from '../warehouse/queries.js';
 
 /**
  * The API's responses for ecosystem statistics (Methods §4-5) and the per-agent status
@@ -181,7 +184,7 @@ export async function dailyResponse(warehouse: ReadOnlyWarehouse, checkerVersion
 export interface AgentSummary {
   id: string;
   name: string;
-  protocol: string;
+  protocol: 'a2a' | 'mcp';
   sources: string[];
   /** 'unchecked' when the owner opted out of probing (listed, never checked). */
   optOut: string;
@@ -201,7 +204,7 @@ export interface AgentSummary {
 export async function searchAgents(
   warehouse: ReadOnlyWarehouse,
   checkerVersion: string,
-  opts: { q?: string; protocol?: string | null; limit?: number; cursor?: AgentListCursor | null },
+  opts: { q?: string; protocol?: string | null; limit?: number; cursor?: AgentListCursor | null; source?: string | null; state?: AgentListState | null },
 ): Promise<{ agents: AgentSummary[]; more: boolean; nextCursor: string | null }> {
   const limit = opts.limit ?? AGENT_SEARCH_DEFAULT;
   const page = await agentListPage(warehouse, {
@@ -209,6 +212,9 @@ export async function searchAgents(
     protocol: opts.protocol ?? null,
     after: opts.cursor ?? null,
     limit,
+    source: opts.source ?? null,
+    state: opts.state ?? null,
+    checkerVersion,
   });
   const status = await agentStatusRows(warehouse, page.rows.map((r) => r.key));
   const agents = page.rows.map((r): AgentSummary => {
@@ -244,18 +250,60 @@ export interface AgentStatus {
   /** When the agent was last checked, under any checker version (Methods §4); null if never. */
   lastCheckedAt: string | null;
   latestCheck: {
-    at: string | null; eventId: string; uptime: string; reason: string; httpStatus: number | null; latencyMs: number | null;
+    at: string | null; eventId: string; uptime: UptimeState; reason: string; httpStatus: number | null; latencyMs: number | null;
     inSample: boolean; ourSide: boolean; source: string;
   } | null;
   latestVerdict: {
-    checkerVersion: string; result: string; reasons: string[]; warnings: string[]; suiteId: string; suiteVersion: string;
-    a2aVersion: string; a2aRoute: string; signature: string;
+    checkerVersion: string; result: VerdictResult; reasons: string[]; warnings: string[]; suiteId: string; suiteVersion: string;
+    a2aVersion: string; a2aRoute: string;
+    /** The verdict's attestation as an object (stored as JSON text); null when none is stored or the stored text is not one. */
+    signature: Attestation | null;
   } | null;
   uptime: { '24h': UptimeWindow; '7d': UptimeWindow; '30d': UptimeWindow; '90d': UptimeWindow };
 }
 
+const ATTESTATION_KEYS = ['alg', 'canonicalization', 'keyId', 'payload', 'signature'];
+
+/**
+ * A stored verdict signature (agent_latest.signature: the attestation as JSON text) as the object
+ * it is, or null with the reason, so one malformed row shows no signature instead of failing its
+ * page. Only the attestation's exact shape passes (the payload as src/conformance/attestation.ts
+ * signs it), the shape the response schema lists, so serializing it drops nothing.
+ */
+export function parseAttestation(text: string): { attestation: Attestation | null; problem: string | null } {
+  if (text === '') return { attestation: null, problem: null };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { attestation: null, problem: 'not JSON' };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { attestation: null, problem: 'not a JSON object' };
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  if (keys.length !== ATTESTATION_KEYS.length || keys.some((k, i) => k !== ATTESTATION_KEYS[i])) {
+    return { attestation: null, problem: `fields ${keys.join(', ')} instead of ${ATTESTATION_KEYS.join(', ')}` };
+  }
+  if (o.alg !== 'Ed25519' || typeof o.canonicalization !== 'string' || typeof o.keyId !== 'string' || typeof o.signature !== 'string') {
+    return { attestation: null, problem: 'alg, canonicalization, keyId or signature of the wrong type' };
+  }
+  if (!isAttestationPayload(o.payload)) return { attestation: null, problem: 'a payload of another shape' };
+  return { attestation: o as unknown as Attestation, problem: null };
+}
+
+function signatureOf(latest: { signature: string; event_id: string }, key: string, log: Pick<Logger, 'warn'> | undefined): Attestation | null {
+  const { attestation, problem } = parseAttestation(latest.signature);
+  if (problem) log?.warn({ agentKey: key, eventId: latest.event_id, problem }, 'stored verdict signature is not an attestation: served as null');
+  return attestation;
+}
+
 /** An agent's latest check and verdict (current checker), last check time and uptime windows, by agent key. */
-export async function agentStatus(warehouse: ReadOnlyWarehouse, key: string, checkerVersion?: string): Promise<AgentStatus> {
+export async function agentStatus(
+  warehouse: ReadOnlyWarehouse,
+  key: string,
+  checkerVersion?: string,
+  log?: Pick<Logger, 'warn'>,
+): Promise<AgentStatus> {
   const cv = checkerVersion ?? (await currentCheckerVersion(warehouse));
   const latest = await latestOfAgent(warehouse, cv, key);
   const last = await lastCheckedAt(warehouse, key);
@@ -292,7 +340,7 @@ export async function agentStatus(warehouse: ReadOnlyWarehouse, key: string, che
           suiteVersion: latest.suite_version,
           a2aVersion: latest.a2a_version,
           a2aRoute: latest.a2a_route,
-          signature: latest.signature,
+          signature: signatureOf(latest, key, log),
         }
       : null,
     uptime: { '24h': window('24h'), '7d': window('7d'), '30d': window('30d'), '90d': window('90d') },
@@ -321,10 +369,10 @@ export async function agentsPageResponse(
 export type AgentResponse = AgentApiRow & { listings: AgentListingApiRow[] } & AgentStatus;
 
 /** One agent with its listings and status, or null when there is none to show (unknown or hidden). */
-export async function agentResponse(warehouse: ReadOnlyWarehouse, id: string): Promise<AgentResponse | null> {
+export async function agentResponse(warehouse: ReadOnlyWarehouse, id: string, log?: Pick<Logger, 'warn'>): Promise<AgentResponse | null> {
   const agent = await agentById(warehouse, id);
   if (!agent) return null;
   const listings = await listingsOfAgent(warehouse, agent.key);
   // Latest check and verdict (current checker), last check time and uptime windows (Methods §4).
-  return { ...withIsoTimes(agent), listings: listings.map(withIsoTimes), ...(await agentStatus(warehouse, agent.key)) };
+  return { ...withIsoTimes(agent), listings: listings.map(withIsoTimes), ...(await agentStatus(warehouse, agent.key, undefined, log)) };
 }

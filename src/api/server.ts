@@ -4,8 +4,11 @@ import { silentLogger, type Logger } from '../log.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { installErrorHandlers, requestIdOf } from './errors.js';
 import { agentRoutes } from './routes/agents.js';
+import { badgeRoutes } from './routes/badges.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { feedRoutes } from './routes/feeds.js';
 import { healthRoutes } from './routes/health.js';
+import { registerOpenApi } from './openapi.js';
 import { statsRoutes } from './routes/stats.js';
 
 /**
@@ -18,9 +21,11 @@ export { PAGE_DEFAULT, PAGE_MAX } from './responses.js';
 export interface ApiOptions {
   warehouse: ReadOnlyWarehouse;
   logger?: Logger;
+  /** The API's public base URL (feeds' absolute links); absent: each request's protocol and Host. */
+  publicUrl?: string | null;
 }
 
-export function buildApi({ warehouse, logger }: ApiOptions) {
+export function buildApi({ warehouse, logger, publicUrl }: ApiOptions) {
   const base = Fastify({
     loggerInstance: logger ?? silentLogger,
     // Every request gets an id (a safe incoming x-request-id, else a UUID) for its log lines, its error body and its header.
@@ -31,10 +36,14 @@ export function buildApi({ warehouse, logger }: ApiOptions) {
     ajv: { customOptions: { removeAdditional: false } },
   });
   installErrorHandlers(base);
+  // The OpenAPI description (/openapi.json, /docs) is generated from the routes registered after it.
+  registerOpenApi(base);
   const app = base.withTypeProvider<JsonSchemaToTsProvider>();
   void app.register(healthRoutes, { warehouse });
   void app.register(agentRoutes, { warehouse });
   void app.register(statsRoutes, { warehouse });
   void app.register(dashboardRoutes, { warehouse });
+  void app.register(badgeRoutes, { warehouse });
+  void app.register(feedRoutes, { warehouse, publicUrl });
   return app;
 }

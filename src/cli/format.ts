@@ -1,5 +1,6 @@
 import type { SourceSummary } from '../producers/sources/index.js';
 import type { DailyRunReport } from '../runtime/daily.js';
+import type { DisputeOutcome } from '../runtime/dispute.js';
 import type { ReplayProgress, ReplaySummary } from '../runtime/replay.js';
 
 /** What the commands print for people: one place for every line a role's result becomes. */
@@ -92,4 +93,35 @@ export function formatReplaySummary(s: ReplaySummary): string[] {
 /** One line of command output on stdout (logs go to stderr). */
 export function say(line: string): void {
   process.stdout.write(`${line}\n`);
+}
+
+/** Text from data on one terminal line: control characters (line breaks, escapes) as spaces, bounded. */
+const oneLine = (s: string, max = 200) => {
+  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+};
+
+/** What `veronikai dispute` recorded, and whether the re-probe will happen now. */
+export function formatDispute(o: DisputeOutcome): string[] {
+  const d = o.dispute;
+  const who = d.name ? `${oneLine(d.name, 80)} (${d.protocol} ${d.agentKey})` : `${d.protocol} ${d.agentKey}`;
+  const lines = [`dispute ${d.id} recorded for ${who}, agent ${d.agentId}`];
+  lines.push(`  reason: ${oneLine(d.reason)}`);
+  if (d.disputedEventId) {
+    const rules = d.disputedReasons.length > 0 ? ` (${d.disputedReasons.join(', ')})` : '';
+    const at = d.disputedAt === null ? '' : ` checked ${new Date(d.disputedAt).toISOString()}`;
+    lines.push(`  disputed result: ${d.disputedUptime ?? 'no check'}, ${d.disputedResult ?? 'no verdict'}${rules}${at}, checker ${d.checkerVersion}`);
+  } else {
+    lines.push(`  disputed result: none yet (no check under checker ${d.checkerVersion || 'none'})`);
+  }
+  if (o.request) {
+    lines.push(`  re-probe: requested now, outside the daily budget (request ${o.request.id}, probe ${d.probeEventId}) of ${o.request.targetUrl}`);
+    if (!o.workersListening) {
+      lines.push('  but: no probe worker is running; the request waits in probe-requests until one does (veronikai run, or probe-worker)');
+    }
+    lines.push('  the corrections log answers it once the re-probe is judged (the agent page and its feed show it)');
+  } else {
+    lines.push(`  not re-probed: ${d.notReprobed ?? 'no re-probe was requested'}`);
+  }
+  return lines;
 }

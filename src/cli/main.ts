@@ -19,6 +19,7 @@ import { registerInspectCommand } from './commands/inspect.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerCensusCommand } from './commands/census.js';
+import { registerDisputeCommand } from './commands/dispute.js';
 
 const program = new Command('veronikai')
   .description('VeronikAI: an open index of public AI agents (A2A agents and remote MCP servers)')
@@ -43,6 +44,7 @@ registerInspectCommand(program);
 registerExportCommand(program);
 registerReportCommand(program);
 registerCensusCommand(program);
+registerDisputeCommand(program);
 
 try {
   await program.parseAsync(process.argv);

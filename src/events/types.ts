@@ -162,6 +162,50 @@ export interface AgentChangeEvent {
   reasons: string[];
 }
 
+export type WebhookDeliveryStatus = 'delivered' | 'dead' | 'refused' | 'stale' | 'hidden';
+
+/** The final outcome of delivering one change to one webhook subscription (schemas/avro/webhook-delivery.avsc). */
+export interface WebhookDeliveryEvent {
+  id: string;
+  subscriptionId: string;
+  changeId: string;
+  kind: string;
+  agentId: string;
+  agentKey: string;
+  changeObservedAt: number;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  lastStatus: number | null;
+  errorClass: string;
+  error: string;
+  durationMs: number;
+  recordedAt: number;
+}
+
+/** An owner's dispute of a result, as recorded by `veronikai dispute` (schemas/avro/dispute.avsc). */
+export interface DisputeEvent {
+  id: string;
+  observedAt: number;
+  agentKey: string;
+  agentId: string;
+  protocol: 'a2a' | 'mcp';
+  name: string;
+  reason: string;
+  /** The checker version served when the dispute was recorded ('' when none). */
+  checkerVersion: string;
+  /** The result disputed: the agent's latest check and verdict under that version (null: none). */
+  disputedEventId: string | null;
+  disputedAt: number | null;
+  disputedUptime: string | null;
+  disputedResult: string | null;
+  /** Failing rule ids of the disputed verdict. */
+  disputedReasons: string[];
+  /** The re-probe's ProbeRequest id, and the id its Probe event gets (null: no re-probe, see notReprobed). */
+  requestId: string | null;
+  probeEventId: string | null;
+  notReprobed: string | null;
+}
+
 /** Event type name (the Avro record name) → its TypeScript shape. */
 export interface EventMap {
   SourceFetch: SourceFetchEvent;
@@ -172,6 +216,8 @@ export interface EventMap {
   Run: RunEvent;
   Document: DocumentEvent;
   AgentChange: AgentChangeEvent;
+  WebhookDelivery: WebhookDeliveryEvent;
+  Dispute: DisputeEvent;
 }
 export type EventName = keyof EventMap;
 export type AnyEvent = { [K in EventName]: { name: K; value: EventMap[K] } }[EventName];

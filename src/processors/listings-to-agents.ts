@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { ListingEvent } from '../events/types.js';
+import type { AgentChangeEvent, ListingEvent } from '../events/types.js';
 import { agentId, agentKey } from '../identity/agent-key.js';
 import { optOutProvider, type OptOutList, type OptOutMode, type OptOutProvider, type OptOutSource } from '../identity/opt-out.js';
 import { silentLogger, type Logger } from '../log.js';
 import { fromDateTime64, toDateTime64 } from '../warehouse/time.js';
 import type { AgentRow as StoredAgentRow, ListingRow as StoredListingRow } from '../warehouse/rows.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { agentsActive } from '../warehouse/queries.js';
+import { deriveListingChanges, type ListingCause } from './changes/derive.js';
 
 /**
  * The dedupe processor's sink: listing events become `listings` rows (latest
@@ -38,6 +40,13 @@ export interface ListingsToAgentsOptions {
   /** Owners' opt-outs: a provider, a fixed list, or the path of the opt-out file (Config.optOutFile). */
   optOut?: OptOutSource;
   log?: Logger;
+  /**
+   * Receives the `listed` / `delisted` changes of a batch (agents that became active or
+   * inactive), before the agents rows are written: a crash in between derives them again from
+   * the same stored rows (same ids), while a crash after the write already published them.
+   * Without it no change is derived (and no prior row read).
+   */
+  onAgentChanges?: (changes: AgentChangeEvent[]) => Promise<void>;
 }
 
 // ---------------------------------------------------------------------------
@@ -69,12 +78,14 @@ export function contentHash(l: { name: string; description: string; version: str
 
 export class ListingsToAgents {
   private readonly optOut: OptOutProvider;
+  private readonly onAgentChanges: ListingsToAgentsOptions['onAgentChanges'];
 
   constructor(
     private readonly warehouse: Warehouse,
     opts: ListingsToAgentsOptions = {},
   ) {
     this.optOut = optOutProvider(opts.optOut, opts.log);
+    this.onAgentChanges = opts.onAgentChanges;
   }
 
   /** Writes one batch of listing events; returns the agent keys it recomputed. */
@@ -116,11 +127,23 @@ export class ListingsToAgents {
 
     // The newest event time that touched each agent key: its agents row never goes back in version.
     const touched = new Map<string, number>();
-    const touch = (key: string, at: number) => touched.set(key, Math.max(touched.get(key) ?? 0, at));
+    // The events that list each agent key (every one, in batch order) and the newest events per
+    // item that touched it without listing it: the causes of listed / delisted (derive.ts).
+    const causes = new Map<string, ListingCause[]>();
+    const cause = (key: string, ev: ListingEvent, live: boolean) =>
+      causes.set(key, [...(causes.get(key) ?? []), { id: ev.id, observedAt: ev.observedAt, live }]);
+    for (const ev of events) {
+      const key = isTombstone(ev.status) || ev.status === 'invalid' ? null : agentKey(ev.protocol, ev);
+      if (key) cause(key, ev, true);
+    }
+    const touch = (key: string, at: number, ev?: ListingEvent, live = false) => {
+      touched.set(key, Math.max(touched.get(key) ?? 0, at));
+      if (ev && !live) cause(key, ev, false);
+    };
     const rows: ListingRow[] = [];
     for (const [ref, ev] of latest) {
       const before = prior.get(ref);
-      if (before?.agent_key) touch(before.agent_key, ev.observedAt);
+      if (before?.agent_key) touch(before.agent_key, ev.observedAt, ev);
       const firstSeen = toDt(Math.min(earliest.get(ref)!, before ? fromDt(before.first_seen) : Infinity));
       const tomb = isTombstone(ev.status) ? 1 : 0;
       const carry = carries(ev);
@@ -128,12 +151,12 @@ export class ListingsToAgents {
       const kept = carry && !live ? priorRows.get(ref) : undefined;
       if (kept) {
         rows.push({ ...kept, status: ev.status, tombstoned: 1, first_seen: firstSeen, last_event_id: ev.id, version: ev.observedAt });
-        if (kept.agent_key) touch(kept.agent_key, ev.observedAt);
+        if (kept.agent_key) touch(kept.agent_key, ev.observedAt, ev);
         continue;
       }
       const src = live ?? ev;
       const key = ev.status === 'invalid' ? null : agentKey(src.protocol, src);
-      if (key) touch(key, ev.observedAt);
+      if (key) touch(key, ev.observedAt, ev, !tomb && ev.status !== 'invalid');
       const hash = contentHash(src);
       const changedAt = before && before.content_hash === hash ? before.changed_at : toDt(src.observedAt);
       rows.push({
@@ -163,7 +186,7 @@ export class ListingsToAgents {
     }
     await this.warehouse.insert('listings', rows);
 
-    if (touched.size > 0) await this.recomputeAgents(touched);
+    if (touched.size > 0) await this.recomputeAgents(touched, causes);
     return [...touched.keys()];
   }
 
@@ -173,7 +196,7 @@ export class ListingsToAgents {
    * recomputed agent never loses to an older stored row. A key no listing names any more (its
    * only listing changed URL or became invalid) keeps its row, marked inactive as of that time.
    */
-  async recomputeAgents(touched: ReadonlyMap<string, number>): Promise<void> {
+  async recomputeAgents(touched: ReadonlyMap<string, number>, causes: ReadonlyMap<string, readonly ListingCause[]> = new Map()): Promise<void> {
     const keys = [...touched.keys()];
     const listingRows = await this.warehouse.query<ListingRow>(
       `SELECT ${MERGE_COLUMNS} FROM listings FINAL WHERE agent_key IN {keys:Array(String)} ORDER BY agent_key, version`,
@@ -199,6 +222,15 @@ export class ListingsToAgents {
         const version = Math.max(touched.get(a.agent_key) ?? 0, Number(a.version) + 1);
         agents.push({ ...a, sources: [], source_first_seen: {}, active: 0, inactive_since: toDt(version), version });
       }
+    }
+    if (agents.length > 0 && this.onAgentChanges) {
+      const prior = await agentsActive(this.warehouse, agents.map((a) => a.agent_key));
+      const changes = deriveListingChanges(
+        agents.map((a) => ({ agentKey: a.agent_key, protocol: a.protocol, name: a.name, active: a.active === 1 })),
+        prior,
+        causes,
+      );
+      if (changes.length > 0) await this.onAgentChanges(changes);
     }
     if (agents.length > 0) await this.warehouse.insert('agents', agents);
   }

@@ -11,6 +11,7 @@ import { KafkaObservationSink } from '../producers/kafka-sink.js';
 import { ProbeEngine } from '../producers/probe/probe-agent.js';
 import { canaryEventSink, PROBE_WORKER_GROUP, ProbeWorker } from '../producers/probe-worker.js';
 import type { AddressPolicy } from '../producers/http/types.js';
+import { loadWebhookSubscriptions, WEBHOOK_DELIVERER_GROUP, WebhookDeliverer } from '../producers/webhooks/index.js';
 import { loadSigningKey } from '../signing/keys.js';
 import { withTimeout } from '../util/time.js';
 import { API_CONNECTION } from '../warehouse/limits.js';
@@ -39,6 +40,8 @@ export interface Platform {
   readonly sink: KafkaObservationSink;
   processors: ConsumerRunner<unknown>[];
   probeWorker: ProbeWorker | null;
+  /** The webhook deliverer, when a subscriptions file is configured and this platform delivers. */
+  webhooks: WebhookDeliverer | null;
   groups: PipelineGroups;
   /** Where the API listens, when it was started. */
   apiUrl: string | null;
@@ -67,8 +70,13 @@ export interface PlatformOptions {
   processors?: boolean | readonly string[];
   /** Run a probe worker in this process (default true). */
   probes?: boolean;
-  /** Probe address policy: only tests and `--allow-loopback` loosen it. */
+  /** Probe address policy: only tests and `--allow-loopback` loosen it (webhook targets follow it too). */
   probePolicy?: AddressPolicy;
+  /**
+   * Deliver webhooks here when VERONIKAI_WEBHOOKS_FILE is set (default: when every processor runs
+   * here, as in `run`; a role without the warehouse cannot, since the deliverer reads what it sent).
+   */
+  webhooks?: boolean;
   /** Known-good targets for the canary (default: from the configuration). */
   canaryTargets?: readonly string[];
   topicPrefix?: string;
@@ -111,6 +119,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     throw new Error(`this role was started without ${what}`);
   };
 
+  // A bad subscriptions file stops the start before anything is opened.
+  const webhooksFile = config.webhooks.file !== null && (opts.webhooks ?? (opts.processors === undefined || opts.processors === true)) ? config.webhooks.file : null;
+  const subscriptions = webhooksFile === null ? null : loadWebhookSubscriptions(webhooksFile);
+
   try {
     let warehouse: Warehouse | null = null;
     if (opts.warehouse !== false) {
@@ -142,7 +154,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       const rt = kafka ?? missing('Kafka');
       const wh = warehouse ?? missing('a warehouse');
       const sign = opts.sign ?? defaultSigner(config);
-      const deps = { kafka: rt.kafka, warehouse: wh, topics: rt.topics, logger: log, sign, optOutFile: config.optOutFile, groupPrefix: prefix, ...(opts.sinkRetries === undefined ? {} : { sinkRetries: opts.sinkRetries }) };
+      const deps = { kafka: rt.kafka, warehouse: wh, topics: rt.topics, logger: log, sign, optOutFile: config.optOutFile, groupPrefix: prefix, ...(opts.sinkRetries === undefined ? {} : { sinkRetries: opts.sinkRetries }), ...(producer ? { producer } : {}) };
       for (const runner of createProcessors(deps, names)) {
         await runner.start();
         processors.push(runner);
@@ -171,13 +183,38 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       watch(groupId, worker.done);
     }
 
+    let webhooks: WebhookDeliverer | null = null;
+    if (subscriptions) {
+      log.info({ file: webhooksFile, subscriptions: subscriptions.length }, `webhooks: ${subscriptions.length} subscriptions from ${webhooksFile}`);
+      if (subscriptions.length > 0) {
+        const rt = kafka ?? missing('Kafka');
+        const d = new WebhookDeliverer({
+          kafka: rt.kafka,
+          topics: rt.topics,
+          warehouse: warehouse ?? missing('a warehouse'),
+          subscriptions,
+          contact: config.contact,
+          maxAgeMs: config.webhooks.maxAgeMs,
+          publicBaseUrl: config.publicUrl,
+          producer: producer!,
+          groupId: `${prefix}${WEBHOOK_DELIVERER_GROUP}`,
+          logger: log,
+          ...opts.probePolicy,
+        });
+        await d.start();
+        webhooks = d;
+        closers.push(() => d.stop());
+        watch(d.runner.groupId, d.done);
+      }
+    }
+
     let apiUrl: string | null = null;
     if (opts.api !== false) {
       if (!warehouse) missing('a warehouse');
       // The API and the dashboard get their own read-only connection with a deadline, never the writing one.
       const reader = await openWarehouse(config.warehouse, API_CONNECTION);
       closers.push(() => reader.close());
-      const api = buildApi({ warehouse: reader, logger: log });
+      const api = buildApi({ warehouse: reader, logger: log, publicUrl: config.publicUrl });
       await api.listen({ host: config.apiHost, port: config.apiPort });
       const addr = api.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.apiPort;
@@ -213,6 +250,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       },
       processors,
       probeWorker,
+      webhooks,
       groups: defaultPipelineGroups(undefined, prefix),
       apiUrl,
       clickhouseUrl,

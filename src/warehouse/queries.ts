@@ -1,8 +1,10 @@
 import type {
   AgentChangeRow,
+  CorrectionRow,
   AgentLatestRow,
   AgentUptimeRow,
   BigIntText,
+  DateText,
   DateTimeText,
   Flag,
   Protocol,
@@ -497,6 +499,37 @@ export async function agentUptime(wh: ReadOnlyWarehouse, checkerVersion: string,
   return row ?? null;
 }
 
+/** One UTC day of an agent's history as its page charts it (agent_status by key). */
+export interface AgentDayRow {
+  day: DateText;
+  checks: number;
+  up: number;
+  /** up + down */
+  judged: number;
+  /** p50 / p95 latency (ms) of the day's checks that were up; null without one. */
+  latency_p50: number | null;
+  latency_p95: number | null;
+}
+
+/**
+ * An agent's last 90 UTC days under a checker version, one row per day it was checked (at most
+ * 90), from its agent_status row's arrays: one row read by primary key, each day's latency
+ * t-digest merged alone.
+ */
+export async function agentDays(wh: ReadOnlyWarehouse, checkerVersion: string, key: string): Promise<AgentDayRow[]> {
+  return wh.query<AgentDayRow>(
+    `${STATUS_WITH}
+     SELECT d AS day, c AS checks, u AS up, j AS judged,
+            arrayReduce('quantileTDigestMerge(0.5)', [l]) AS latency_p50,
+            arrayReduce('quantileTDigestMerge(0.95)', [l]) AS latency_p95
+     FROM agent_status FINAL
+     ARRAY JOIN days AS d, day_checks AS c, day_up AS u, day_judged AS j, day_latency AS l
+     WHERE checker_version = {cv:String} AND agent_key = {key:String} AND d > today_utc - 90
+     ORDER BY d LIMIT 90`,
+    { cv: checkerVersion, key },
+  );
+}
+
 // ---- agent lists and search (agent_search_terms, agent_search_rows, clickhouse/0023) ----
 
 /** Where a list page starts: after this (natural sort key, agent id). */
@@ -522,7 +555,14 @@ export interface AgentListQuery {
   protocol: string | null;
   after: AgentListCursor | null;
   limit: number;
+  /** Only agents listed by this source. */
+  source?: string | null;
+  /** Only agents whose latest check (up, down, unknown) or verdict (pass, fail) under `checkerVersion` is this. */
+  state?: AgentListState | null;
+  checkerVersion?: string;
 }
+
+export type AgentListState = 'up' | 'down' | 'unknown' | 'pass' | 'fail';
 
 /** Terms are word prefixes up to this many characters (clickhouse/0023). */
 export const SEARCH_TERM_MAX = 24;
@@ -576,10 +616,13 @@ export async function agentListPage(wh: ReadOnlyWarehouse, q: AgentListQuery): P
       const cur = current.get(r.agent_id);
       if (!cur || BigInt(r.version) > BigInt(cur.version)) current.set(r.agent_id, r);
     }
+    // The state filter reads these agents' agent_status rows by key (a chunk at most).
+    const inState = q.state ? await agentKeysInState(wh, q.checkerVersion ?? '', q.state, [...current.values()].map((r) => r.agent_key)) : null;
     for (const p of postings) {
       const r = current.get(p.agent_id);
       if (!r || seen.has(p.agent_id) || String(r.version) !== String(p.version) || r.sort_key !== p.sort_key) continue;
       if (Number(r.active) !== 1 || r.opt_out === 'hidden' || (q.protocol && r.protocol !== q.protocol)) continue;
+      if ((q.source && !r.sources.includes(q.source)) || (inState && !inState.has(r.agent_key))) continue;
       if (!words.slice(1).every((w) => wordMatches(w, r.name_words ?? [], r.desc_words ?? []))) continue;
       seen.add(p.agent_id);
       found.push({ id: r.agent_id, key: r.agent_key, name: r.name, protocol: r.protocol, sources: r.sources, optOut: r.opt_out, sortKey: r.sort_key });
@@ -595,6 +638,18 @@ export async function agentListPage(wh: ReadOnlyWarehouse, q: AgentListQuery): P
   }
   // Out of rounds with postings left: the page is short, and the next one starts where reading stopped.
   return { rows: found, next: after };
+}
+
+/** Which of these agents' latest check or verdict under a checker version is `state` (agent_status by key). */
+async function agentKeysInState(wh: ReadOnlyWarehouse, checkerVersion: string, state: AgentListState, keys: readonly string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const column = state === 'pass' || state === 'fail' ? 'latest_result' : 'latest_uptime';
+  const rows = await wh.query<{ agent_key: string }>(
+    `SELECT agent_key FROM agent_status FINAL
+     WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND ${column} = {state:String}`,
+    { cv: checkerVersion, keys: [...new Set(keys)], state },
+  );
+  return new Set(rows.map((r) => r.agent_key));
 }
 
 // ---- snapshots (`export`) ----
@@ -737,12 +792,26 @@ export interface AgentChangesQuery {
 }
 
 /**
+ * The ids of the agents whose owners asked to be hidden, read through their own postings
+ * ('opt_out:hidden', clickhouse/0023: every hidden agent has one) and checked against their newest
+ * search row (an agent no longer hidden keeps its old posting): as many rows as hidden agents,
+ * whatever the index holds.
+ */
+const HIDDEN_AGENT_IDS = `(SELECT agent_id FROM agent_search_rows FINAL
+   WHERE agent_id IN (SELECT agent_id FROM agent_search_terms WHERE term = 'opt_out:hidden') AND opt_out = 'hidden')`;
+
+/**
  * The newest changes first, of agents that are not hidden (Methods §9). Verdict and correction
  * changes are shown for the served checker version only, so a replay under a new version
  * does not repeat the old version's history beside its own.
+ *
+ * Bounded: it reads in a table's own order, newest first — agent_changes (sorted by time) for the
+ * ecosystem, agent_changes_by_agent (sorted by agent, then time) for one agent — and stops at
+ * `limit` distinct changes. Instead of FINAL (which reads far more here), a change written twice
+ * is taken once by LIMIT 1 BY its sort key, its newest write first: the row FINAL would keep.
  */
 export async function agentChanges(wh: ReadOnlyWarehouse, q: AgentChangesQuery): Promise<AgentChangeRow[]> {
-  const where = [`agent_key NOT IN ${HIDDEN_AGENT_KEYS}`, "(checker_version = '' OR checker_version = {cv:String})"];
+  const where = [`agent_id NOT IN ${HIDDEN_AGENT_IDS}`, "(checker_version = '' OR checker_version = {cv:String})"];
   const params: Record<string, string | number | string[]> = { cv: q.checkerVersion ?? '', limit: q.limit };
   if (q.agentId !== undefined) {
     where.push('agent_id = {agentId:String}');
@@ -752,11 +821,212 @@ export async function agentChanges(wh: ReadOnlyWarehouse, q: AgentChangesQuery):
     where.push('kind IN {kinds:Array(String)}');
     params.kinds = [...q.kinds];
   }
+  const table = q.agentId !== undefined ? 'agent_changes_by_agent' : 'agent_changes';
+  const order = q.agentId !== undefined ? 'agent_id DESC, observed_at DESC, change_id DESC' : 'observed_at DESC, change_id DESC';
   return wh.query<AgentChangeRow>(
     `SELECT observed_at, change_id, kind, agent_key, agent_id, protocol, name, checker_version, cause_event_id,
             from_state, to_state, summary, reasons
-     FROM agent_changes FINAL WHERE ${where.join(' AND ')}
-     ORDER BY observed_at DESC, change_id DESC LIMIT {limit:UInt32}`,
+     FROM ${table} WHERE ${where.join(' AND ')}
+     ORDER BY ${order}, written_at DESC LIMIT 1 BY observed_at, change_id LIMIT {limit:UInt32}`,
     params,
+  );
+}
+
+// ---- webhook deliveries (src/producers/webhooks) ----
+
+/**
+ * What the webhook deliverer must know before it sends one change: the subscriptions that already
+ * have a final outcome for it (`webhook_deliveries`, by its sort key), and whether the agent's
+ * owner asked to be hidden (then nothing is sent).
+ */
+export async function webhookDeliveryContext(
+  wh: ReadOnlyWarehouse,
+  q: { changeId: string; subscriptionIds: readonly string[]; agentKey: string },
+): Promise<{ settled: Set<string>; hidden: boolean }> {
+  const rows = await wh.query<{ settled: string[]; hidden: number | string }>(
+    `SELECT
+       (SELECT groupUniqArray(subscription_id) FROM webhook_deliveries FINAL
+         WHERE subscription_id IN {subs:Array(String)} AND change_id = {change:String}) AS settled,
+       (SELECT toUInt8(count() > 0) FROM agents FINAL WHERE agent_key = {key:String} AND opt_out = 'hidden') AS hidden`,
+    { subs: [...q.subscriptionIds], change: q.changeId, key: q.agentKey },
+  );
+  const r = rows[0];
+  return { settled: new Set(r?.settled ?? []), hidden: Number(r?.hidden ?? 0) === 1 };
+}
+
+// ---- deriving agent changes (the changes and dedupe processors, issue 14) ----
+
+/** A probe (or a batch's span of probes) to look up by the checks/verdicts sort keys. */
+export interface ProbeRef {
+  id: string;
+  agentKey: string;
+  observedAt: number;
+}
+
+const probeRefParams = (refs: readonly ProbeRef[]) => ({
+  keys: [...new Set(refs.map((r) => r.agentKey))],
+  ids: refs.map((r) => r.id),
+  from: new Date(Math.min(...refs.map((r) => r.observedAt))),
+  to: new Date(Math.max(...refs.map((r) => r.observedAt))),
+});
+
+/**
+ * The checks rows of these probes under one checker version (absent while the verdict processor
+ * has not written them). Reads by the sort key (agent_key, observed_at, event_id, checker_version).
+ */
+export async function checksOfProbes(wh: ReadOnlyWarehouse, checkerVersion: string, refs: readonly ProbeRef[]): Promise<Array<{ event_id: string; uptime: UptimeState; reason: string }>> {
+  if (refs.length === 0) return [];
+  return wh.query(
+    `SELECT event_id, uptime, reason FROM checks
+     WHERE agent_key IN {keys:Array(String)} AND observed_at >= {from:DateTime64(3, 'UTC')} AND observed_at <= {to:DateTime64(3, 'UTC')}
+       AND event_id IN {ids:Array(String)} AND checker_version = {cv:String}
+     LIMIT 1 BY event_id`,
+    { ...probeRefParams(refs), cv: checkerVersion },
+  );
+}
+
+/** The verdicts rows of these probes under one checker version, by the sort key (checker_version, agent_key, observed_at, event_id). */
+export async function verdictsOfProbes(wh: ReadOnlyWarehouse, checkerVersion: string, refs: readonly ProbeRef[]): Promise<Array<{ event_id: string; result: VerdictResult; reasons: string[] }>> {
+  if (refs.length === 0) return [];
+  return wh.query(
+    `SELECT event_id, result, reasons FROM verdicts
+     WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)}
+       AND observed_at >= {from:DateTime64(3, 'UTC')} AND observed_at <= {to:DateTime64(3, 'UTC')} AND event_id IN {ids:Array(String)}
+     LIMIT 1 BY event_id`,
+    { ...probeRefParams(refs), cv: checkerVersion },
+  );
+}
+
+/** One point of an agent's history: its decided state at one probe. */
+export interface AgentStatePointRow {
+  agent_key: string;
+  observed_at: DateTimeText;
+  event_id: string;
+  state: string;
+}
+
+export interface AgentHistoryQuery {
+  checkerVersion: string;
+  agentKeys: readonly string[];
+  /** Only probes observed in [since, until]. */
+  since: Date;
+  until: Date;
+  /** At most this many points per agent, the newest. */
+  perAgent: number;
+}
+
+/** Each agent's newest checks with uptime up or down in [since, until], by the checks sort key. */
+export async function uptimeHistory(wh: ReadOnlyWarehouse, q: AgentHistoryQuery): Promise<AgentStatePointRow[]> {
+  if (q.agentKeys.length === 0) return [];
+  return wh.query<AgentStatePointRow>(
+    `SELECT agent_key, observed_at, event_id, uptime AS state FROM checks FINAL
+     WHERE agent_key IN {keys:Array(String)} AND observed_at >= {since:DateTime64(3, 'UTC')} AND observed_at <= {until:DateTime64(3, 'UTC')}
+       AND checker_version = {cv:String} AND uptime IN ('up', 'down')
+     ORDER BY agent_key, observed_at DESC, event_id DESC LIMIT {perAgent:UInt32} BY agent_key`,
+    { keys: [...q.agentKeys], since: q.since, until: q.until, cv: q.checkerVersion, perAgent: q.perAgent },
+  );
+}
+
+/** Each agent's newest decided verdicts (pass, fail, n/a) of one checker version in [since, until], by the verdicts sort key. */
+export async function verdictHistory(wh: ReadOnlyWarehouse, q: AgentHistoryQuery): Promise<AgentStatePointRow[]> {
+  if (q.agentKeys.length === 0) return [];
+  return wh.query<AgentStatePointRow>(
+    `SELECT agent_key, observed_at, event_id, result AS state FROM verdicts FINAL
+     WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)}
+       AND observed_at >= {since:DateTime64(3, 'UTC')} AND observed_at <= {until:DateTime64(3, 'UTC')} AND result != 'unknown'
+     ORDER BY agent_key, observed_at DESC, event_id DESC LIMIT {perAgent:UInt32} BY agent_key`,
+    { keys: [...q.agentKeys], since: q.since, until: q.until, cv: q.checkerVersion, perAgent: q.perAgent },
+  );
+}
+
+/** Whether each of these agents' stored row is active (keys without a row are absent). */
+export async function agentsActive(wh: ReadOnlyWarehouse, keys: readonly string[]): Promise<Map<string, boolean>> {
+  if (keys.length === 0) return new Map();
+  const rows = await wh.query<{ agent_key: string; active: Flag }>(
+    'SELECT agent_key, active FROM agents FINAL WHERE agent_key IN {keys:Array(String)}',
+    { keys: [...keys] },
+  );
+  return new Map(rows.map((r) => [r.agent_key, Number(r.active) === 1]));
+}
+
+// ---- disputes and the corrections log (Methods §9, issue 14) ----
+
+/** An agent as `veronikai dispute` needs it: what to re-probe, and whether its owner opted out. */
+export interface DisputedAgentRow {
+  agent_key: string;
+  agent_id: string;
+  protocol: Protocol;
+  name: string;
+  active: Flag;
+  opt_out: '' | 'unchecked' | 'hidden';
+  opt_out_reason: string;
+  endpoint_url: string;
+  card_url: string;
+  /** A live listing's endpoint transport ('' when none says). */
+  transport: string;
+}
+
+/** The agents with these keys or this short id (hidden and opted-out ones too: the caller decides), at most `limit`. */
+export async function agentsForDispute(wh: ReadOnlyWarehouse, q: { keys: readonly string[]; agentId?: string | null; limit?: number }): Promise<DisputedAgentRow[]> {
+  return wh.query<DisputedAgentRow>(
+    `SELECT a.agent_key AS agent_key, a.agent_id AS agent_id, a.protocol AS protocol, a.name AS name, a.active AS active,
+            a.opt_out AS opt_out, a.opt_out_reason AS opt_out_reason, a.endpoint_url AS endpoint_url, a.card_url AS card_url,
+            ifNull(t.transport, '') AS transport
+     FROM (SELECT * FROM agents FINAL WHERE agent_key IN {keys:Array(String)} OR agent_id = {id:String}) AS a
+     LEFT JOIN (SELECT agent_key, anyIf(endpoint_transport, endpoint_transport != '') AS transport FROM listings FINAL
+                WHERE tombstoned = 0 AND (agent_key IN {keys:Array(String)} OR agent_key IN (SELECT agent_key FROM agents WHERE agent_id = {id:String}))
+                GROUP BY agent_key) AS t ON t.agent_key = a.agent_key
+     ORDER BY a.agent_key LIMIT {limit:UInt32}`,
+    { keys: [...q.keys], id: q.agentId ?? '', limit: q.limit ?? 10 },
+  );
+}
+
+/** A probe as judged under one checker version: its check and its verdict. */
+export interface JudgedProbeRow {
+  event_id: string;
+  agent_key: string;
+  observed_at: DateTimeText;
+  uptime: UptimeState;
+  reason: string;
+  result: VerdictResult;
+  reasons: string[];
+}
+
+/** The probes among `eventIds` (of these agents) that have both a check and a verdict of `checkerVersion`. */
+export async function judgedProbes(wh: ReadOnlyWarehouse, q: { checkerVersion: string; agentKeys: readonly string[]; eventIds: readonly string[] }): Promise<JudgedProbeRow[]> {
+  if (q.eventIds.length === 0) return [];
+  const params = { cv: q.checkerVersion, keys: [...q.agentKeys], ids: [...q.eventIds] };
+  return wh.query<JudgedProbeRow>(
+    `SELECT c.event_id AS event_id, c.agent_key AS agent_key, c.observed_at AS observed_at, c.uptime AS uptime, c.reason AS reason,
+            v.result AS result, v.reasons AS reasons
+     FROM (SELECT event_id, agent_key, observed_at, uptime, reason FROM checks FINAL
+           WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)}) AS c
+     INNER JOIN (SELECT event_id, result, reasons FROM verdicts FINAL
+                 WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)}) AS v
+       ON v.event_id = c.event_id`,
+    params,
+  );
+}
+
+/** The corrections rows of these disputes (of these agents), as stored. */
+export async function correctionsByDispute(wh: ReadOnlyWarehouse, q: { agentKeys: readonly string[]; disputeIds: readonly string[] }): Promise<CorrectionRow[]> {
+  if (q.disputeIds.length === 0) return [];
+  return wh.query<CorrectionRow>(
+    'SELECT * FROM corrections FINAL WHERE agent_key IN {keys:Array(String)} AND dispute_id IN {ids:Array(String)}',
+    { keys: [...q.agentKeys], ids: [...q.disputeIds] },
+  );
+}
+
+/**
+ * One agent's corrections log (by key, or by short id), newest dispute first, at most `limit` rows;
+ * nothing for a hidden agent (Methods §9).
+ */
+export async function correctionsOfAgent(wh: ReadOnlyWarehouse, agent: { agentKey: string } | { agentId: string }, limit: number): Promise<CorrectionRow[]> {
+  const byKey = 'agentKey' in agent;
+  return wh.query<CorrectionRow>(
+    `SELECT * FROM corrections FINAL
+     WHERE ${byKey ? 'agent_key = {agent:String}' : 'agent_id = {agent:String}'} AND agent_key NOT IN ${HIDDEN_AGENT_KEYS}
+     ORDER BY requested_at DESC, dispute_id DESC LIMIT {limit:UInt32}`,
+    { agent: byKey ? agent.agentKey : agent.agentId, limit },
   );
 }

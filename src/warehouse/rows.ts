@@ -331,6 +331,59 @@ export interface AgentChangeRow {
   reasons: string[];
 }
 
+/** webhook_deliveries (0028): the final outcome of one change's delivery to one subscription. */
+export interface WebhookDeliveryRow {
+  subscription_id: string;
+  change_id: string;
+  delivery_id: string;
+  kind: string;
+  agent_id: string;
+  agent_key: string;
+  change_observed_at: DateTimeText;
+  status: 'delivered' | 'dead' | 'refused' | 'stale' | 'hidden';
+  attempts: number;
+  last_status: number | null;
+  error_class: string;
+  error: string;
+  duration_ms: number;
+  recorded_at: DateTimeText;
+}
+
+/** corrections (0029): the corrections log, one row per dispute (Methods §9). */
+export interface CorrectionRow {
+  dispute_id: string;
+  requested_at: DateTimeText;
+  agent_key: string;
+  agent_id: string;
+  protocol: Protocol;
+  name: string;
+  reason: string;
+  disputed_checker_version: string;
+  disputed_event_id: string;
+  disputed_at: DateTimeText | null;
+  /** '' when the agent had no check under that version. */
+  disputed_uptime: UptimeState | '';
+  disputed_result: VerdictResult | '';
+  disputed_reasons: string[];
+  request_id: string;
+  outcome: 'answered' | 'not_completed' | 'not_reprobed';
+  /** Why a dispute was closed without a judged re-probe ('' when answered). */
+  note: string;
+  checker_version: string;
+  reprobe_event_id: string;
+  reprobed_at: DateTimeText | null;
+  reprobe_uptime: UptimeState | '';
+  reprobe_result: VerdictResult | '';
+  reprobe_reasons: string[];
+  verdict_changed: Flag;
+  uptime_changed: Flag;
+  /** The `corrected` agent change published for it. */
+  change_id: string;
+  closed_at: DateTimeText;
+  /** Version: 2 answered, 1 closed without a judged re-probe. */
+  rank: number;
+}
+
 /** The analyst views of clickhouse/0020 (and v_agent_uptime__v3, clickhouse/0026), by name. */
 export const VIEWS = {
   checkerCurrent: 'v_checker_current__v2',

@@ -23,7 +23,10 @@ const SIZES = [5_000, 100_000];
 const DAYS = 7;
 const CV = 'bounded-reads-checker';
 
-const routes = (n: number): string[] => {
+/** A route, or a route asked for as a page (the agent page answers HTML to a browser's Accept). */
+type Route = string | { url: string; accept: string };
+
+const routes = (n: number): Route[] => {
   const mid = Math.floor(n / 2);
   return [
     '/agents?limit=50',
@@ -41,8 +44,34 @@ const routes = (n: number): string[] => {
     '/stats/runs/latest',
     '/',
     '/?q=travel',
+    '/feed.atom',
+    '/feed.json',
+    `/agents/${agentId(syntheticKey(mid))}/feed.atom`,
+    `/badge/${agentId(syntheticKey(mid))}/uptime.svg`,
+    `/badge/${agentId(syntheticKey(mid))}/conformance.svg`,
+    '/?protocol=mcp&state=down',
+    '/?source=mcp-registry&state=pass&q=agent',
+    { url: `/agents/${agentId(syntheticKey(mid))}`, accept: 'text/html' },
   ];
 };
+
+/**
+ * Two changes per agent in agent_changes (listed, then a verdict change under CV; the hidden
+ * agents' too), spread over the last `agents` minutes, so the feeds read a table bigger than the bound.
+ */
+async function addSyntheticChanges(wh: TestWarehouse['wh'], agents: number): Promise<void> {
+  const key = "concat('https://a', toString(number % {agents:UInt64}), '.example.dev/mcp')";
+  await wh.exec(
+    `INSERT INTO agent_changes (observed_at, change_id, kind, agent_key, agent_id, protocol, name, checker_version, cause_event_id,
+       from_state, to_state, summary, reasons)
+     SELECT now64(3, 'UTC') - toIntervalSecond(2 * {agents:UInt64} * 60 - number * 60), lower(hex(SHA256(toString(number)))),
+       if(number < {agents:UInt64}, 'listed', 'verdict'), ${key}, substring(lower(hex(SHA256(${key}))), 1, 16), 'mcp',
+       concat('Agent ', toString(number % {agents:UInt64})), if(number < {agents:UInt64}, '', {cv:String}), toString(number),
+       NULL, if(number < {agents:UInt64}, 'listed', 'fail'), 'a change', []
+     FROM numbers(2 * {agents:UInt64})`,
+    { agents, cv: CV },
+  );
+}
 
 describe('every API query reads a bounded number of rows, whatever the size of the index', () => {
   let t: TestWarehouse | undefined;
@@ -54,20 +83,22 @@ describe('every API query reads a bounded number of rows, whatever the size of t
     t = await withWarehouse(`bounded-${agents}`);
     await addSyntheticAgents(t.wh, { from: 0, to: agents, days: DAYS, checkerVersion: CV });
     await finishSyntheticIndex(t.wh, { agents, days: DAYS, checkerVersion: CV });
+    await addSyntheticChanges(t.wh, agents);
     // The tables are bigger than the bound, so a scan of any of them could not pass.
-    const [sizes] = await t.wh.query<{ a: number; s: number; p: number }>(
-      'SELECT toUInt32((SELECT count() FROM agents)) AS a, toUInt32((SELECT count() FROM agent_status)) AS s, toUInt32((SELECT count() FROM agent_search_terms)) AS p',
+    const [sizes] = await t.wh.query<{ a: number; s: number; p: number; c: number }>(
+      'SELECT toUInt32((SELECT count() FROM agents)) AS a, toUInt32((SELECT count() FROM agent_status)) AS s, toUInt32((SELECT count() FROM agent_search_terms)) AS p, toUInt32((SELECT count() FROM agent_changes)) AS c',
     );
-    if (agents > BOUND) expect(Math.min(sizes!.a, sizes!.s, sizes!.p)).toBeGreaterThan(BOUND);
+    if (agents > BOUND) expect(Math.min(sizes!.a, sizes!.s, sizes!.p, sizes!.c)).toBeGreaterThan(BOUND);
 
     let stats: QueryStats[] = [];
     const reader = new EmbeddedWarehouse(join(t.dir, 'warehouse'), { ...API_CONNECTION, onQueryStats: (s) => stats.push(s) });
     const app = buildApi({ warehouse: reader });
     try {
       const worst: Array<{ url: string; rows: number }> = [];
-      for (const url of routes(agents)) {
+      for (const route of routes(agents)) {
+        const { url, accept } = typeof route === 'string' ? { url: route, accept: undefined } : route;
         stats = [];
-        const res = await app.inject({ method: 'GET', url });
+        const res = await app.inject({ method: 'GET', url, headers: accept ? { accept } : {} });
         expect(res.statusCode, url).toBe(200);
         expect(stats.length, url).toBeGreaterThan(0);
         for (const s of stats) expect(s.rowsRead, `${url}: ${s.sql.replace(/\s+/g, ' ').slice(0, 160)}`).toBeLessThanOrEqual(BOUND);

@@ -1,21 +1,20 @@
 import { dashboardData, DASHBOARD_CSP, renderDashboard } from '../dashboard.js';
 import { sendError } from '../errors.js';
 import { decodeListCursor } from '../format.js';
-import { dashboardQuerySchema } from '../schemas.js';
+import { sendPage } from '../pages/html.js';
+import { dashboardQuerySchema, errorResponses, htmlResponse } from '../schemas.js';
 import type { ApiRoutes } from './types.js';
 
-/** GET /: the dashboard page, searchable on the server with ?q= (it works without JavaScript). */
+/**
+ * GET /: the dashboard page, searchable and filterable on the server with ?q=, ?protocol=,
+ * ?source= and ?state= (a plain GET form: it works without JavaScript).
+ */
 export const dashboardRoutes: ApiRoutes = async (app, { warehouse }) => {
-  app.get('/', { schema: { querystring: dashboardQuerySchema } }, async (req, reply) => {
+  app.get('/', { schema: { querystring: dashboardQuerySchema, response: { 200: htmlResponse, ...errorResponses(400, 500) } } }, async (req, reply) => {
     const cursor = req.query.cursor ? decodeListCursor(req.query.cursor) : null;
     if (req.query.cursor && !cursor) return sendError(reply, 400, 'invalid_cursor', 'invalid cursor');
-    const html = renderDashboard(await dashboardData(warehouse, req.query.q?.trim() ?? '', cursor));
-    return reply
-      .header('content-type', 'text/html; charset=utf-8')
-      .header('content-security-policy', DASHBOARD_CSP)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .header('cache-control', 'no-store')
-      .send(html);
+    const filters = { protocol: req.query.protocol ?? '', source: req.query.source ?? '', state: req.query.state ?? '' };
+    const html = renderDashboard(await dashboardData(warehouse, req.query.q?.trim() ?? '', cursor, filters));
+    return sendPage(reply, html, DASHBOARD_CSP);
   });
 };

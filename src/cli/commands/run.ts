@@ -13,7 +13,7 @@ export function registerRunCommand(program: Command): void {
   const cmd = program
     .command('run')
     .description('run everything in one process: local Kafka broker, embedded ClickHouse, listing sources, processors and the API');
-  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
+  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'webhooksFile', 'webhooksMaxAge'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
     .addOption(sourceOption())
     .addOption(allowLoopbackOption())
     .option('--full', 'full resync of every source on the first pass')
@@ -26,6 +26,7 @@ export function registerRunCommand(program: Command): void {
       say(`VeronikAI API listening on ${platform.apiUrl}  (try ${platform.apiUrl}/agents)`);
       say(`data directory: ${config.dataDir}; Kafka: ${platform.kafka.brokers}; warehouse: ${config.warehouse.kind}`);
       if (platform.clickhouseUrl) say(`ClickHouse HTTP interface (read-only) on ${platform.clickhouseUrl}`);
+      if (platform.webhooks) say(`webhooks: ${platform.webhooks.subscriptionCount} subscription(s) from ${config.webhooks.file}`);
       const shutdown = opts.once ? null : onShutdown();
       shutdown?.signal.addEventListener('abort', () => say(`received ${String(shutdown.signal.reason)}, shutting down`), { once: true });
       try {

@@ -1,5 +1,6 @@
 import type { ProbeEvent } from '../../events/types.js';
 import type { ConsumerRunner } from '../../kafka/consumer-runner.js';
+import type { EventProducer } from '../../kafka/producer.js';
 import {
   CENSUS_REFRESH_INTERVAL_MS,
   refreshAgentDailyHistory,
@@ -15,6 +16,8 @@ import { judgeProbe, type Signer } from './judge-probe.js';
 import { ListingContextResolver } from './listing-context.js';
 import { DocumentReader } from '../documents.js';
 import { documentHashes } from './observation.js';
+import { ProbeChangeWriter } from '../changes/processor.js';
+import { changePublisher, processorProducer } from '../changes/publish.js';
 
 /**
  * The verdict processor's consumer group carries the checker version: a new
@@ -29,6 +32,8 @@ export interface VerdictProcessorOptions extends EventProcessorDeps {
   warehouse: Warehouse;
   sign: Signer;
   checker?: Checker;
+  /** Publishes the agent changes the batches show (default: a producer of its own). */
+  producer?: EventProducer | undefined;
 }
 
 /**
@@ -79,14 +84,25 @@ export class VerdictWriter {
   }
 }
 
-/** probes topic → checks, verdicts, agent_latest and the rollups, under one checker version. */
+/**
+ * probes topic → checks, verdicts, agent_latest and the rollups, under one checker version; then
+ * the up, down and verdict changes those rows show, to the agent-changes topic (issue 14), before
+ * the batch's offsets are committed.
+ */
 export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerRunner<ProbeEvent> {
   const checker = opts.checker ?? CURRENT_CHECKER;
   const writer = new VerdictWriter(opts.warehouse, checker, opts.sign);
-  return createEventProcessor(opts, {
+  const { producer, closeWith } = processorProducer(opts);
+  const changes = new ProbeChangeWriter(opts.warehouse, checker.version, changePublisher(producer, opts.topics));
+  const runner = createEventProcessor(opts, {
     groupId: verdictGroupId(checker.version),
     topic: 'probes',
     event: 'Probe',
-    write: (events) => writer.write(events),
+    write: async (events) => {
+      await writer.write(events);
+      await changes.write(events);
+    },
   });
+  closeWith(runner as ConsumerRunner<unknown>);
+  return runner;
 }

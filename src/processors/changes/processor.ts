@@ -1,0 +1,157 @@
+import type { AgentChangeEvent, ProbeEvent } from '../../events/types.js';
+import { sleep } from '../../util/time.js';
+import {
+  agentNames,
+  checksOfProbes,
+  uptimeHistory,
+  verdictHistory,
+  verdictsOfProbes,
+  type AgentStatePointRow,
+  type ProbeRef,
+} from '../../warehouse/queries.js';
+import { fromDateTime64 } from '../../warehouse/time.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { DOCUMENT_WAIT_MS } from '../documents.js';
+import { deriveProbeChanges, type ProbeFacts, type StatePoint } from './derive.js';
+import type { ChangePublisher } from './publish.js';
+
+/**
+ * Up, down and verdict changes of a batch of probes, published to the agent-changes topic.
+ *
+ * The verdict processor runs it on each batch right after writing the batch's checks and verdicts
+ * (src/processors/verdicts/processor.ts), before its offsets are committed: it reads what was
+ * written (never judges itself), so a change always agrees with the verdict shown, and being in
+ * the same consumer group it can never fall behind the rows it reads. Rows still missing after a
+ * short wait fail the batch, which the runner retries, uncommitted.
+ *
+ * Which checker version: the verdict processor's (one consumer group per version), and
+ * it reads that version's rows only, for verdict changes (versioned ids: a replay under a new
+ * version writes that version's verdict history beside the old) and for up/down. Up/down ids
+ * leave the version out, so a replay under a new version derives the same ids from its own checks
+ * wherever it judges uptime as the old one did (uptime rules rarely change with a version) and
+ * the copies collapse. Where a new version does judge a probe's uptime differently, its replay
+ * derives the changes it sees; the old version's stay, since they were announced as they were.
+ *
+ * Raw checks and verdicts expire after 90 days (clickhouse/0004, 0005; dropped at insert when
+ * already past). A probe observed before RAW_HISTORY_DAYS ago makes no change and is not waited
+ * for, and history is read from that day on only: a probe whose previous decided state is older
+ * than that has none, so it makes no change (as a newcomer does), whatever has merged away.
+ */
+
+/** How many whole UTC days back, from today's start, raw rows are certainly all still there (rollups.ts: today - 89). */
+export const RAW_HISTORY_DAYS = 89;
+/** Points of history read per agent and batch: the newest; at most one probe a day (plus disputes) fits many times over. */
+export const HISTORY_PER_AGENT = 500;
+/** How long a batch waits for its checks and verdicts rows (written just before, in the same batch): under the consumer session timeout, as for documents. */
+export const ROWS_WAIT_MS = DOCUMENT_WAIT_MS;
+const ROWS_POLL_MS = 200;
+const DAY_MS = 86_400_000;
+
+/** The start of the oldest UTC day whose raw rows are all inside the TTL. */
+export function rawHistorySince(now: number): number {
+  return Math.floor(now / DAY_MS) * DAY_MS - RAW_HISTORY_DAYS * DAY_MS;
+}
+
+/** Probes of a batch whose checks or verdicts rows the verdict processor has not written (yet). */
+export class MissingJudgementsError extends Error {
+  override name = 'MissingJudgementsError';
+  constructor(readonly eventIds: readonly string[], checkerVersion: string) {
+    super(`${eventIds.length} probe(s) have no checks/verdicts rows of checker ${checkerVersion} yet (is the verdict processor running?): ${eventIds.slice(0, 3).join(', ')}`);
+  }
+}
+
+export interface ChangeWriterOptions {
+  waitMs?: number;
+  now?: () => number;
+}
+
+const points = (rows: readonly AgentStatePointRow[]): Map<string, StatePoint[]> => {
+  const out = new Map<string, StatePoint[]>();
+  for (const r of rows) {
+    const list = out.get(r.agent_key) ?? [];
+    list.push({ observedAt: fromDateTime64(r.observed_at), eventId: r.event_id, state: r.state });
+    out.set(r.agent_key, list);
+  }
+  return out;
+};
+
+/** One batch of judged probe events → its changes, published. */
+export class ProbeChangeWriter {
+  private readonly waitMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    private readonly checkerVersion: string,
+    private readonly publish: ChangePublisher,
+    opts: ChangeWriterOptions = {},
+  ) {
+    this.waitMs = opts.waitMs ?? ROWS_WAIT_MS;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Derives and publishes the batch's changes; returns them. */
+  async write(events: readonly ProbeEvent[]): Promise<AgentChangeEvent[]> {
+    const changes = await this.derive(events);
+    await this.publish(changes);
+    return changes;
+  }
+
+  /** The batch's changes, from the warehouse's history (no writes). */
+  async derive(events: readonly ProbeEvent[]): Promise<AgentChangeEvent[]> {
+    const since = rawHistorySince(this.now());
+    const recent = events.filter((e) => e.observedAt >= since);
+    if (recent.length === 0) return [];
+    const facts = await this.judged(recent);
+    const agentKeys = [...new Set(recent.map((e) => e.agentKey))];
+    const query = {
+      checkerVersion: this.checkerVersion,
+      agentKeys,
+      since: new Date(since),
+      until: new Date(Math.max(...recent.map((e) => e.observedAt))),
+      perAgent: HISTORY_PER_AGENT,
+    };
+    const uptime = await uptimeHistory(this.warehouse, query);
+    const verdicts = await verdictHistory(this.warehouse, query);
+    const names = await agentNames(this.warehouse, agentKeys);
+    return deriveProbeChanges({
+      events: facts,
+      uptimeHistory: points(uptime),
+      verdictHistory: points(verdicts),
+      names,
+      checkerVersion: this.checkerVersion,
+    });
+  }
+
+  /** Each probe's check and verdict, waiting a bounded time for the verdict processor to write them. */
+  private async judged(events: readonly ProbeEvent[]): Promise<ProbeFacts[]> {
+    const refs: ProbeRef[] = events.map((e) => ({ id: e.id, agentKey: e.agentKey, observedAt: e.observedAt }));
+    const checks = new Map<string, { uptime: string; reason: string }>();
+    const verdicts = new Map<string, { result: string; reasons: string[] }>();
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const needChecks = refs.filter((r) => !checks.has(r.id));
+      for (const r of await checksOfProbes(this.warehouse, this.checkerVersion, needChecks)) checks.set(r.event_id, r);
+      const needVerdicts = refs.filter((r) => !verdicts.has(r.id));
+      for (const r of await verdictsOfProbes(this.warehouse, this.checkerVersion, needVerdicts)) verdicts.set(r.event_id, r);
+      const missing = refs.filter((r) => !checks.has(r.id) || !verdicts.has(r.id));
+      if (missing.length === 0) break;
+      if (Date.now() >= deadline) throw new MissingJudgementsError(missing.map((r) => r.id), this.checkerVersion);
+      await sleep(ROWS_POLL_MS);
+    }
+    return events.map((e) => {
+      const c = checks.get(e.id)!;
+      const v = verdicts.get(e.id)!;
+      return {
+        eventId: e.id,
+        agentKey: e.agentKey,
+        protocol: e.protocol,
+        observedAt: e.observedAt,
+        uptime: c.uptime,
+        reason: c.reason,
+        verdict: v.result,
+        verdictReasons: v.reasons,
+      };
+    });
+  }
+}

@@ -1,0 +1,158 @@
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/api/server.js';
+import { agentId } from '../../src/identity/agent-key.js';
+import { addSyntheticAgents, finishSyntheticIndex, syntheticKey } from '../api/synthetic-index.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+
+/**
+ * The dashboard and an agent page in a real browser (Debian's chromium, headless, driven by
+ * puppeteer-core) over the real API and an embedded warehouse of synthetic rows: the SVG charts
+ * are in the rendered document, nothing is requested from any origin but the test server's, and
+ * the page logs no console error and no Content-Security-Policy violation (a positive control
+ * shows the violation listener does hear one). One browser for the file.
+ */
+
+const CHROMIUM = process.env.VERONIKAI_CHROMIUM ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) console.warn(`test/browser/pages.test.ts skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set VERONIKAI_CHROMIUM)`);
+
+const CV = 'browser-test-checker';
+const AGENTS = 300;
+const DAYS = 90;
+/** Agent 1: checked every day of the window (synthetic-index.ts: every 20th agent is never checked). */
+const AGENT = agentId(syntheticKey(1));
+
+interface Visit {
+  page: Page;
+  requests: string[];
+  errors: string[];
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
+  let t: TestWarehouse;
+  let app: ReturnType<typeof buildApi>;
+  let origin = '';
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await withWarehouse('browser-pages');
+    await addSyntheticAgents(t.wh, { from: 0, to: AGENTS, days: DAYS, checkerVersion: CV });
+    await finishSyntheticIndex(t.wh, { agents: AGENTS, days: DAYS, checkerVersion: CV });
+    const key = syntheticKey(1);
+    const change = (id: string, kind: string, minutesAgo: number, from: string | null, to: string | null, summary: string) => ({
+      observed_at: new Date(Date.now() - minutesAgo * 60_000), change_id: id, kind, agent_key: key, agent_id: AGENT, protocol: 'mcp',
+      name: 'Maps Agent 1', checker_version: kind === 'verdict' || kind === 'corrected' ? CV : '', cause_event_id: `cause-${id}`,
+      from_state: from, to_state: to, summary, reasons: [],
+    });
+    await t.wh.insert('agent_changes', [
+      change('b1', 'down', 300, 'up', 'down', 'went down'),
+      change('b2', 'up', 200, 'down', 'up', 'came back up'),
+      change('b3', 'corrected', 100, null, null, 'disputed: re-probed, unchanged'),
+    ]);
+    app = buildApi({ warehouse: t.wh });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--headless=new'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await t?.close();
+  });
+
+  /** Opens a URL with every request recorded (any other origin's is refused) and every console error and CSP violation kept. */
+  async function visit(path: string): Promise<Visit> {
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    const errors: string[] = [];
+    await page.setRequestInterception(true);
+    page.on('request', (req) => {
+      requests.push(req.url());
+      if (req.url().startsWith('data:') || new URL(req.url()).origin === origin) void req.continue();
+      else void req.abort();
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => errors.push(`page error: ${String(e)}`));
+    // Injected by the DevTools protocol, so the page's own policy does not apply to it.
+    await page.evaluateOnNewDocument(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        (window as unknown as { violations: string[] }).violations ??= [];
+        (window as unknown as { violations: string[] }).violations.push(`${e.violatedDirective} ${e.blockedURI}`);
+      });
+    });
+    const res = await page.goto(`${origin}${path}`, { waitUntil: 'networkidle0' });
+    expect(res?.status(), path).toBe(200);
+    return { page, requests, errors };
+  }
+
+  const violations = (page: Page) => page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? []);
+
+  async function expectClean(v: Visit): Promise<void> {
+    expect(v.requests.length).toBeGreaterThan(0);
+    for (const url of v.requests) expect(url.startsWith('data:') || new URL(url).origin === origin, url).toBe(true);
+    expect(v.errors).toEqual([]);
+    expect(await violations(v.page)).toEqual([]);
+  }
+
+  it('renders the dashboard\'s charts with their Wilson bands, and requests nothing from elsewhere', async () => {
+    const v = await visit('/');
+    const charts = await v.page.$$eval('figure[data-chart] svg.chart', (svgs) =>
+      svgs.map((svg) => ({
+        chart: svg.closest('figure')!.getAttribute('data-chart'),
+        width: svg.getBoundingClientRect().width,
+        series: [...svg.querySelectorAll('g.series')].map((g) => g.getAttribute('data-series')),
+        allBands: svg.querySelectorAll('g.series[data-series="all"] .band').length,
+        allPoints: svg.querySelectorAll('g.series[data-series="all"] circle').length,
+      })),
+    );
+    expect(charts.map((c) => c.chart)).toEqual(['up-by-protocol', 'pass-by-protocol', 'up-by-source', 'pass-by-source']);
+    for (const c of charts) {
+      expect(c.width, c.chart!).toBeGreaterThan(100);
+      expect(c.allBands, c.chart!).toBeGreaterThan(0);
+      expect(c.allPoints, c.chart!).toBe(DAYS); // the synthetic rollups have a sample every day
+    }
+    expect(charts[0]!.series).toEqual(['all', 'a2a', 'mcp']);
+    expect(charts[2]!.series).toEqual(['all', 'mcp-registry']);
+    // the agent list, in natural order, links to the agent pages
+    const names = await v.page.$$eval('#agents a', (as) => as.map((a) => a.textContent));
+    expect(names.length).toBeGreaterThan(10);
+    await expectClean(v);
+    // Positive control: an inline style attribute is refused, and the listener hears it.
+    await v.page.evaluate(() => document.body.appendChild(document.createElement('div')).setAttribute('style', 'color:red'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await violations(v.page)).some((x) => x.startsWith('style-src'))).toBe(true);
+    await v.page.close();
+  }, 60_000);
+
+  it('renders an agent page (a browser navigation asks for HTML) with its uptime bar and latency chart', async () => {
+    const v = await visit(`/agents/${AGENT}`);
+    expect(await v.page.title()).toContain('Maps Agent 1');
+    const bar = await v.page.$$eval('svg.uptime-bar rect', (rects) => rects.map((r) => r.getAttribute('fill')));
+    expect(bar).toHaveLength(90);
+    expect(new Set(bar).size).toBeGreaterThan(1); // days of different uptime
+    const latency = await v.page.$eval('figure[data-chart="latency"] svg.chart', (svg) => ({
+      width: svg.getBoundingClientRect().width,
+      series: [...svg.querySelectorAll('g.series')].map((g) => ({
+        name: g.getAttribute('data-series'),
+        lines: g.querySelectorAll('path.line').length,
+        points: g.querySelectorAll('circle').length,
+      })),
+    }));
+    expect(latency.width).toBeGreaterThan(100);
+    expect(latency.series.map((s) => s.name)).toEqual(['p50', 'p95']);
+    for (const s of latency.series) {
+      expect(s.lines, s.name!).toBeGreaterThan(0);
+      expect(s.points, s.name!).toBe(DAYS);
+    }
+    const history = await v.page.$$eval('#changes tr[data-kind]', (rows) => rows.map((r) => r.getAttribute('data-kind')));
+    expect(history).toEqual(['up', 'down']);
+    expect(await v.page.$eval('#changes li.correction', (li) => li.textContent)).toContain('disputed: re-probed, unchanged');
+    await expectClean(v);
+    await v.page.close();
+  }, 60_000);
+});

@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generateSigningKeyPair, signVerdict, type Verdict } from '../../../src/conformance/index.js';
+import type { AgentChangeEvent, ListingEvent } from '../../../src/events/types.js';
+import { MissingJudgementsError, ProbeChangeWriter, RAW_HISTORY_DAYS } from '../../../src/processors/changes/processor.js';
+import { ListingsToAgents } from '../../../src/processors/listings-to-agents.js';
+import { CURRENT_CHECKER } from '../../../src/processors/verdicts/checker.js';
+import { VerdictWriter } from '../../../src/processors/verdicts/processor.js';
+import type { EmbeddedWarehouse } from '../../../src/warehouse/embedded.js';
+import type { Warehouse } from '../../../src/warehouse/warehouse.js';
+import { probeEvent, probeExchange } from '../../helpers/probe-events.js';
+import { withWarehouse, type TestWarehouse } from '../../helpers/warehouse.js';
+
+/** The two change writers' sinks on the chdb engine, without a broker (publishing is captured). */
+
+const keys = generateSigningKeyPair();
+const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
+const KEY = 'https://mcp.writers-test.dev/mcp';
+const DAY = 86_400_000;
+const now = Date.now();
+const up = (id: string, at: number) => probeEvent(at, id, KEY, 'mcp', [probeExchange('mcp-get', KEY, 405, '', { allow: 'POST' })]);
+const down = (id: string, at: number) => probeEvent(at, id, KEY, 'mcp', [probeExchange('mcp-get', KEY, 503, '')]);
+
+describe('change writers on the chdb engine', () => {
+  let t: TestWarehouse;
+  let wh: EmbeddedWarehouse;
+  const published: AgentChangeEvent[] = [];
+  const publish = async (c: readonly AgentChangeEvent[]) => void published.push(...c);
+
+  beforeEach(async () => {
+    t = await withWarehouse('change-writers');
+    wh = t.wh;
+    published.length = 0;
+  });
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  it('fails a batch whose checks and verdicts the verdict processor has not written, after a bounded wait', async () => {
+    const writer = new ProbeChangeWriter(wh, CURRENT_CHECKER.version, publish, { waitMs: 300 });
+    const started = Date.now();
+    await expect(writer.write([up('w-1', now - DAY)])).rejects.toBeInstanceOf(MissingJudgementsError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(published).toEqual([]);
+  });
+
+  it('derives nothing from probes past the raw tables\' TTL, and does not wait for their rows', async () => {
+    const old = now - (RAW_HISTORY_DAYS + 1) * DAY;
+    const verdicts = new VerdictWriter(wh, CURRENT_CHECKER, sign);
+    const writer = new ProbeChangeWriter(wh, CURRENT_CHECKER.version, publish, { waitMs: 60_000 });
+    // Judged and written (the engine drops rows past the TTL at insert, so they may be gone).
+    await verdicts.write([up('w-old-1', old), down('w-old-2', old + 1000)]);
+    expect(await writer.write([up('w-old-1', old), down('w-old-2', old + 1000)])).toEqual([]);
+    // The same pair within the TTL makes a down change: the derivation itself is not what stopped it.
+    await verdicts.write([up('w-new-1', now - DAY), down('w-new-2', now - DAY + 1000)]);
+    const changes = await writer.write([up('w-new-1', now - DAY), down('w-new-2', now - DAY + 1000)]);
+    expect(changes.map((c) => [c.kind, c.causeEventId, c.reasons])).toEqual([['down', 'w-new-2', ['HTTP 503']]]);
+    expect(published).toEqual(changes);
+  });
+
+  it('publishes listed before writing the agents row, so a crash in between publishes the same change again', async () => {
+    let failAgents = true;
+    // The agents insert fails once: the batch is written again, as after a crash before the commit.
+    const flaky = new Proxy(wh, {
+      get(target, prop, receiver) {
+        if (prop === 'insert') {
+          return async (table: string, rows: readonly object[]) => {
+            if (table === 'agents' && failAgents) {
+              failAgents = false;
+              throw new Error('crash before the agents insert');
+            }
+            return target.insert(table, rows);
+          };
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    }) as Warehouse;
+    const listing = (id: string, at: number, status = 'active'): ListingEvent => ({
+      id, observedAt: at, runId: 'r', fetchId: 'f', source: 'mcp-registry', itemId: 'w', protocol: 'mcp', name: 'Writers Server',
+      description: 'd', version: '1', endpointUrl: KEY, endpointTransport: 'streamable-http', cardUrl: null, serverJson: null,
+      status, invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false,
+    });
+    const writer = new ListingsToAgents(flaky, { onAgentChanges: publish });
+    const batch = [listing('l-a', 1000), listing('l-b', 2000)];
+    await expect(writer.write(batch)).rejects.toThrow('crash before the agents insert');
+    await writer.write(batch);
+    await writer.write(batch); // and once more after the write: nothing new
+    expect(published.map((c) => [c.kind, c.causeEventId])).toEqual([['listed', 'l-a'], ['listed', 'l-a']]);
+    expect(published[0]!.id).toBe(published[1]!.id);
+    // Seen again while listed: no change; delisted: one.
+    await writer.write([listing('l-c', 3000)]);
+    await writer.write([listing('l-d', 4000, 'delisted')]);
+    expect(published.slice(2).map((c) => [c.kind, c.causeEventId, c.summary])).toEqual([['delisted', 'l-d', 'Writers Server was delisted']]);
+  });
+});
