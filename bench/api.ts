@@ -173,13 +173,29 @@ async function measureAgainstBare(dir: string, n: number): Promise<Figures> {
       if (res.statusCode !== 200) throw new Error(`${job.url}: HTTP ${res.statusCode} ${res.body.slice(0, 200)}`);
       job.statements = recording.calls;
     }
-    const api = await concurrently(jobs, CLIENTS, async (job) => {
-      const res = await app.inject({ method: 'GET', url: job.url });
-      if (res.statusCode !== 200) throw new Error(`${job.url}: HTTP ${res.statusCode}`);
-    });
-    const bare = await concurrently(jobs, CLIENTS, async (job) => {
-      for (const [sql, params] of job.statements) await reader.query(sql, params);
-    });
+    // API and bare in alternating rounds, so load that comes and goes on a shared machine falls on both alike.
+    const api = new Map<Route, number[]>();
+    const bare = new Map<Route, number[]>();
+    const add = (into: Map<Route, number[]>, from: Map<Route, number[]>) => {
+      for (const [route, xs] of from) into.set(route, [...(into.get(route) ?? []), ...xs]);
+    };
+    const ROUNDS = 4;
+    for (let r = 0; r < ROUNDS; r++) {
+      const round = jobs.filter((_, i) => i % ROUNDS === r);
+      add(
+        api,
+        await concurrently(round, CLIENTS, async (job) => {
+          const res = await app.inject({ method: 'GET', url: job.url });
+          if (res.statusCode !== 200) throw new Error(`${job.url}: HTTP ${res.statusCode}`);
+        }),
+      );
+      add(
+        bare,
+        await concurrently(round, CLIENTS, async (job) => {
+          for (const [sql, params] of job.statements) await reader.query(sql, params);
+        }),
+      );
+    }
     const out = {} as Figures;
     console.log(`  ${CLIENTS} concurrent clients, ${requests * CLIENTS} requests per route:`);
     for (const [route] of routes) {
