@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
+import { escapeJsonText } from './json-escape.js';
 
 /**
  * Canonical JSON (RFC 8785 style): object keys sorted by UTF-16 code units, no whitespace,
@@ -165,6 +166,16 @@ function writeAscii(s: string): void {
 /** A string as JSON.stringify writes it, in UTF-8. */
 function writeString(s: string): void {
   const n = s.length;
+  // Long texts (a whole document's) are escaped 16 bytes a step (json-escape.ts); the rest here.
+  const escaped = escapeJsonText(s);
+  if (escaped !== null) {
+    reserve(escaped.length + 2);
+    out[pos++] = 0x22;
+    out.set(escaped, pos);
+    pos += escaped.length;
+    out[pos++] = 0x22;
+    return;
+  }
   if (scratch.length < n * 3) scratch = new Uint8Array(n * 3);
   const { written } = encoder.encodeInto(s, scratch);
   // Non-ASCII text may hold a lone surrogate, which JSON.stringify escapes and UTF-8 cannot carry.

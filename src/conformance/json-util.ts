@@ -41,7 +41,9 @@ export function jsonType(v: unknown): string {
 
 /** RFC 6901 reference token. */
 export function escapePointer(token: string | number): string {
-  return typeof token === 'number' ? String(token) : token.replace(/~/g, '~0').replace(/\//g, '~1');
+  if (typeof token === 'number') return String(token);
+  // Most keys hold neither character: no regex pass over them.
+  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token;
 }
 
 export function ptr(...tokens: Array<string | number>): string {
@@ -59,6 +61,8 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066
 export function sanitize(text: string, max = 60): string {
   let t = text.length > max * 4 ? text.slice(0, max * 4) : text;
   t = t.replace(UNPRINTABLE, '\uFFFD');
+  // No more code units than `max`: no more code points either, so nothing to cut.
+  if (t.length <= max) return t;
   const chars = Array.from(t);
   return chars.length > max ? chars.slice(0, max).join('') + '…' : chars.join('');
 }

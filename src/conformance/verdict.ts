@@ -2,7 +2,7 @@ import { checkCardText, checkCardValue, NOT_UTF8, readChain } from './a2a-card-s
 import type { Basis, Family, Route } from './a2a-attribution.js';
 import { structuralAnswer, type Violation } from './a2a-structure.js';
 import { hashInputs } from './canonical-json.js';
-import { FindingSink } from './findings.js';
+import { FindingSink, sortedRuleIds } from './findings.js';
 import { isObject, parseJson } from './json-util.js';
 import { checkServerJsonValue, declaredRemotes } from './mcp-quality.js';
 import { checkTransport } from './mcp-transport.js';
@@ -117,7 +117,7 @@ function build(
     reasons,
     findings: sink.list,
     omittedFindings: sink.omitted,
-    rulesEvaluated: [...sink.evaluated].sort(),
+    rulesEvaluated: sortedRuleIds(sink.evaluated),
     rulesFlagged: sink.flaggedRules(),
     scope,
     inputsHash,

@@ -2,6 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, canonicalJsonBytes, hashInputs, sha256Hex } from '../../src/conformance/canonical-json.js';
 import { parseIp } from '../../src/conformance/ip-ranges.js';
+import { RULES } from '../../src/conformance/catalogue.js';
+import { sortedRuleIds } from '../../src/conformance/findings.js';
+import { escapeJsonText, MAX_CHARS, MIN_CHARS } from '../../src/conformance/json-escape.js';
+import { escapePointer, sanitize } from '../../src/conformance/json-util.js';
 import { normalizeText, repeatsName } from '../../src/conformance/mcp-quality.js';
 import ipaddr from 'ipaddr.js';
 
@@ -105,6 +109,63 @@ describe('parseIp refuses host names before ipaddr.js', () => {
       fc.property(fc.string({ unit: fc.constantFrom('0', '1', '7', '9', 'a', 'f', 'x', 'X', '.', 'g', '-', ' ') }), (t) => {
         const want = ipaddr.IPv4.isValid(t.trim()) ? ipaddr.IPv4.parse(t.trim()).toString() : null;
         expect(parseIp(t)?.toString() ?? null).toBe(want);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+describe('long texts escaped in WebAssembly (json-escape.ts)', () => {
+  const unit = fc.constantFrom('"', '\\', '\n', '\r', '\t', '\b', '\f', '\u0000', '\u0001', '\u001f', ' ', '\u007f', '\u0080', 'é', '\u2028', '€', '😀', 'a', 'Z', '{', '/');
+  const quoted = (s: string): Buffer => Buffer.from(JSON.stringify(s).slice(1, -1), 'utf8');
+
+  it('writes the bytes JSON.stringify writes between its quotes', () => {
+    fc.assert(
+      fc.property(fc.string({ unit, minLength: MIN_CHARS, maxLength: 400 }), (s) => {
+        const got = escapeJsonText(s);
+        expect(got).not.toBeNull();
+        expect(Buffer.from(got!).equals(quoted(s))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('leaves short, over-long and not well-formed text to the JS writer, and grows its memory', () => {
+    expect(escapeJsonText('x'.repeat(MIN_CHARS - 1))).toBeNull();
+    expect(escapeJsonText('x'.repeat(MAX_CHARS + 1))).toBeNull();
+    expect(escapeJsonText('a'.repeat(100) + '\ud800' + 'b')).toBeNull();
+    const big = 'x"\\\n\u0001é😀'.repeat(Math.floor(MAX_CHARS / 8));
+    expect(Buffer.from(escapeJsonText(big)!).equals(quoted(big))).toBe(true);
+    const after = '"tail"'.repeat(20);
+    expect(Buffer.from(escapeJsonText(after)!).equals(quoted(after))).toBe(true);
+  });
+});
+
+describe('sorted rule IDs by catalogue rank', () => {
+  it('equals the string sort, IDs outside the catalogue included', () => {
+    const ids = fc.constantFrom(...RULES.map((r) => r.id), 'NOT-A-RULE', 'A2A-CARD-999', '');
+    fc.assert(
+      fc.property(fc.array(ids, { maxLength: 30 }), (list) => {
+        const set = new Set(list);
+        expect(sortedRuleIds(set)).toEqual([...set].sort());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('json-util fast paths', () => {
+  it('escapePointer and sanitize answer as their plain forms', () => {
+    const unit = fc.constantFrom('~', '/', 'a', '\u0000', '\u200b', '😀', 'é', ' ');
+    const sanitizeRef = (text: string, max: number): string => {
+      const t = (text.length > max * 4 ? text.slice(0, max * 4) : text).replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, '\uFFFD');
+      const chars = Array.from(t);
+      return chars.length > max ? chars.slice(0, max).join('') + '…' : chars.join('');
+    };
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 200 }), fc.integer({ min: 1, max: 120 }), (s, max) => {
+        expect(escapePointer(s)).toBe(s.replace(/~/g, '~0').replace(/\//g, '~1'));
+        expect(sanitize(s, max)).toBe(sanitizeRef(s, max));
       }),
       { numRuns: 5000 },
     );

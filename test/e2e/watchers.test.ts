@@ -16,14 +16,9 @@
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { xml2js, type Element } from 'xml-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { agentId, agentKey } from '../../src/identity/agent-key.js';
@@ -33,49 +28,15 @@ import { WEBHOOK_DELIVERIES_GROUP } from '../../src/processors/webhook-deliverie
 import { deliveryId, verifySignature } from '../../src/producers/webhooks/signature.js';
 import type { DailyRunReport } from '../../src/runtime/daily.js';
 import { startPlatform, type Platform, type PlatformOptions } from '../../src/runtime/platform.js';
-import { runDailyCycles } from '../../src/runtime/roles.js';
 import { pollUntil } from '../../src/util/poll.js';
 import { entry, startFixtureRegistry, type FixtureRegistry } from '../helpers/fixture-mcp-registry.js';
 import { startHttpServer, type TestServer } from '../helpers/hostile-servers.js';
 import { setupKafkaTest, testLogger, type KafkaTestContext } from '../helpers/kafka.js';
+import { atomEntryIds, dailyCycle, startMcpServerOn } from '../helpers/watched-agent.js';
 
 const SECRET = 'watchers-e2e-secret-0123456789';
 const SUBSCRIPTION = 'watcher';
 const WAIT = { timeoutMs: 30_000, intervalMs: 200 };
-
-/** The SDK's stateless Streamable HTTP server on a chosen port, so it can stop and come back on the same URL. */
-async function startMcpServerOn(port: number): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const app = createMcpExpressApp();
-  app.all('/mcp', async (req, res) => {
-    const server = new McpServer({ name: 'veronikai-watched-peer', version: '1.0.0' });
-    server.registerTool('echo', { description: 'Echoes its input' }, async () => ({ content: [{ type: 'text', text: 'echo' }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
-  const http = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  const sockets = new Set<Socket>();
-  http.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  const bound = (http.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${bound}/mcp`,
-    port: bound,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        http.close(() => r());
-      }),
-  };
-}
 
 interface Received { headers: IncomingHttpHeaders; body: string }
 interface ChangeRow { change_id: string; kind: string; cause_event_id: string; from_state: string | null; to_state: string | null; summary: string }
@@ -86,15 +47,6 @@ const header = (r: Received, name: string): string => {
 };
 const changeIdOf = (r: Received): string => (JSON.parse(r.body) as { change: { id: string } }).change.id;
 
-const parseXml = (xml: string): Element => xml2js(xml, { compact: false }) as Element;
-const kids = (e: Element | undefined, name: string): Element[] => (e?.elements ?? []).filter((c) => c.name === name);
-const text = (e: Element | undefined): string => (e?.elements ?? []).map((c) => (c.type === 'text' || c.type === 'cdata' ? String(c.text ?? c.cdata) : text(c))).join('');
-/** The entry ids of an Atom feed, in document order. */
-const atomEntryIds = (xml: string): string[] => {
-  const feed = kids(parseXml(xml), 'feed')[0];
-  expect(feed, 'an Atom <feed> root').toBeDefined();
-  return kids(feed, 'entry').map((e) => text(kids(e, 'id')[0]));
-};
 const count = <T>(xs: readonly T[], x: T) => xs.filter((y) => y === x).length;
 
 describe('watchers end to end: down, then up, across a platform restart', () => {
@@ -117,20 +69,7 @@ describe('watchers end to end: down, then up, across a platform restart', () => 
   const p = () => platform!;
 
   /** One cycle of `run`: crawl the registry, then the daily run; a failed cycle fails the test. */
-  const cycle = async (): Promise<DailyRunReport> => {
-    let report: DailyRunReport | null = null;
-    let error: unknown = null;
-    let crawled: Array<[string, boolean]> = [];
-    await runDailyCycles(p(), null, null, {
-      sources: ['mcp-registry'],
-      onCrawl: (s) => (crawled = s.map((x) => [x.source, x.complete])),
-      onReport: (r) => (report = r),
-      onError: (err) => (error = err),
-    });
-    if (error) throw error;
-    expect(crawled).toEqual([['mcp-registry', true]]);
-    return report!;
-  };
+  const cycle = (): Promise<DailyRunReport> => dailyCycle(p(), ['mcp-registry']);
 
   const changes = (): Promise<ChangeRow[]> =>
     p().warehouse.query<ChangeRow>(
