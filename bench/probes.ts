@@ -5,7 +5,7 @@
  * host a distinct 127.x.y.z address under a name of its own (`h17.s3.test`, site `s3.test`)
  * resolved by the engine's injectable lookup, every answer sent after 20 ms.
  *
- *   npx tsx bench/probes.ts [hosts, default 500,1000,2000] [big sites, default 4] [pool, default 600]
+ *   npx tsx bench/probes.ts [hosts, default 500,1000,2000] [big sites, default 4] [pool, default the worker's]
  *
  * Shape: 90% of the hosts dealt over a few big sites (a hosting platform's subdomains), each of
  * the other 10% a site of its own (the long tail), so there are many hosts per site and many
@@ -18,10 +18,12 @@
  * engine reads for its body window (MCP_BODY_WINDOW_MS) and closes. No 429 or 503, so the
  * pacing never engages and is no term of the ideal. Probes are taken in a random order (as
  * probe requests arrive) by a pool of `window` concurrent calls of probeWithDocuments (what a
- * probe worker calls), enough to keep every site at its limit.
+ * probe worker calls), by default the probe worker's own concurrency (PROBE_WORKER_CONCURRENCY,
+ * VERONIKAI_PROBE_CONCURRENCY), so the figure is the worker's.
  *
  * Why a few big sites: the politeness limits allow 6 × sites exchanges in flight, 300 a second
- * per site at 20 ms, and the engine costs about 1.5 ms of CPU a request (measured here), so with
+ * per site at 20 ms, and the engine costs about 0.75 ms of CPU a request (measured here; 1.5 ms
+ * before connections were kept alive and the limiter stopped scanning its waiters), so with
  * many big sites one process on 2 cores would be the limit, not the politeness. Each size
  * also prints the engine's CPU a request, its event-loop delay, the mean time a GET took and
  * the bound recomputed at that time (the schedule's own efficiency), so a shortfall says
@@ -33,7 +35,10 @@
  * other exchange to the host) plus the rest over 2 slots; per probe, its chain (robots.txt,
  * GET, metadata). The run's ideal is the largest over sites; ideal rate = probes / that time,
  * achieved = probes / the measured wall time; R = achieved / ideal. robots.txt is counted once
- * per host in the ideal; a refetch (cache eviction) is work the engine added.
+ * per host in the ideal; a refetch (cache eviction) is work the engine added. A site's checks
+ * past its run budget (POLITENESS.perSiteRunBudget, taken in arrival order) send nothing, so
+ * they add no exchange to the ideal (and a host none of whose probes is admitted has no
+ * robots.txt fetch); at the default sizes no site reaches its budget.
  *
  * The server runs in this process; each size runs the engine in a child process of its own
  * (the same file, `--child`), so each size's peak RSS (the child's maxRSS) is the engine's
@@ -47,6 +52,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { MCP_BODY_WINDOW_MS } from '../src/producers/http/limits.js';
 import { POLITENESS } from '../src/producers/politeness/constants.js';
+import { PROBE_WORKER_CONCURRENCY } from '../src/producers/probe-worker.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const DELAY_MS = 20;
@@ -157,13 +163,21 @@ function idealMakespan(plan: Plan, ex = DELAY_MS): { ms: number; exchanges: numb
   const perSite = new Map<number, number>();
   const hostRobots = ex;
   let chain = 0;
-  let exchanges = plan.hosts;
-  for (let h = 0; h < plan.hosts; h++) {
-    const site = siteOfHost(h, plan.hosts, plan.bigSites);
-    perHost.set(h, hostRobots);
-    perSite.set(site, (perSite.get(site) ?? 0) + hostRobots);
+  let exchanges = 0;
+  // The site's run budget: checks past it are refused before any request.
+  const checks = new Map<number, number>();
+  const admitted = plan.probes.filter((p) => {
+    const n = (checks.get(p.site) ?? 0) + 1;
+    checks.set(p.site, n);
+    return n <= POLITENESS.perSiteRunBudget;
+  });
+  for (const p of admitted) {
+    if (perHost.has(p.host)) continue;
+    exchanges++;
+    perHost.set(p.host, hostRobots);
+    perSite.set(p.site, (perSite.get(p.site) ?? 0) + hostRobots);
   }
-  for (const p of plan.probes) {
+  for (const p of admitted) {
     const xs = exchangesOf(p.kind, ex);
     const w = xs.reduce((a, b) => a + b, 0);
     exchanges += xs.length;
@@ -191,6 +205,10 @@ interface ChildResult {
   retainedMb: number;
   /** Mean requests in flight per big site over the run (the limit is 6). */
   bigSiteInFlight: number;
+  /** The same over the first 80% of the run (before the last probes drain). */
+  bigSiteInFlightEarly: number;
+  /** When the last silent stream was taken from the list (ms after the start): the run lasts at least this + the body window. */
+  lastSilentTakenMs: number;
   /** Mean duration of a GET (not the silent streams) as the engine measured it, connect to last byte. */
   meanGetMs: number;
   /** The engine's event loop: how late its timers ran (mean, p99). */
@@ -214,11 +232,11 @@ async function child(hosts: number, bigSites: number, port: number, window: numb
   let heapPeak = 0;
   const sampler = setInterval(() => (heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)), 100);
   // How full the big sites' slots are kept: in flight per big site, sampled every 10 ms while the run lasts.
-  let occSum = 0;
-  let occN = 0;
+  const occSamples: Array<{ at: number; inflight: number }> = [];
   const occ = setInterval(() => {
-    for (let s = 0; s < plan.bigSites; s++) occSum += engine.limiter.siteInFlight(`s${s}.test`);
-    occN += plan.bigSites;
+    let n = 0;
+    for (let s = 0; s < plan.bigSites; s++) n += engine.limiter.siteInFlight(`s${s}.test`);
+    occSamples.push({ at: performance.now(), inflight: n / plan.bigSites });
   }, 10);
   let exSum = 0;
   let exN = 0;
@@ -229,9 +247,11 @@ async function child(hosts: number, bigSites: number, port: number, window: numb
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let next = 0;
+  let lastSilentTakenMs = 0;
   const worker = async (): Promise<void> => {
     while (next < plan.probes.length) {
       const p = plan.probes[next++]!;
+      if (p.kind === 'silent') lastSilentTakenMs = performance.now() - t0;
       const kept = await engine.probeWithDocuments({ protocol: 'mcp', url: p.url, runId: 'bench', transport: 'streamable-http' });
       const ev = kept.probe;
       const get = ev.exchanges.find((e) => e.role === 'mcp-get') ?? ev.exchanges[0];
@@ -255,12 +275,14 @@ async function child(hosts: number, bigSites: number, port: number, window: numb
   clearInterval(sampler);
   clearInterval(occ);
   loop.disable();
+  const meanOf = (xs: Array<{ inflight: number }>): number => xs.reduce((a, x) => a + x.inflight, 0) / Math.max(1, xs.length);
+  const early = occSamples.filter((x) => x.at - t0 <= 0.8 * wallMs);
   // What the engine still holds once the run is over (its caches), apart from garbage not yet collected.
   global.gc?.();
   const retainedMb = process.memoryUsage().heapUsed / 2 ** 20;
   const result: ChildResult = {
     hosts, sites: plan.sites, probes: plan.probes.length, wallMs, cpuMs: (cpu.user + cpu.system) / 1000,
-    rssBeforeMb, peakRssMb: process.resourceUsage().maxRSS / 1024, heapPeakMb: heapPeak / 2 ** 20, retainedMb, unexpected, statuses, bigSiteInFlight: occSum / Math.max(1, occN), meanGetMs: exSum / Math.max(1, exN), loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMeanMs: loop.mean / 1e6,
+    rssBeforeMb, peakRssMb: process.resourceUsage().maxRSS / 1024, heapPeakMb: heapPeak / 2 ** 20, retainedMb, unexpected, statuses, bigSiteInFlight: meanOf(occSamples), lastSilentTakenMs, bigSiteInFlightEarly: meanOf(early), meanGetMs: exSum / Math.max(1, exN), loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMeanMs: loop.mean / 1e6,
   };
   process.send!(result);
 }
@@ -271,6 +293,8 @@ interface ServerCounts {
   robots: number;
   gets: number;
   metadata: number;
+  /** TCP connections accepted (kept-alive connections serve several requests). */
+  connections: number;
 }
 
 function startHosts(plan: () => Plan | null, counts: ServerCounts): Promise<{ port: number; close: () => Promise<void> }> {
@@ -333,6 +357,7 @@ function startHosts(plan: () => Plan | null, counts: ServerCounts): Promise<{ po
     res.on('close', () => clearTimeout(t));
   });
   server.maxConnections = 100_000;
+  server.on('connection', () => counts.connections++);
   return new Promise((resolve) => {
     // 0.0.0.0: every 127.x.y.z reaches it over lo.
     server.listen(0, '0.0.0.0', 8192, () =>
@@ -363,9 +388,9 @@ function runChild(hosts: number, bigSites: number, port: number, window: number)
 async function parent(): Promise<void> {
   const sizes = (process.argv[2] ?? '500,1000,2000').split(',').map(Number);
   const bigSites = Number(process.argv[3] ?? 4);
-  const window = Number(process.argv[4] ?? 600);
+  const window = Number(process.argv[4] ?? PROBE_WORKER_CONCURRENCY);
   let current: Plan | null = null;
-  const counts: ServerCounts = { robots: 0, gets: 0, metadata: 0 };
+  const counts: ServerCounts = { robots: 0, gets: 0, metadata: 0, connections: 0 };
   const srv = await startHosts(() => current, counts);
   const fmt = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   console.log(`VeronikAI probe engine benchmark: node ${process.version}; hosts answer after ${DELAY_MS} ms on 127.x.y.z:${srv.port}`);
@@ -377,7 +402,7 @@ async function parent(): Promise<void> {
     for (const hosts of sizes) {
       current = makePlan(hosts, bigSites, srv.port);
       const ideal = idealMakespan(current);
-      Object.assign(counts, { robots: 0, gets: 0, metadata: 0 });
+      Object.assign(counts, { robots: 0, gets: 0, metadata: 0, connections: 0 });
       const pcpu0 = process.cpuUsage();
       const r = await runChild(hosts, bigSites, srv.port, window);
       const pcpu = process.cpuUsage(pcpu0);
@@ -392,16 +417,20 @@ async function parent(): Promise<void> {
           `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, R ${(achieved / idealRate).toFixed(2)}`,
       );
       console.log(
-        `  requests served ${fmt(servedEx)} (robots.txt ${fmt(served.robots)} for ${fmt(hosts)} hosts, GET ${fmt(served.gets)}, metadata ${fmt(served.metadata)}; ideal ${fmt(ideal.exchanges)}), ` +
+        `  requests served ${fmt(servedEx)} (robots.txt ${fmt(served.robots)} for ${fmt(hosts)} hosts, GET ${fmt(served.gets)}, metadata ${fmt(served.metadata)}; ideal ${fmt(ideal.exchanges)}) over ${fmt(served.connections)} connections, ` +
           `${fmt(servedEx / (r.wallMs / 1000))} requests/s; engine CPU ${fmt(r.cpuMs / 1000, 2)} s (${fmt((r.cpuMs * 1000) / servedEx)} µs a request, ${fmt((100 * r.cpuMs) / r.wallMs)}% of one core); hosts' CPU ${fmt(serverCpuMs / 1000, 2)} s`,
       );
       console.log(`  peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB before the first probe), peak heap ${fmt(r.heapPeakMb)} MB, heap retained after the run ${fmt(r.retainedMb)} MB`);
-      console.log(`  in flight per big site ${r.bigSiteInFlight.toFixed(2)} on average (limit ${POLITENESS.perSiteConcurrency}); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); engine event-loop delay mean ${r.loopDelayMeanMs.toFixed(1)} ms, p99 ${r.loopDelayP99Ms.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
+      console.log(`  in flight per big site ${r.bigSiteInFlight.toFixed(2)} on average, ${r.bigSiteInFlightEarly.toFixed(2)} over the first 80% of the run (limit ${POLITENESS.perSiteConcurrency}); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); engine event-loop delay mean ${r.loopDelayMeanMs.toFixed(1)} ms, p99 ${r.loopDelayP99Ms.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
       // The same bound with the exchange time the engine measured: what is left is the schedule's own loss.
       const atMeasured = idealMakespan(current, r.meanGetMs);
       console.log(
         `  at the measured ${r.meanGetMs.toFixed(1)} ms an exchange the limits allow ${fmt(atMeasured.ms / 1000, 2)} s: schedule efficiency ${(atMeasured.ms / r.wallMs).toFixed(2)}; ` +
           `the rest of the gap is the time an exchange took beyond the host's ${DELAY_MS} ms`,
+      );
+      console.log(
+        `  the last silent stream was taken from the list at ${fmt(r.lastSilentTakenMs / 1000, 2)} s, so the run lasts at least ${fmt((r.lastSilentTakenMs + MCP_BODY_WINDOW_MS) / 1000, 2)} s ` +
+          `(probes are taken in arrival order by ${fmt(window)} lanes; the ideal may start every silent stream first)`,
       );
       const odd = Object.entries(r.unexpected);
       if (odd.length > 0) console.log(`  probes without an answer: ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);

@@ -43,6 +43,7 @@ export const SETTINGS = {
   webhooksFile: { flag: '--webhooks-file <path>', env: 'VERONIKAI_WEBHOOKS_FILE', help: 'webhook subscriptions: JSON {"subscriptions":[{id, url, secret, kinds?, agents?}]}; agent changes are POSTed to them (off when unset)' },
   webhooksMaxAge: { flag: '--webhooks-max-age <duration>', env: 'VERONIKAI_WEBHOOKS_MAX_AGE', help: 'changes observed longer ago than this are not delivered (recorded as stale), so a replay never pages anyone', default: '24h' },
   budget: { flag: '--budget <n>', env: 'VERONIKAI_DAILY_BUDGET', help: 'probes per daily run', default: '10000' },
+  probeConcurrency: { flag: '--probe-concurrency <n>', env: 'VERONIKAI_PROBE_CONCURRENCY', help: "probes a probe worker holds at once, sent or waiting for a slot; the politeness limits (2 per host, 6 per site, pacing) decide what is sent, so this only bounds the worker's memory", default: '256' },
   sampleSize: { flag: '--sample-size <n>', env: 'VERONIKAI_SAMPLE_SIZE', help: 'uniform random sample per run', default: '1000' },
   canaryUrl: { flag: '--canary-url <url>', env: 'VERONIKAI_CANARY_URLS', help: "known-good canary target (repeatable); default the listing sources' origins; set the variable empty to turn the canary off", list: true },
   signingKey: { env: 'VERONIKAI_SIGNING_KEY', help: 'Ed25519 private key (PEM) that signs verdicts' },
@@ -100,6 +101,8 @@ export interface Config {
   /** Webhook subscriptions file (null: no deliveries) and the age past which a change is not delivered. */
   webhooks: { file: string | null; maxAgeMs: number };
   budget: number;
+  /** Probes a probe worker holds at once (absent: the default of SETTINGS.probeConcurrency). */
+  probeConcurrency?: number;
   sampleSize: number;
   /** Canary targets; null: the origins of the listing sources (the runtime fills them in). */
   canaryUrls: string[] | null;
@@ -321,6 +324,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     optOutFile,
     webhooks: { file: get('webhooksFile')?.trim() ? resolve(get('webhooksFile')!.trim()) : null, maxAgeMs: parseDuration(get('webhooksMaxAge')!, `webhook age limit (${settingName('webhooksMaxAge')})`, { min: 60_000, max: WEBHOOKS_MAX_AGE_LIMIT_MS }) },
     budget: parseCount(get('budget')!, `daily budget (${settingName('budget')})`),
+    probeConcurrency: parseCount(get('probeConcurrency')!, `probe concurrency (${settingName('probeConcurrency')})`, 1),
     sampleSize: parseCount(get('sampleSize')!, `sample size (${settingName('sampleSize')})`),
     canaryUrls,
     signingKey: { pem: get('signingKey')?.trim() || null, file: get('signingKeyFile')?.trim() || null, allowOpen: parseFlag(get('signingKeyAllowOpen'), settingName('signingKeyAllowOpen')) },

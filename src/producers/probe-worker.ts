@@ -27,6 +27,7 @@ import { EventProducer } from '../kafka/producer.js';
 import { silentLogger, type Logger } from '../log.js';
 import { decodeStep } from '../kafka/decode-step.js';
 import type { TopicNames } from '../topics.js';
+import { SETTINGS } from '../config.js';
 import { MAX_URL_CHARS } from './http/limits.js';
 import { chunkMessages, KafkaObservationSink } from './kafka-sink.js';
 import type { KeptProbe } from './probe/kept-bodies.js';
@@ -34,8 +35,15 @@ import { probeRequestTarget, type ProbeEngine } from './probe/probe-agent.js';
 
 export const PROBE_WORKER_GROUP = 'veronikai-probe-workers';
 
-/** Probes of one batch in flight at once (the limiter bounds each host and site within them). */
-export const PROBE_WORKER_CONCURRENCY = 12;
+/**
+ * Probes of one batch held at once (VERONIKAI_PROBE_CONCURRENCY). The limiter, not this number,
+ * decides what is sent (2 per host, 6 per site, pacing); a probe waiting for its slot holds only
+ * a promise. With a small number (it was 12) every answer's wait left the sites' slots idle: at
+ * 20 ms an answer, 6 slots of one site alone need 6 probes in flight, and a batch spans many
+ * sites. The default lets a whole batch (64 KiB of probe requests, about 250) wait at once, so
+ * every site of the batch can be kept at its limit.
+ */
+export const PROBE_WORKER_CONCURRENCY = Number(SETTINGS.probeConcurrency.default);
 
 export interface ProbeWorkerOptions {
   kafka: Kafka;

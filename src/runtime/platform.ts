@@ -176,7 +176,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       });
       const engine = new ProbeEngine({ contact: config.contact, canary, logger: log, ...policy });
       const groupId = `${prefix}${PROBE_WORKER_GROUP}`;
-      const worker = new ProbeWorker({ groupId, kafka: rt.kafka, topics: rt.topics, engine, producer: producer!, logger: log });
+      const worker = new ProbeWorker({ groupId, kafka: rt.kafka, topics: rt.topics, engine, producer: producer!, logger: log, ...(config.probeConcurrency !== undefined ? { concurrency: config.probeConcurrency } : {}) });
       await worker.start();
       probeWorker = worker;
       closers.push(() => worker.stop());

@@ -94,11 +94,14 @@ describe('the platform of `run`', () => {
     platform = await startPlatform(config, { log, api: false, probes: false, topicPrefix: uniqueTopicPrefix(import.meta.url), sign: () => 'unsigned', sinkRetries: 1 });
     let settled = false;
     void platform.failed.then(() => (settled = true));
-    // Every write to the warehouse fails from now on: the processors' sinks give up after their retries.
+    // Nothing has failed yet: `failed` settles on a failure only.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(settled).toBe(false);
+    // Every write to the warehouse fails from now on: the processors' sinks give up after their retries
+    // (which may be before or after the crawl below finishes: the crawl itself does not write the warehouse).
     platform.warehouse.insert = () => Promise.reject(new Error('warehouse unreachable'));
     const [summary] = await crawlOnce(config, platform.sink, log, { sources: ['mcp-registry'] });
     expect(summary).toMatchObject({ complete: true, items: 2 });
-    expect(settled).toBe(false);
     const err = await platform.failed;
     expect(err.message).toMatch(/^consumer group \S+ stopped on a failure: .*warehouse unreachable/);
   }, 90_000);

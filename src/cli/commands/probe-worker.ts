@@ -26,7 +26,7 @@ export function probePolicyFrom(opts: Record<string, unknown>): PlatformOptions[
 /** `veronikai probe-worker`: probe workers as a role of their own (probe-requests → probes). */
 export function registerProbeWorkerCommand(program: Command): void {
   const cmd = program.command('probe-worker').description('consume probe requests and emit probe events until stopped');
-  addSettings(cmd, PLATFORM_SETTINGS, ['canaryUrl', 'sourceUrl'])
+  addSettings(cmd, PLATFORM_SETTINGS, ['canaryUrl', 'sourceUrl', 'probeConcurrency'])
     .addOption(allowLoopbackOption())
     .action(async (opts: Record<string, unknown>) => {
       const { config, log } = configured(opts, 'veronikai-probe-worker');

@@ -13,7 +13,7 @@ export function registerRunCommand(program: Command): void {
   const cmd = program
     .command('run')
     .description('run everything in one process: local Kafka broker, embedded ClickHouse, listing sources, processors and the API');
-  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'webhooksFile', 'webhooksMaxAge'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
+  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'webhooksFile', 'webhooksMaxAge', 'probeConcurrency'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
     .addOption(sourceOption())
     .addOption(allowLoopbackOption())
     .option('--full', 'full resync of every source on the first pass')

@@ -6,13 +6,14 @@
  * - Body capped on DECODED bytes (gzip/deflate/br decoded here with node:zlib streams).
  * - Redirects followed by hand; every hop passes the SSRF guard again.
  * - The connection goes to the address the guard checked (pinned lookup), and the socket's
- *   remote address is checked once more after connecting.
+ *   remote address is checked once more after connecting. A connection whose answer was read
+ *   to its end is kept alive for the next hop to the same origin checked to the same addresses
+ *   (pinned-pool.ts), so a host's robots.txt, endpoints and metadata share one connect.
  * - Errors never throw: they become an Exchange with an errorClass.
  *
  * It observes; it never judges (DESIGN principle 1).
  */
 import type { Readable } from 'node:stream';
-import type { Agent } from 'undici';
 import { retry } from '../../util/retry.js';
 import { readBody } from './body.js';
 import { recordFailure, sendPinned } from './send.js';
@@ -30,7 +31,8 @@ import {
 } from './exchange-record.js';
 import { MAX_REDIRECTS, MAX_RETRIES, RETRY_BASE_DELAY_MS } from './limits.js';
 import { resolveOptions, type FetchOptions, type ResolvedOptions } from './options.js';
-import { pinnedAgent, type ConnState } from './pinned-agent.js';
+import type { ConnState } from './pinned-agent.js';
+import { sharedConnections, type ConnLease } from './pinned-pool.js';
 import { checkHost, parseProbeUrl } from './ssrf-guard.js';
 import { REDIRECT_STATUSES, type Exchange, type FetchResult, type LookupAddress } from './types.js';
 
@@ -74,28 +76,33 @@ async function attempt(url: URL, opts: FetchOptions, ro: ResolvedOptions): Promi
   const t0 = performance.now();
   const limit = new ExchangeLimit(ro.timeoutMs);
   const conn: ConnState = { connected: false, remoteAddress: null, blocked: null };
-  let agent: Agent | undefined;
+  let lease: ConnLease | undefined;
   let body: Readable | undefined;
   let retryable = false;
   let location: RedirectLocation = NO_LOCATION;
+  // Reused only when the answer was read to its end without error (nothing left on the socket).
+  let reusable = false;
 
   try {
     const target = await resolveThroughGuard(url, opts, ex, limit);
     if ('retryable' in target) {
       retryable = target.retryable;
     } else {
-      agent = pinnedAgent(target.addresses, target.hostname, opts, conn, ro.timeoutMs, ro.maxHeaderSize);
-      const sent = await sendPinned(url, { method: 'GET', headers: requestHeaders }, agent, ro, limit, ex);
+      lease = (opts.connections ?? sharedConnections).lease(url, target.addresses, target.hostname, opts, conn, ro.timeoutMs, ro.maxHeaderSize);
+      const sent = await sendPinned(url, { method: 'GET', headers: requestHeaders }, lease.dispatcher, ro, limit, ex, false);
       body = sent.body;
       location = sent.location;
-      if (!sent.redirect) await readBody(body, ex, opts, ro, limit);
+      if (!sent.redirect) {
+        await readBody(body, ex, opts, ro, limit);
+        reusable = body.readableEnded && ex.errorClass === null && !ex.bodyTruncated;
+      }
     }
   } catch (err) {
     retryable = recordFailure(ex, err, conn, limit);
   } finally {
     limit.clear();
     if (body && !body.destroyed) body.destroy();
-    if (agent) agent.destroy().catch(() => undefined);
+    lease?.done(reusable);
   }
   ex.durationMs = Math.round(performance.now() - t0);
   ex.remoteAddress = conn.remoteAddress;

@@ -48,6 +48,17 @@ export const REQUEST_TIMEOUT_MS = 10_000;
  */
 export const MCP_BODY_WINDOW_MS = 2_000;
 
+/**
+ * Keep-alive: a connection whose answer was read to its end is kept open this long for the next
+ * request to the same origin at the same checked address (a server's Keep-Alive hint shortens
+ * it). Reuse saves a connect (and a TLS handshake) per request: a host is asked for robots.txt,
+ * then its endpoints, then their metadata.
+ */
+export const KEEP_ALIVE_IDLE_MS = 4_000;
+
+/** Idle kept-alive connections at most, over every origin (the longest idle closed first). */
+export const IDLE_CONNECTIONS_MAX = 512;
+
 /** Transient network errors are retried at most this many times per exchange. */
 export const MAX_RETRIES = 3;
 

@@ -1,4 +1,5 @@
 import type { HostFailureTracker } from './host-tracker.js';
+import type { PinnedConnections } from './pinned-pool.js';
 import { CARD_MAX_BYTES, MAX_HEADER_BYTES, REQUEST_TIMEOUT_MS } from './limits.js';
 import type { AddressPolicy, ErrorClass, Exchange } from './types.js';
 
@@ -48,6 +49,8 @@ export interface FetchOptions extends AddressPolicy {
    * called once with the hop's final exchange (after its retries).
    */
   gate?: RequestGate;
+  /** Kept-alive connections to reuse (default: the process's shared ones, pinned-pool.ts). */
+  connections?: PinnedConnections;
 }
 
 /** What a RequestGate answers for one hop. */

@@ -31,14 +31,18 @@ function normalizeAddress(address: string): string {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-export function pinnedAgent(
+/**
+ * A connector whose every socket goes to `addresses` (a pinned lookup) and is refused unless its
+ * remote address is one of them and permitted by the policy. `state()` is the ConnState of the
+ * request the socket is opened for (a pooled connection serves one request at a time).
+ */
+export function pinnedConnector(
   addresses: LookupAddress[],
   hostname: string,
   policy: AddressPolicy,
-  state: ConnState,
+  state: () => ConnState,
   timeoutMs: number,
-  maxHeaderSize: number,
-): Agent {
+): buildConnector.connector {
   const lookup = (_host: string, options: LookupOneOptions | number | undefined, cb: LookupCallback): void => {
     const family = typeof options === 'number' ? options : options?.family;
     const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
@@ -58,30 +62,42 @@ export function pinnedAgent(
     keepAlive: false,
     lookup: lookup as unknown as never,
   } as buildConnector.BuildOptions);
-  const connect: buildConnector.connector = (options, callback) => {
+  return (options, callback) => {
     base(options, (err, socket) => {
       if (err || !socket) {
         callback(err ?? new Error('connect failed'), null);
         return;
       }
+      const st = state();
       const remote = normalizeAddress((socket as Socket).remoteAddress ?? '');
       const permitted = isAddressPermitted(remote, hostname, policy);
       const pinned = addresses.some((a) => normalizeAddress(a.address) === remote);
       if (!permitted.ok || !pinned) {
-        state.blocked = `connected address ${remote || 'unknown'} was not the checked address (${permitted.range})`;
+        st.blocked = `connected address ${remote || 'unknown'} was not the checked address (${permitted.range})`;
         socket.destroy();
-        const e: NodeJS.ErrnoException = new Error(state.blocked);
+        const e: NodeJS.ErrnoException = new Error(st.blocked);
         e.code = BLOCKED_CODE;
         callback(e, null);
         return;
       }
-      state.connected = true;
-      state.remoteAddress = remote;
+      st.connected = true;
+      st.remoteAddress = remote;
       callback(null, socket);
     });
   };
+}
+
+/** An undici Agent for one hop (one connection, closed after the hop): the inspect's requests. */
+export function pinnedAgent(
+  addresses: LookupAddress[],
+  hostname: string,
+  policy: AddressPolicy,
+  state: ConnState,
+  timeoutMs: number,
+  maxHeaderSize: number,
+): Agent {
   return new Agent({
-    connect,
+    connect: pinnedConnector(addresses, hostname, policy, () => state, timeoutMs),
     maxHeaderSize,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { request, type Agent } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { classifyError } from './errors.js';
 import type { ExchangeLimit } from './exchange-limit.js';
 import { cut, recordHeaders, redirectLocation, type RedirectLocation } from './exchange-record.js';
@@ -19,14 +19,16 @@ export interface AnswerRecord {
 /**
  * Sends one request on the pinned agent and records the status, the headers and the Location.
  * `redirect` is true for an answer that will be followed (or refused): its body is not read.
+ * `reset` asks the server to close the connection after the answer (a connection per hop).
  */
 export async function sendPinned(
   url: URL,
   req: { method: string; headers: Record<string, string>; body?: string },
-  agent: Agent,
+  agent: Dispatcher,
   ro: ResolvedOptions,
   limit: ExchangeLimit,
   ex: AnswerRecord,
+  reset = true,
 ): Promise<{ body: Readable; location: RedirectLocation; redirect: boolean }> {
   const res = await request(url, {
     method: req.method as 'GET',
@@ -36,7 +38,7 @@ export async function sendPinned(
     signal: limit.signal,
     headersTimeout: ro.timeoutMs,
     bodyTimeout: ro.timeoutMs,
-    reset: true,
+    reset,
   });
   const body = res.body;
   // Destroying an unfinished undici body emits 'error'; it is expected here, never fatal.

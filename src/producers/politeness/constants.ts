@@ -47,8 +47,15 @@ export const POLITENESS = {
   robotsMaxBytes: 500 * KIB,
   /** An unreachable robots.txt's answers are kept as evidence on the probe event up to this many body bytes each. */
   robotsEvidenceMaxBytes: 4 * KIB,
-  /** Origins whose robots.txt is cached (least recently used evicted first)… */
-  robotsCacheMaxEntries: 1_000,
+  /**
+   * Origins whose robots.txt is cached (least recently used evicted first): every origin a daily
+   * run reaches, so no robots.txt is fetched twice in a run (each is a request to its host). At
+   * the default daily budget (10,000 probes) a run reaches at most about 2 origins a probe (the
+   * target; a card chain's or a redirect's other origin). An entry of a small robots.txt holds
+   * about 1.5 KB of heap (measured), so the full cache is about 30 MB; large files are bounded by
+   * robotsCacheMaxChars below.
+   */
+  robotsCacheMaxEntries: 20_000,
   /** …and the total robots.txt text kept, in characters. */
   robotsCacheMaxChars: 64 * MIB,
 } as const;

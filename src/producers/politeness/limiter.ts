@@ -14,6 +14,12 @@
  * Keying probe requests by site means one worker owns a site, so these limits need no
  * coordination between workers. Waiters are served first come, first served per host.
  *
+ * Cost: every operation is O(1) in the number of waiters and hosts (amortised). Each host keeps
+ * its own FIFO of waiters; a host whose head waiter is held only by its site's limit is parked in
+ * that site's ready set, and a release hands the freed site slot to the first parked host; a
+ * host held by its pacing has its own timer. Nothing scans all waiters, so a worker can keep
+ * thousands of probes waiting (as many as its concurrency) without slowing every grant.
+ *
  * Memory: a host's state is kept while it matters — requests in flight or waiting, a
  * Retry-After still ahead, or a pacing interval that could still delay the next start. Once the
  * last start is at least pacingMaxIntervalMs ago and its Retry-After has passed, nothing it holds
@@ -58,6 +64,17 @@ interface HostState {
   /** Minimum spacing between request starts while paced (0 = not paced). */
   intervalMs: number;
   lastStart: number;
+  /** Waiters for this host, first come first served. */
+  waiters: Waiter[];
+  /** When the host's pacing timer fires (+Infinity: none set). */
+  timerAt: number;
+  timer: unknown;
+}
+
+interface SiteState {
+  inflight: number;
+  /** Hosts whose first waiter is held only by this site's limit, in the order they were held. */
+  ready: Set<string>;
 }
 
 interface Waiter {
@@ -96,11 +113,8 @@ export class Limiter {
   private readonly clearTimer: (handle: unknown) => void;
 
   private readonly hosts = new Map<string, HostState>();
-  private readonly sites = new Map<string, number>();
-  private readonly queue: Waiter[] = [];
+  private readonly sites = new Map<string, SiteState>();
   private readonly budgets = new Map<string, Map<string, number>>();
-  private timer: unknown = null;
-  private timerAt = Number.POSITIVE_INFINITY;
   private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(opts: LimiterOptions = {}) {
@@ -148,7 +162,7 @@ export class Limiter {
 
   /** Requests in flight to a site. */
   siteInFlight(site: string): number {
-    return this.sites.get(site) ?? 0;
+    return this.sites.get(site)?.inflight ?? 0;
   }
 
   /** Waits for a slot for `url`'s host and site, or refuses when the host's pacing is too long. */
@@ -156,8 +170,8 @@ export class Limiter {
     this.sweep();
     const { host, site } = limitKeys(url);
     return new Promise<Acquired>((resolve) => {
-      this.queue.push({ host, site, enqueuedAt: this.now(), resolve });
-      this.pump();
+      this.hostState(host).waiters.push({ host, site, enqueuedAt: this.now(), resolve });
+      this.serve(host);
     });
   }
 
@@ -173,25 +187,47 @@ export class Limiter {
   private hostState(host: string): HostState {
     let h = this.hosts.get(host);
     if (!h) {
-      h = { inflight: 0, notBefore: 0, intervalMs: 0, lastStart: Number.NEGATIVE_INFINITY };
+      h = { inflight: 0, notBefore: 0, intervalMs: 0, lastStart: Number.NEGATIVE_INFINITY, waiters: [], timerAt: Number.POSITIVE_INFINITY, timer: null };
       this.hosts.set(host, h);
     }
     return h;
+  }
+
+  private siteState(site: string): SiteState {
+    let s = this.sites.get(site);
+    if (!s) {
+      s = { inflight: 0, ready: new Set() };
+      this.sites.set(site, s);
+    }
+    return s;
+  }
+
+  /** Drops a site's state once nothing is in flight or held there. */
+  private tidySite(site: string, s: SiteState): void {
+    if (s.inflight <= 0 && s.ready.size === 0) this.sites.delete(site);
   }
 
   private readyAt(h: HostState): number {
     return Math.max(h.notBefore, h.intervalMs > 0 ? h.lastStart + h.intervalMs : 0);
   }
 
-  private pump(): void {
+  /**
+   * Grants slots to `host`'s waiters in order while its own limit, its site's limit and its
+   * pacing allow; refuses the waiters its pacing would keep longer than maxPacingWaitMs. Where
+   * the first waiter stays held, the one event that can free it is arranged: a release of the
+   * host (nothing to do), a release in its site (the host is parked in the site's ready set), or
+   * the pacing timer.
+   */
+  private serve(host: string): void {
+    const h = this.hosts.get(host);
+    if (!h) return;
     const now = this.now();
-    let earliest = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < this.queue.length; ) {
-      const w = this.queue[i]!;
-      const h = this.hostState(w.host);
+    while (h.waiters.length > 0) {
+      const w = h.waiters[0]!;
       const readyAt = this.readyAt(h);
+      // Waiters arrive in order, so those refused are the first ones.
       if (readyAt - w.enqueuedAt > this.maxWait) {
-        this.queue.splice(i, 1);
+        h.waiters.shift();
         const waitS = Math.ceil((readyAt - now) / 1000);
         w.resolve({
           ok: false,
@@ -200,35 +236,36 @@ export class Limiter {
           host: w.host,
           site: w.site,
         });
-        this.forget(w.host);
         continue;
       }
-      const siteBusy = (this.sites.get(w.site) ?? 0) >= this.perSite;
-      if (h.inflight < this.perHost && !siteBusy) {
-        if (readyAt <= now) {
-          this.queue.splice(i, 1);
-          h.inflight++;
-          h.lastStart = now;
-          this.sites.set(w.site, (this.sites.get(w.site) ?? 0) + 1);
-          w.resolve({ ok: true, host: w.host, site: w.site, waitedMs: now - w.enqueuedAt, release: this.releaser(w.host, w.site) });
-          continue;
-        }
-        earliest = Math.min(earliest, readyAt);
+      if (h.inflight >= this.perHost) return;
+      const s = this.siteState(w.site);
+      if (s.inflight >= this.perSite) {
+        s.ready.add(host);
+        return;
       }
-      i++;
+      if (readyAt > now) {
+        this.tidySite(w.site, s);
+        this.scheduleHost(host, h, readyAt, now);
+        return;
+      }
+      h.waiters.shift();
+      h.inflight++;
+      h.lastStart = now;
+      s.inflight++;
+      w.resolve({ ok: true, host: w.host, site: w.site, waitedMs: now - w.enqueuedAt, release: this.releaser(w.host, w.site) });
     }
-    this.schedule(earliest, now);
+    this.forget(host);
   }
 
-  private schedule(at: number, now: number): void {
-    if (!Number.isFinite(at)) return;
-    if (this.timer !== null && this.timerAt <= at) return;
-    if (this.timer !== null) this.clearTimer(this.timer);
-    this.timerAt = at;
-    this.timer = this.setTimer(() => {
-      this.timer = null;
-      this.timerAt = Number.POSITIVE_INFINITY;
-      this.pump();
+  private scheduleHost(host: string, h: HostState, at: number, now: number): void {
+    if (h.timerAt <= at) return;
+    if (h.timerAt !== Number.POSITIVE_INFINITY) this.clearTimer(h.timer);
+    h.timerAt = at;
+    h.timer = this.setTimer(() => {
+      h.timer = null;
+      h.timerAt = Number.POSITIVE_INFINITY;
+      this.serve(host);
     }, Math.max(0, at - now));
   }
 
@@ -239,12 +276,17 @@ export class Limiter {
       released = true;
       const h = this.hostState(host);
       h.inflight = Math.max(0, h.inflight - 1);
-      const n = (this.sites.get(site) ?? 1) - 1;
-      if (n <= 0) this.sites.delete(site);
-      else this.sites.set(site, n);
+      const s = this.siteState(site);
+      s.inflight = Math.max(0, s.inflight - 1);
       if (outcome) this.feedback(h, outcome);
-      this.forget(host);
-      this.pump();
+      // The freed site slot goes first to hosts held by the site's limit, in the order they were held.
+      for (const next of s.ready) {
+        if (s.inflight >= this.perSite) break;
+        s.ready.delete(next);
+        if (next !== host) this.serve(next);
+      }
+      this.serve(host);
+      this.tidySite(site, s);
     };
   }
 
@@ -269,8 +311,7 @@ export class Limiter {
   /** Drops a host's state once it carries nothing worth remembering. */
   private forget(host: string): void {
     const h = this.hosts.get(host);
-    if (!h || !this.expired(h, this.now())) return;
-    if (this.queue.some((w) => w.host === host)) return;
+    if (!h || h.waiters.length > 0 || h.timerAt !== Number.POSITIVE_INFINITY || !this.expired(h, this.now())) return;
     this.hosts.delete(host);
   }
 
@@ -279,9 +320,8 @@ export class Limiter {
     const now = this.now();
     if (now - this.lastSweep < this.maxInterval) return;
     this.lastSweep = now;
-    const waiting = new Set(this.queue.map((w) => w.host));
     for (const [host, h] of this.hosts) {
-      if (!waiting.has(host) && this.expired(h, now)) this.hosts.delete(host);
+      if (h.waiters.length === 0 && h.timerAt === Number.POSITIVE_INFINITY && this.expired(h, now)) this.hosts.delete(host);
     }
   }
 }

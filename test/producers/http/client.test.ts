@@ -64,7 +64,8 @@ describe('fetchBounded: the request', () => {
     expect(seen.headers.authorization).toBeUndefined();
     expect(seen.headers.cookie).toBeUndefined();
     expect(seen.headers.host).toBe(new URL(srv.url).host);
-    expect(seen.headers.connection).toBe('close');
+    // Kept alive: the next hop to the same origin at the same checked address reuses it (pinned-pool.ts).
+    expect(seen.headers.connection).toBe('keep-alive');
     expect(r.final.requestHeaders).toEqual({
       'user-agent': userAgent(CONTACT),
       accept: 'application/json',

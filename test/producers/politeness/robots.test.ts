@@ -2,7 +2,8 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchBounded } from '../../../src/producers/http/client.js';
 import { POLITENESS } from '../../../src/producers/politeness/constants.js';
-import { declaredGroups, parseRobotsTxt, RobotsCache, selectGroup } from '../../../src/producers/politeness/robots.js';
+import { declaredGroups, parseRobotsTxt, RobotsCache, selectGroup, type RobotsFetcher } from '../../../src/producers/politeness/robots.js';
+import type { Exchange } from '../../../src/producers/http/types.js';
 import { startHttpServer, type TestServer } from '../../helpers/hostile-servers.js';
 
 const fetchOptions = { contact: 'probes@veronikai.test', allowLoopback: true, timeoutMs: 1000, maxRetries: 0 };
@@ -230,5 +231,21 @@ describe('RobotsCache against a loopback server (RFC 9309 fetch results)', () =>
       'http://c.test/robots.txt',
       'http://b.test/robots.txt',
     ]);
+  });
+});
+
+describe('RobotsCache at the size of a run', () => {
+  it('keeps every origin of a 2,000-host run: none is fetched twice (it evicted past 1,000 before)', async () => {
+    const text = 'User-agent: *\nDisallow: /admin/\n';
+    const fetcher: RobotsFetcher = async (u) => {
+      const ex = { url: u, status: 200, headers: {}, body: Buffer.from(text), bodyTruncated: false, errorClass: null, errorMessage: null } as unknown as Exchange;
+      return { exchanges: [ex], final: ex };
+    };
+    const cache = new RobotsCache({ fetcher });
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 2000; i++) expect((await cache.check(`http://h${i}.s${i % 4}.test/mcp`)).verdict).toBe('allowed');
+    }
+    expect(cache.fetches).toBe(2000);
+    expect(cache.size).toBe(2000);
   });
 });
