@@ -13,7 +13,11 @@
  * - replay: the verdict processor (createVerdictProcessor) in a group of its own from the earliest
  *   offset, as `veronikai replay` runs it: decode, read each batch's listing context and documents,
  *   judge and sign, write checks, verdicts and agent_latest, recompute the touched days' rollups,
- *   the agents' daily history and status rows and the run samples, commit.
+ *   the agents' daily history and status rows and the run samples, derive and publish the agents'
+ *   up/down/verdict changes against their history, commit; in batches of its own fetch size
+ *   (VERDICT_BATCH_BYTES; BENCH_BATCH_MB=n sets another, to compare).
+ * Beside the wall time each prints the process's CPU time (every thread: the event loop, chdb's,
+ * libuv's) per event: with 2 cores, what bounds the replay is its CPU per event against decode's.
  * Both are timed from start() (group join included) to the commit of the last message.
  *
  * The data (bench/_pipeline-data.ts): an index of `agents` agents (two MCP servers to one A2A agent,
@@ -80,8 +84,9 @@ async function runUntil(
   expected: number,
   progress?: (n: number, ms: number) => void,
   capMs = Infinity,
-): Promise<{ ms: number; runner: ConsumerRunner<unknown>; firstCommitMs: number; afterFirst: number; seen: number }> {
+): Promise<{ ms: number; runner: ConsumerRunner<unknown>; firstCommitMs: number; afterFirst: number; seen: number; cpuMs: number }> {
   let seen = 0;
+  const cpu0 = process.cpuUsage();
   let firstCommitMs = 0;
   let afterFirst = 0;
   let resolveDone!: () => void;
@@ -101,8 +106,10 @@ async function runUntil(
   await runner.start();
   await Promise.race([reached, runner.done.then(() => Promise.reject(new Error(`${runner.groupId} stopped before the end`)))]);
   const ms = performance.now() - t0;
+  // The process's CPU (every thread: the event loop, chdb's, libuv's), to compare CPU per event with the wall time.
+  const cpu = process.cpuUsage(cpu0);
   await runner.stop();
-  return { ms, runner, firstCommitMs, afterFirst, seen };
+  return { ms, runner, firstCommitMs, afterFirst, seen, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 async function main(): Promise<void> {
@@ -200,7 +207,7 @@ async function main(): Promise<void> {
       tick('consume'),
     );
     const consumeRate = N / (consume.ms / 1000);
-    console.log(`consume: ${fmt(N)} decoded in ${secs(consume.ms)}: ${fmt(consumeRate)}/s (${consume.runner.stats.commits} commits; first commit after ${secs(consume.firstCommitMs)})`);
+    console.log(`consume: ${fmt(N)} decoded in ${secs(consume.ms)}: ${fmt(consumeRate)}/s (${consume.runner.stats.commits} commits; first commit after ${secs(consume.firstCommitMs)}; process CPU ${secs(consume.cpuMs)}, ${((1000 * consume.cpuMs) / N).toFixed(0)} µs an event)`);
 
     // ---- (2) replay: decode + judge + write with commits ----
     const timings = new Timings();
@@ -213,6 +220,7 @@ async function main(): Promise<void> {
         checker: timedChecker(CURRENT_CHECKER, timings, on),
         sign: timedSigner(sign, timings, on),
         groupId: `${prefix}verdicts`,
+        ...(process.env.BENCH_BATCH_MB ? { batchBytes: Number(process.env.BENCH_BATCH_MB) * 1024 * 1024 } : {}),
         hooks,
       }) as ConsumerRunner<unknown>,
       N,
@@ -223,7 +231,7 @@ async function main(): Promise<void> {
     const replayRate = replayed / (replay.ms / 1000);
     const capped = replayed < N ? ` (stopped by the ${REPLAY_CAP_MS / 1000} s cap: rate over the first ${fmt(replayed)})` : '';
     if (capped) console.log(`replay stopped by the cap after ${fmt(replayed)} of ${fmt(N)} events`);
-    console.log(`replay:  ${fmt(replayed)} judged and written in ${secs(replay.ms)}: ${fmt(replayRate)}/s (${replay.runner.stats.commits} commits, ${replay.runner.stats.dlq} dead letters; first commit after ${secs(replay.firstCommitMs)})`);
+    console.log(`replay:  ${fmt(replayed)} judged and written in ${secs(replay.ms)}: ${fmt(replayRate)}/s (${replay.runner.stats.commits} commits, ${replay.runner.stats.dlq} dead letters; first commit after ${secs(replay.firstCommitMs)}; process CPU ${secs(replay.cpuMs)}, ${((1000 * replay.cpuMs) / replayed).toFixed(0)} µs an event)`);
 
     // What the replay wrote, read back.
     const [rows] = await warehouse.query<{ checks: string; verdicts: string; latest: string; days: string; history: string }>(

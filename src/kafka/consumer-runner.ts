@@ -121,7 +121,10 @@ export interface ConsumerRunnerOptions<T> {
   rebalanceTimeoutMs?: number;
   /** Longest a fetch waits for new data (default 1000 ms). */
   maxWaitTimeInMs?: number;
+  /** Most bytes one fetch reads from one partition (kafkajs default 1 MiB): with one batch a partition, this bounds a batch's size. */
   maxBytesPerPartition?: number;
+  /** Most bytes of one fetch over all partitions (kafkajs default 10 MiB). */
+  maxBytes?: number;
 }
 
 export interface ConsumerRunnerStats {
@@ -192,6 +195,7 @@ export class ConsumerRunner<T> {
       rebalanceTimeout: opts.rebalanceTimeoutMs ?? 60_000,
       maxWaitTimeInMs: opts.maxWaitTimeInMs ?? 1_000,
       ...(opts.maxBytesPerPartition ? { maxBytesPerPartition: opts.maxBytesPerPartition } : {}),
+      ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}),
       allowAutoTopicCreation: false,
     });
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {

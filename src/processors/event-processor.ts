@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import type { EventMap, EventName } from '../events/types.js';
-import { ConsumerRunner, type ConsumerRunnerHooks } from '../kafka/consumer-runner.js';
+import { ConsumerRunner, type ConsumerRunnerHooks, type ConsumerRunnerOptions } from '../kafka/consumer-runner.js';
 import type { Logger } from '../log.js';
 import type { TopicNames } from '../topics.js';
 import { decodeStep } from '../kafka/decode-step.js';
@@ -29,6 +29,8 @@ export interface EventProcessorSpec<K extends EventName> {
   event: K;
   /** Writes one batch; must be idempotent (a batch is written again after a crash). */
   write(events: Array<EventMap[K]>): Promise<void>;
+  /** Fetch sizes, which bound a batch (default: kafkajs's, 1 MiB a partition). */
+  batches?: Pick<ConsumerRunnerOptions<unknown>, 'maxBytesPerPartition' | 'maxBytes'>;
 }
 
 /**
@@ -49,6 +51,7 @@ export function createEventProcessor<K extends EventName>(deps: EventProcessorDe
     ...(deps.hooks ? { hooks: deps.hooks } : {}),
     ...(deps.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: deps.sessionTimeoutMs } : {}),
     ...(deps.sinkRetries !== undefined ? { sinkRetries: deps.sinkRetries } : {}),
+    ...spec.batches,
     handler: (m) => decode(m.value),
     sink: (items) => spec.write(items.map((i) => i.value)),
   });

@@ -151,8 +151,14 @@ export function deriveProbeChanges(input: ProbeChangeInput): AgentChangeEvent[] 
   );
   const uptimeLines = new Map<string, StatePoint[]>();
   const verdictLines = new Map<string, StatePoint[]>();
-  for (const key of new Set(events.map((e) => e.agentKey))) {
-    const own = events.filter((e) => e.agentKey === key);
+  // Each agent's own events in one pass (a filter per agent would cost agents × events per batch).
+  const byAgent = new Map<string, ProbeFacts[]>();
+  for (const e of events) {
+    const list = byAgent.get(e.agentKey);
+    if (list) list.push(e);
+    else byAgent.set(e.agentKey, [e]);
+  }
+  for (const [key, own] of byAgent) {
     uptimeLines.set(key, timeline([
       ...(input.uptimeHistory.get(key) ?? []),
       ...own.filter((e) => DECIDED_UPTIME.has(e.uptime)).map((e) => ({ observedAt: e.observedAt, eventId: e.eventId, state: e.uptime })),

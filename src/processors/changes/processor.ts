@@ -90,19 +90,24 @@ export class ProbeChangeWriter {
     this.now = opts.now ?? Date.now;
   }
 
-  /** Derives and publishes the batch's changes; returns them. */
-  async write(events: readonly ProbeEvent[]): Promise<AgentChangeEvent[]> {
-    const changes = await this.derive(events);
+  /**
+   * Derives and publishes the batch's changes; returns them. `written`: the batch's checks and
+   * verdicts as the caller has just written them (the verdict processor, after its inserts
+   * resolved), by event id, so they need not be read back; without it they are read.
+   */
+  async write(events: readonly ProbeEvent[], written?: ReadonlyMap<string, ProbeFacts>): Promise<AgentChangeEvent[]> {
+    const changes = await this.derive(events, written);
     await this.publish(changes);
     return changes;
   }
 
   /** The batch's changes, from the warehouse's history (no writes). */
-  async derive(events: readonly ProbeEvent[]): Promise<AgentChangeEvent[]> {
+  async derive(events: readonly ProbeEvent[], written?: ReadonlyMap<string, ProbeFacts>): Promise<AgentChangeEvent[]> {
     const since = rawHistorySince(this.now());
     const recent = events.filter((e) => e.observedAt >= since);
     if (recent.length === 0) return [];
-    const facts = await this.judged(recent);
+    const given = written && recent.every((e) => written.has(e.id)) ? recent.map((e) => written.get(e.id)!) : null;
+    const facts = given ?? (await this.judged(recent));
     const agentKeys = [...new Set(recent.map((e) => e.agentKey))];
     const query = {
       checkerVersion: this.checkerVersion,

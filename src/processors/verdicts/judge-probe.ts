@@ -1,6 +1,7 @@
 import type { Verdict } from '../../conformance/index.js';
 import type { ProbeEvent } from '../../events/types.js';
 import { agentId } from '../../identity/agent-key.js';
+import type { ProbeFacts } from '../changes/derive.js';
 import type { Checker } from './checker.js';
 import { a2aObservation, mcpObservation, type DocumentTexts, type ListingContext } from './observation.js';
 
@@ -20,6 +21,8 @@ export interface JudgedProbe {
   check: Record<string, unknown>;
   verdict: Record<string, unknown>;
   latest: Record<string, unknown>;
+  /** What the check and verdict rows say, as the change derivation reads them (changes/derive.ts). */
+  facts: ProbeFacts;
 }
 
 /** `documents`: the text of every document the event names by hash (observation.ts documentHashes). */
@@ -104,5 +107,15 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
     a2a_route: verdict.a2a_route,
     signature,
   };
-  return { check, verdict, latest };
+  const facts: ProbeFacts = {
+    eventId: ev.id,
+    agentKey: ev.agentKey,
+    protocol: ev.protocol,
+    observedAt: ev.observedAt,
+    uptime: check.uptime,
+    reason: check.reason,
+    verdict: verdict.result,
+    verdictReasons: verdict.reasons,
+  };
+  return { check, verdict, latest, facts };
 }

@@ -17,6 +17,7 @@ import { ListingContextResolver } from './listing-context.js';
 import { DocumentReader } from '../documents.js';
 import { documentHashes } from './observation.js';
 import { ProbeChangeWriter } from '../changes/processor.js';
+import type { ProbeFacts } from '../changes/derive.js';
 import { changePublisher, processorProducer } from '../changes/publish.js';
 
 /**
@@ -34,7 +35,19 @@ export interface VerdictProcessorOptions extends EventProcessorDeps {
   checker?: Checker;
   /** Publishes the agent changes the batches show (default: a producer of its own). */
   producer?: EventProducer | undefined;
+  /** Most bytes of probe events one batch reads from a partition (default VERDICT_BATCH_BYTES). */
+  batchBytes?: number;
 }
+
+/**
+ * Probe events read per partition and fetch, so per batch. Each of a batch's statements (its
+ * inserts, the listing and document reads, the read-model refreshes, the change derivation) costs
+ * tens of milliseconds beside its per-row cost, and the default fetch (1 MiB, about 1,600 probe
+ * events) let those fixed costs dominate a replay. 8 MiB is 8,000 to 13,000 probe events (with
+ * their keys, headers and record overhead), written in a few seconds, well inside the consumer
+ * session.
+ */
+export const VERDICT_BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
  * Writes one batch of probe events as checks, verdicts and agent_latest rows, then
@@ -59,8 +72,13 @@ export class VerdictWriter {
     this.documents = documents ?? new DocumentReader(warehouse);
   }
 
-  async write(events: readonly ProbeEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  /**
+   * Writes the batch; resolves with each event's check and verdict as written (by event id), which
+   * the change derivation compares with the agents' history (rather than reading them back).
+   */
+  async write(events: readonly ProbeEvent[]): Promise<Map<string, ProbeFacts>> {
+    const written = new Map<string, ProbeFacts>();
+    if (events.length === 0) return written;
     const contexts = await this.context.resolve(events);
     // The documents the events name by hash (older events carry their bodies inline and name none).
     const documents = await this.documents.texts(events.flatMap(documentHashes));
@@ -81,6 +99,8 @@ export class VerdictWriter {
       await refreshCensus(this.warehouse, checkerVersion);
       this.censusAt = Date.now();
     }
+    for (const j of judged) written.set(j.facts.eventId, j.facts);
+    return written;
   }
 }
 
@@ -98,9 +118,10 @@ export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerR
     groupId: verdictGroupId(checker.version),
     topic: 'probes',
     event: 'Probe',
+    // Two batches a fetch: the next partition's batch is at hand when one is written.
+    batches: { maxBytesPerPartition: opts.batchBytes ?? VERDICT_BATCH_BYTES, maxBytes: 2 * (opts.batchBytes ?? VERDICT_BATCH_BYTES) },
     write: async (events) => {
-      await writer.write(events);
-      await changes.write(events);
+      await changes.write(events, await writer.write(events));
     },
   });
   closeWith(runner as ConsumerRunner<unknown>);

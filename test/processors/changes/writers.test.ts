@@ -57,6 +57,28 @@ describe('change writers on the chdb engine', () => {
     expect(published).toEqual(changes);
   });
 
+  it('derives from the checks and verdicts the verdict writer hands over, without reading them back, the same changes', async () => {
+    const batch = [up('w-f-1', now - 2 * DAY), down('w-f-2', now - DAY), up('w-f-3', now - DAY + 1000)];
+    const written = await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(batch);
+    expect([...written.keys()].sort()).toEqual(['w-f-1', 'w-f-2', 'w-f-3']);
+    const reads: string[] = [];
+    const counting = new Proxy(wh, {
+      get(target, prop, receiver) {
+        if (prop === 'query') {
+          return (sql: string, params?: Parameters<Warehouse['query']>[1]) => (reads.push(sql), target.query(sql, params));
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    }) as Warehouse;
+    const handed = await new ProbeChangeWriter(counting, CURRENT_CHECKER.version, publish).write(batch, written);
+    // Only the history and the names are read: no query for the batch's own rows by event id.
+    expect(reads.filter((q) => q.includes('event_id IN'))).toEqual([]);
+    const reread = await new ProbeChangeWriter(wh, CURRENT_CHECKER.version, async () => undefined, { waitMs: 300 }).write(batch);
+    expect(handed.map((c) => [c.kind, c.causeEventId])).toEqual([['down', 'w-f-2'], ['up', 'w-f-3']]);
+    expect(handed).toEqual(reread);
+  });
+
   it('publishes listed before writing the agents row, so a crash in between publishes the same change again', async () => {
     let failAgents = true;
     // The agents insert fails once: the batch is written again, as after a crash before the commit.
