@@ -316,8 +316,25 @@ interface BrokerState {
   startedAt: string;
 }
 
+/** Tries of a start on free ports whose port another process took first. */
+const FREE_PORT_TRIES = 3;
+
 /** Starts the broker (formatting its storage the first time) and waits until it answers. */
 export async function startBroker(opts: StartBrokerOptions): Promise<BrokerHandle> {
+  const freePorts = opts.port === 0 || opts.controllerPort === 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startBrokerOnce(opts);
+    } catch (err) {
+      // A free port is found by binding and closing it, and the JVM binds it seconds later: another
+      // process (a parallel test's server, say) can take it in between. Other ports then, not a failure.
+      if (!freePorts || attempt >= FREE_PORT_TRIES || !/Address already in use/.test((err as Error).message)) throw err;
+      (opts.logger ?? silentLogger).warn({ attempt }, 'the free port picked for the Kafka broker was taken before it bound; trying other ports');
+    }
+  }
+}
+
+async function startBrokerOnce(opts: StartBrokerOptions): Promise<BrokerHandle> {
   const logger = (opts.logger ?? silentLogger).child({ component: 'kafka-broker' });
   const paths = brokerPaths(opts.dataDir);
   const existing = readState(paths);
