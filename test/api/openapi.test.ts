@@ -1,12 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { RouteOptions } from 'fastify';
-import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CSP, DOCS_PREFIX, OPENAPI_PATH } from '../../src/api/openapi.js';
 import { buildApi } from '../../src/api/server.js';
+import { HAVE_CHROMIUM, launchChromium, recordedPage, warnNoChromium } from '../helpers/browser.js';
 
 /**
  * GET /openapi.json is a valid OpenAPI 3.1 document that describes every route the API has (the
@@ -212,38 +212,18 @@ describe('GET /docs', () => {
   });
 });
 
-const CHROMIUM = process.env.VERONIKAI_CHROMIUM ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`test/api/openapi.test.ts: browser part skipped: no chromium at ${CHROMIUM}`);
+warnNoChromium('test/api/openapi.test.ts: the browser part');
 
 describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
   it('renders one block per described operation, requests nothing from another origin, with no CSP violation or console error', async () => {
     const app = buildApi({ warehouse: failingWarehouse() });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--headless=new'] });
+    const browser = await launchChromium();
     try {
       const doc = (await app.inject({ method: 'GET', url: OPENAPI_PATH })).json() as Doc;
       const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
-      const page = await browser.newPage();
-      const requests: string[] = [];
-      const errors: string[] = [];
-      await page.setRequestInterception(true);
-      page.on('request', (req) => {
-        requests.push(req.url());
-        if (req.url().startsWith('data:') || new URL(req.url()).origin === origin) void req.continue();
-        else void req.abort();
-      });
-      page.on('console', (m) => {
-        if (m.type() === 'error') errors.push(m.text());
-      });
-      page.on('pageerror', (e) => errors.push(String(e)));
-      await page.evaluateOnNewDocument(() => {
-        document.addEventListener('securitypolicyviolation', (e) => {
-          const w = window as unknown as { violations?: string[] };
-          (w.violations ??= []).push(`${e.violatedDirective} ${e.blockedURI}`);
-        });
-      });
+      const { page, requests, errors, violations } = await recordedPage(browser, origin);
       const res = await page.goto(`${origin}${DOCS_PREFIX}`, { waitUntil: 'networkidle0' });
       expect(res?.status()).toBe(200);
       await page.waitForSelector('.opblock', { timeout: 20_000 });
@@ -254,7 +234,7 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
       expect(requests).toContain(`${origin}${DOCS_PREFIX}/json`);
       for (const url of requests) expect(url.startsWith('data:') || new URL(url).origin === origin, url).toBe(true);
       expect(errors).toEqual([]);
-      expect(await page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? [])).toEqual([]);
+      expect(await violations()).toEqual([]);
       // Positive control: the listener hears a violation (an inline script is refused).
       await page.evaluate(() => {
         const s = document.createElement('script');
@@ -262,7 +242,7 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in a real browser', () => {
         document.body.appendChild(s);
       });
       await new Promise((r) => setTimeout(r, 200));
-      expect((await page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? [])).some((v) => v.startsWith('script-src'))).toBe(true);
+      expect((await violations()).some((v) => v.startsWith('script-src'))).toBe(true);
     } finally {
       await browser.close();
       await app.close();

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/server.js';
 import { agentId } from '../../src/identity/agent-key.js';
 import { addSyntheticAgents, finishSyntheticIndex, syntheticKey } from '../api/synthetic-index.js';
+import { HAVE_CHROMIUM, launchChromium, recordedPage, warnNoChromium, type RecordedPage } from '../helpers/browser.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
@@ -15,9 +15,7 @@ import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
  * shows the violation listener does hear one). One browser for the file.
  */
 
-const CHROMIUM = process.env.VERONIKAI_CHROMIUM ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`test/browser/pages.test.ts skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set VERONIKAI_CHROMIUM)`);
+warnNoChromium('test/browser/pages.test.ts');
 
 const CV = 'browser-test-checker';
 const AGENTS = 300;
@@ -25,11 +23,7 @@ const DAYS = 90;
 /** Agent 1: checked every day of the window (synthetic-index.ts: every 20th agent is never checked). */
 const AGENT = agentId(syntheticKey(1));
 
-interface Visit {
-  page: Page;
-  requests: string[];
-  errors: string[];
-}
+type Visit = RecordedPage;
 
 describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
   let t: TestWarehouse;
@@ -55,7 +49,7 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
     app = buildApi({ warehouse: t.wh });
     await app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--headless=new'] });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -65,38 +59,17 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
 
   /** Opens a URL with every request recorded (any other origin's is refused) and every console error and CSP violation kept. */
   async function visit(path: string): Promise<Visit> {
-    const page = await browser.newPage();
-    const requests: string[] = [];
-    const errors: string[] = [];
-    await page.setRequestInterception(true);
-    page.on('request', (req) => {
-      requests.push(req.url());
-      if (req.url().startsWith('data:') || new URL(req.url()).origin === origin) void req.continue();
-      else void req.abort();
-    });
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => errors.push(`page error: ${String(e)}`));
-    // Injected by the DevTools protocol, so the page's own policy does not apply to it.
-    await page.evaluateOnNewDocument(() => {
-      document.addEventListener('securitypolicyviolation', (e) => {
-        (window as unknown as { violations: string[] }).violations ??= [];
-        (window as unknown as { violations: string[] }).violations.push(`${e.violatedDirective} ${e.blockedURI}`);
-      });
-    });
-    const res = await page.goto(`${origin}${path}`, { waitUntil: 'networkidle0' });
+    const v = await recordedPage(browser, origin);
+    const res = await v.page.goto(`${origin}${path}`, { waitUntil: 'networkidle0' });
     expect(res?.status(), path).toBe(200);
-    return { page, requests, errors };
+    return v;
   }
-
-  const violations = (page: Page) => page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? []);
 
   async function expectClean(v: Visit): Promise<void> {
     expect(v.requests.length).toBeGreaterThan(0);
     for (const url of v.requests) expect(url.startsWith('data:') || new URL(url).origin === origin, url).toBe(true);
     expect(v.errors).toEqual([]);
-    expect(await violations(v.page)).toEqual([]);
+    expect(await v.violations()).toEqual([]);
   }
 
   it('renders the dashboard\'s charts with their Wilson bands, and requests nothing from elsewhere', async () => {
@@ -125,7 +98,7 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
     // Positive control: an inline style attribute is refused, and the listener hears it.
     await v.page.evaluate(() => document.body.appendChild(document.createElement('div')).setAttribute('style', 'color:red'));
     await new Promise((r) => setTimeout(r, 200));
-    expect((await violations(v.page)).some((x) => x.startsWith('style-src'))).toBe(true);
+    expect((await v.violations()).some((x) => x.startsWith('style-src'))).toBe(true);
     await v.page.close();
   }, 60_000);
 

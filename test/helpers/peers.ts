@@ -69,8 +69,8 @@ function mcpServer(): McpServer {
   return server;
 }
 
-/** Streamable HTTP, stateless: a fresh server and transport per request (the SDK's pattern). */
-export async function startMcpStreamableStateless(): Promise<Peer> {
+/** The SDK's stateless Streamable HTTP app on /mcp: a fresh server and transport per request (the SDK's pattern). */
+export function mcpStatelessApp(): ReturnType<typeof createMcpExpressApp> {
   const app = createMcpExpressApp();
   app.all('/mcp', async (req, res) => {
     const server = mcpServer();
@@ -82,7 +82,12 @@ export async function startMcpStreamableStateless(): Promise<Peer> {
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  return listen(app, '/mcp');
+  return app;
+}
+
+/** Streamable HTTP, stateless, on a free port. */
+export async function startMcpStreamableStateless(): Promise<Peer> {
+  return listen(mcpStatelessApp(), '/mcp');
 }
 
 /** Streamable HTTP, stateful: one transport with session ids (a GET before initialize is refused). */

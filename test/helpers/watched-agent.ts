@@ -6,13 +6,11 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { xml2js, type Element } from 'xml-js';
 import type { DailyRunReport } from '../../src/runtime/daily.js';
 import type { Platform } from '../../src/runtime/platform.js';
 import { runDailyCycles } from '../../src/runtime/roles.js';
+import { mcpStatelessApp } from './peers.js';
 
 export interface WatchedMcpServer {
   url: string;
@@ -22,18 +20,7 @@ export interface WatchedMcpServer {
 
 /** The SDK's stateless Streamable HTTP server on a chosen port (0: any), so it can stop and come back on the same URL. */
 export async function startMcpServerOn(port: number): Promise<WatchedMcpServer> {
-  const app = createMcpExpressApp();
-  app.all('/mcp', async (req, res) => {
-    const server = new McpServer({ name: 'veronikai-watched-peer', version: '1.0.0' });
-    server.registerTool('echo', { description: 'Echoes its input' }, async () => ({ content: [{ type: 'text', text: 'echo' }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
+  const app = mcpStatelessApp();
   const http = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)));
   });

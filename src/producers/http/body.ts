@@ -138,29 +138,14 @@ export async function readBody(body: Readable, ex: Exchange, opts: FetchOptions,
       cb(null, chunk);
     },
   });
-  const kept: Buffer[] = [];
-  let keptLen = 0;
-  const headers = ex.headers;
-  const stopWhen = opts.stopWhen;
+  const kept = new KeptBody(ex, ro.maxBytes, opts.stopWhen);
   const sink = new Writable({
     highWaterMark: 16 * 1024,
     write(chunk: Buffer, _enc, cb) {
-      ex.bodyBytes += chunk.length;
-      const room = ro.maxBytes - keptLen;
-      if (chunk.length > room) {
-        if (room > 0) {
-          kept.push(chunk.subarray(0, room));
-          keptLen += room;
-        }
-        stop ??= 'cap';
-        cb(new StopReading('cap reached'));
-        return;
-      }
-      kept.push(chunk);
-      keptLen += chunk.length;
-      if (stopWhen && stopWhen(Buffer.concat(kept), headers)) {
-        stop ??= 'stopWhen';
-        cb(new StopReading('enough read'));
+      const why = kept.take(chunk);
+      if (why) {
+        stop ??= why;
+        cb(new StopReading(why === 'cap' ? 'cap reached' : 'enough read'));
         return;
       }
       cb();
@@ -185,7 +170,7 @@ export async function readBody(body: Readable, ex: Exchange, opts: FetchOptions,
   } finally {
     clearTimeout(windowTimer);
   }
-  ex.body = keptLen ? Buffer.concat(kept, keptLen) : EMPTY;
+  ex.body = kept.bytes();
   ex.bodySha256 = sha256(ex.body);
   recordReadOutcome(ex, stop, readError, limit, ro, wireLimit);
   if (unsupported && ex.errorClass === null) {
@@ -199,10 +184,8 @@ export async function readBody(body: Readable, ex: Exchange, opts: FetchOptions,
  * the exchange limit as in the pipeline above; the outcome recorded by the same rules.
  */
 async function readPlain(body: Readable, ex: Exchange, opts: FetchOptions, ro: ResolvedOptions, limit: ExchangeLimit): Promise<void> {
-  const kept: Buffer[] = [];
-  let keptLen = 0;
+  const kept = new KeptBody(ex, ro.maxBytes, opts.stopWhen);
   let stop: Stop | null = null;
-  const stopWhen = opts.stopWhen;
   const readError = await new Promise<unknown>((resolve) => {
     let settled = false;
     let windowTimer: NodeJS.Timeout | undefined;
@@ -221,21 +204,9 @@ async function readPlain(body: Readable, ex: Exchange, opts: FetchOptions, ro: R
     };
     const onData = (chunk: Buffer): void => {
       if (settled) return;
-      ex.bodyBytes += chunk.length;
-      const room = ro.maxBytes - keptLen;
-      if (chunk.length > room) {
-        if (room > 0) {
-          kept.push(chunk.subarray(0, room));
-          keptLen += room;
-        }
-        stop ??= 'cap';
-        settle(null);
-        return;
-      }
-      kept.push(chunk);
-      keptLen += chunk.length;
-      if (stopWhen && stopWhen(Buffer.concat(kept, keptLen), ex.headers)) {
-        stop ??= 'stopWhen';
+      const why = kept.take(chunk);
+      if (why) {
+        stop ??= why;
         settle(null);
       }
     };
@@ -262,7 +233,7 @@ async function readPlain(body: Readable, ex: Exchange, opts: FetchOptions, ro: R
     body.on('error', onError);
     body.on('close', onClose);
   });
-  ex.body = keptLen ? Buffer.concat(kept, keptLen) : EMPTY;
+  ex.body = kept.bytes();
   ex.bodySha256 = sha256(ex.body);
   recordReadOutcome(ex, stop, readError, limit, ro, Number.POSITIVE_INFINITY);
 }
@@ -287,5 +258,36 @@ function recordReadOutcome(ex: Exchange, stop: Stop | null, readError: unknown, 
     const c = classifyError(readError);
     ex.errorClass = c.errorClass;
     ex.errorMessage = c.message;
+  }
+}
+
+/** The body as kept: its chunks up to the cap, counted on the exchange; says when reading should stop. */
+class KeptBody {
+  private readonly parts: Buffer[] = [];
+  private length = 0;
+  constructor(
+    private readonly ex: Exchange,
+    private readonly max: number,
+    private readonly stopWhen: FetchOptions['stopWhen'],
+  ) {}
+
+  /** Keeps what fits of `chunk`; 'cap' when the cap is reached, 'stopWhen' when the caller has enough, else null. */
+  take(chunk: Buffer): 'cap' | 'stopWhen' | null {
+    this.ex.bodyBytes += chunk.length;
+    const room = this.max - this.length;
+    if (chunk.length > room) {
+      if (room > 0) {
+        this.parts.push(chunk.subarray(0, room));
+        this.length += room;
+      }
+      return 'cap';
+    }
+    this.parts.push(chunk);
+    this.length += chunk.length;
+    return this.stopWhen?.(Buffer.concat(this.parts, this.length), this.ex.headers) ? 'stopWhen' : null;
+  }
+
+  bytes(): Buffer {
+    return this.length ? Buffer.concat(this.parts, this.length) : EMPTY;
   }
 }
