@@ -1,6 +1,12 @@
-import { FindingSink } from './findings.js';
+import { FindingSink, ruleMask } from './findings.js';
 import { isNonEmptyString, isObject, jsonType, own, parseJson, ptr, sanitize } from './json-util.js';
 import { errorWords, type A2AObservation, type HttpExchange } from './types.js';
+
+/** Every rule after A2A-CARD-004: all are evaluated once the card is an object. */
+const OBJECT_RULES = ruleMask(
+  'A2A-CARD-005', 'A2A-CARD-006', 'A2A-CARD-007', 'A2A-CARD-008', 'A2A-CARD-009',
+  'A2A-CARD-010', 'A2A-CARD-011', 'A2A-CARD-012', 'A2A-CARD-013', 'A2A-CARD-014',
+);
 
 /**
  * Suite veronikai-a2a-get-card v1 (seed 000), on a document already fetched:
@@ -20,22 +26,20 @@ export function checkCardValue(doc: unknown, sink: FindingSink): void {
     sink.add('A2A-CARD-004', 'document', '', `the card is ${jsonType(doc)}, not a JSON object`);
     return;
   }
+  sink.evaluateMask(OBJECT_RULES);
   for (const [id, key] of [
     ['A2A-CARD-005', 'name'],
     ['A2A-CARD-006', 'description'],
     ['A2A-CARD-007', 'version'],
   ] as const) {
-    sink.evaluate(id);
     const v = own(doc, key);
     if (!isNonEmptyString(v)) {
       sink.add(id, 'document', ptr(key), v === undefined ? `${key} is missing` : typeof v === 'string' ? `${key} is empty` : `${key} must be a non-empty string, found ${jsonType(v)}`);
     }
   }
 
-  sink.evaluate('A2A-CARD-008');
   checkEndpoint(doc, sink);
 
-  sink.evaluate('A2A-CARD-009');
   const caps = own(doc, 'capabilities');
   if (!isObject(caps)) {
     sink.add('A2A-CARD-009', 'document', '/capabilities', caps === undefined ? 'capabilities is missing' : `capabilities must be an object, found ${jsonType(caps)}`);
@@ -45,14 +49,12 @@ export function checkCardValue(doc: unknown, sink: FindingSink): void {
     ['A2A-CARD-010', 'defaultInputModes'],
     ['A2A-CARD-011', 'defaultOutputModes'],
   ] as const) {
-    sink.evaluate(id);
     const v = own(doc, key);
     if (!Array.isArray(v) || v.length === 0) {
       sink.add(id, 'document', ptr(key), v === undefined ? `${key} is missing` : Array.isArray(v) ? `${key} is empty` : `${key} must be a non-empty list, found ${jsonType(v)}`);
     }
   }
 
-  sink.evaluate('A2A-CARD-012', 'A2A-CARD-013', 'A2A-CARD-014');
   const skills = own(doc, 'skills');
   if (!Array.isArray(skills) || skills.length === 0) {
     sink.add('A2A-CARD-012', 'document', '/skills', skills === undefined ? 'skills is missing' : Array.isArray(skills) ? 'skills is empty: at least one skill is needed' : `skills must be a list, found ${jsonType(skills)}`);

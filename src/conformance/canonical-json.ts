@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { escapeJsonText } from './json-escape.js';
+import { escapeJsonText, escapeJsonTextFramed } from './json-escape.js';
 
 /**
  * Canonical JSON (RFC 8785 style): object keys sorted by UTF-16 code units, no whitespace,
@@ -103,6 +103,50 @@ export function sha256Hex(data: string | Uint8Array): string {
 export function hashInputs(value: unknown): string {
   try {
     return 'sha256:' + sha256Hex(writeCanonical(value));
+  } finally {
+    releaseLarge();
+  }
+}
+
+const SUFFIX = new TextEncoder().encode('"}');
+const SUFFIX_NOT_UTF8 = new TextEncoder().encode('","validUtf8":false}');
+/** `{"kind":<kind>,"text":"` in UTF-8, per kind (the engine has two; a few more are kept). */
+const PREFIXES = new Map<string, Uint8Array>();
+
+function kindPrefix(kind: string): Uint8Array {
+  let p = PREFIXES.get(kind);
+  if (p === undefined) {
+    try {
+      pos = 0;
+      writeAscii('{"kind":');
+      writeString(kind);
+      writeAscii(',"text":"');
+      p = out.slice(0, pos);
+    } finally {
+      releaseLarge();
+    }
+    if (PREFIXES.size < 16) PREFIXES.set(kind, p);
+  }
+  return p;
+}
+
+/**
+ * hashInputs of a document given as text, `{ kind, text }` (with `validUtf8: false` when
+ * `notUtf8`), written straight into the buffer: the keys are already in canonical order, so no
+ * object walk, key sort or cycle set per judgement. A property test holds it to hashInputs.
+ */
+export function hashTextInputs(kind: string, text: string, notUtf8: boolean): string {
+  // A long text is hashed where it was escaped, framed by the bytes around it.
+  const framed = escapeJsonTextFramed(text, kindPrefix(kind), notUtf8 ? SUFFIX_NOT_UTF8 : SUFFIX);
+  if (framed !== null) return 'sha256:' + sha256Hex(framed);
+  try {
+    pos = 0;
+    writeAscii('{"kind":');
+    writeString(kind);
+    writeAscii(',"text":');
+    writeString(text);
+    writeAscii(notUtf8 ? ',"validUtf8":false}' : '}');
+    return 'sha256:' + sha256Hex(out.subarray(0, pos));
   } finally {
     releaseLarge();
   }

@@ -27,6 +27,46 @@ export function sortedRuleIds(set: ReadonlySet<string>): string[] {
   return out;
 }
 
+/** Fail-severity rules as a rank bit set (WORDS 32-bit words), for hasFailure. */
+const WORDS = Math.ceil(SORTED_IDS.length / 32);
+/** A packed array of WORDS zeros: a new set's bits are a copy of it. */
+const NO_BITS: readonly number[] = Array.from({ length: WORDS }, () => 0);
+const FAIL_BITS = NO_BITS.slice();
+for (const r of RULES) if (r.severity === 'fail') FAIL_BITS[RANK.get(r.id)! >> 5]! |= 1 << (RANK.get(r.id)! & 31);
+
+/** Per catalogue rule: the rule, and its rank's word and bit (one lookup per finding). */
+const BY_ID = new Map(RULES.map((r) => [r.id, { rule: r, word: RANK.get(r.id)! >> 5, bit: 1 << (RANK.get(r.id)! & 31) }]));
+
+/** A fixed group of catalogue rules, evaluated together (built once, at module load). */
+export type RuleMask = readonly number[];
+
+export function ruleMask(...ruleIds: string[]): RuleMask {
+  const m = NO_BITS.slice();
+  for (const id of ruleIds) {
+    const info = BY_ID.get(id);
+    if (!info) throw new Error(`unknown rule ${id}`);
+    m[info.word]! |= info.bit;
+  }
+  return m;
+}
+
+/** The IDs of a rank bit set (plus any IDs outside the catalogue), in Array.prototype.sort order. */
+function sortedBits(bits: readonly number[], extra: ReadonlySet<string> | null): string[] {
+  const out: string[] = [];
+  // Walking the bits in rank order gives the sorted order: no sort per verdict.
+  for (let w = 0; w < WORDS; w++) {
+    let b = bits[w]!;
+    while (b !== 0) {
+      const low = b & -b;
+      out.push(SORTED_IDS[(w << 5) + 31 - Math.clz32(low)]!);
+      b ^= low;
+    }
+  }
+  if (extra === null) return out;
+  for (const id of extra) out.push(id);
+  return out.sort();
+}
+
 /**
  * Collects findings, the set of rules that were actually evaluated, and the set of rules that
  * produced a finding. The last one is kept for every finding, listed or not: a rule whose
@@ -35,20 +75,34 @@ export function sortedRuleIds(set: ReadonlySet<string>): string[] {
 export class FindingSink {
   readonly list: Finding[] = [];
   omitted = 0;
-  readonly evaluated = new Set<string>();
-  private readonly flagged = new Set<string>();
+  /** Evaluated and flagged rules as rank bits (adding costs one map lookup, listing no sort). */
+  private readonly evaluatedBits = NO_BITS.slice();
+  private readonly flaggedBits = NO_BITS.slice();
+  /** Evaluated IDs outside the catalogue (flagged ones never are: add() refuses them). */
+  private otherEvaluated: Set<string> | null = null;
   /** Rules with at least one finding that is counted in `omitted` rather than listed. */
-  private readonly unlisted = new Set<string>();
+  private unlisted: Set<string> | null = null;
 
   evaluate(...ruleIds: string[]): void {
-    for (const id of ruleIds) this.evaluated.add(id);
+    for (let i = 0; i < ruleIds.length; i++) {
+      const id = ruleIds[i]!;
+      const info = BY_ID.get(id);
+      if (info === undefined) (this.otherEvaluated ??= new Set()).add(id);
+      else this.evaluatedBits[info.word]! |= info.bit;
+    }
+  }
+
+  /** evaluate() of every rule of a mask built by ruleMask. */
+  evaluateMask(mask: RuleMask): void {
+    const bits = this.evaluatedBits;
+    for (let w = 0; w < WORDS; w++) bits[w]! |= mask[w]!;
   }
 
   add(ruleId: string, artifact: Artifact, location: string, message: string, spec?: Finding['spec']): void {
     const rule = this.flag(ruleId);
     if (this.list.length >= MAX_FINDINGS) {
       this.omitted++;
-      this.unlisted.add(ruleId);
+      (this.unlisted ??= new Set()).add(ruleId);
       return;
     }
     this.list.push({
@@ -66,34 +120,41 @@ export class FindingSink {
     if (n <= 0) return;
     this.flag(ruleId);
     this.omitted += n;
-    this.unlisted.add(ruleId);
+    (this.unlisted ??= new Set()).add(ruleId);
   }
 
   private flag(ruleId: string): NonNullable<ReturnType<typeof getRule>> {
-    const rule = getRule(ruleId);
-    if (!rule) throw new Error(`unknown rule ${ruleId}`);
-    this.evaluated.add(ruleId);
-    this.flagged.add(ruleId);
-    return rule;
+    const info = BY_ID.get(ruleId);
+    if (!info) throw new Error(`unknown rule ${ruleId}`);
+    this.evaluatedBits[info.word]! |= info.bit;
+    this.flaggedBits[info.word]! |= info.bit;
+    return info.rule;
+  }
+
+  /** Sorted IDs of every rule that was evaluated. */
+  evaluatedRules(): string[] {
+    return sortedBits(this.evaluatedBits, this.otherEvaluated);
   }
 
   /** Sorted IDs of every rule that produced a finding, listed or omitted. */
   flaggedRules(): string[] {
-    return sortedRuleIds(this.flagged);
+    return sortedBits(this.flaggedBits, null);
   }
 
   /** Sorted IDs of the rules with findings that are not listed. */
   unlistedRules(): string[] {
-    return sortedRuleIds(this.unlisted);
+    return this.unlisted === null ? [] : sortedRuleIds(this.unlisted);
   }
 
-  /** True when a fail-severity rule produced a finding, listed or omitted. */
+  /** True when a fail-severity rule produced a finding, listed or omitted (flagged IDs are all catalogue rules). */
   hasFailure(): boolean {
-    for (const id of this.flagged) if (getRule(id)?.severity === 'fail') return true;
+    const bits = this.flaggedBits;
+    for (let w = 0; w < WORDS; w++) if ((bits[w]! & FAIL_BITS[w]!) !== 0) return true;
     return false;
   }
 
   has(ruleId: string): boolean {
-    return this.flagged.has(ruleId);
+    const info = BY_ID.get(ruleId);
+    return info !== undefined && (this.flaggedBits[info.word]! & info.bit) !== 0;
   }
 }

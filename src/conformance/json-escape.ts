@@ -129,13 +129,35 @@ function load(): Escaper | null {
  * call. Null when the caller must write them itself (see above).
  */
 export function escapeJsonText(s: string): Uint8Array | null {
+  const dst = escapeAt(s, 0, 0);
+  return dst < 0 ? null : view.subarray(dst, end);
+}
+
+/**
+ * `prefix`, then the bytes escapeJsonText(s) gives, then `suffix`, as one view (valid until the
+ * next call): a text framed in canonical JSON is hashed where it was escaped, with no copy.
+ * Null exactly when escapeJsonText(s) is.
+ */
+export function escapeJsonTextFramed(s: string, prefix: Uint8Array, suffix: Uint8Array): Uint8Array | null {
+  const dst = escapeAt(s, prefix.length, suffix.length);
+  if (dst < 0) return null;
+  view.set(prefix, dst - prefix.length);
+  view.set(suffix, end);
+  return view.subarray(dst - prefix.length, end + suffix.length);
+}
+
+/** Where the last escape's output ended. */
+let end = 0;
+
+/** Escapes s with `before` free bytes ahead of the output and `after` behind it; the output's offset, or -1. */
+function escapeAt(s: string, before: number, after: number): number {
   const n = s.length;
-  if (n < MIN_CHARS || n > MAX_CHARS) return null;
+  if (n < MIN_CHARS || n > MAX_CHARS) return -1;
   if (escaper === undefined) escaper = load();
-  if (escaper === null) return null;
+  if (escaper === null) return -1;
   // Input: at most 3 bytes a code unit; output after it: at most 6 bytes a code unit, plus slack.
-  const dst = SRC + 3 * n + 16;
-  const need = dst + 6 * n + 16;
+  const dst = SRC + 3 * n + 16 + before;
+  const need = dst + 6 * n + 16 + after;
   if (need > view.length) {
     escaper.memory.grow(Math.ceil((need - view.length) / PAGE));
     view = new Uint8Array(escaper.memory.buffer);
@@ -144,7 +166,7 @@ export function escapeJsonText(s: string): Uint8Array | null {
   // encodeInto writes at most 3n bytes here, so never as far as dst.
   const { written } = encoder.encodeInto(s, input);
   // Non-ASCII text may hold a lone surrogate, which encodeInto would replace by U+FFFD.
-  if (written !== n && !(s as string & { isWellFormed(): boolean }).isWellFormed()) return null;
-  const end = escaper.escape(SRC, written, dst);
-  return view.subarray(dst, end);
+  if (written !== n && !(s as string & { isWellFormed(): boolean }).isWellFormed()) return -1;
+  end = escaper.escape(SRC, written, dst);
+  return dst;
 }

@@ -1,4 +1,4 @@
-import { FindingSink } from './findings.js';
+import { FindingSink, ruleMask } from './findings.js';
 import { isNonEmptyString, isObject, jsonType, own, ptr, sanitize } from './json-util.js';
 import { classifyHost } from './private-host.js';
 
@@ -34,7 +34,9 @@ const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
  * in other text (NFKC of a fullwidth letter is uppercase ASCII), and is kept as a letter.
  */
 export function normalizeText(s: string): string {
-  const t = NON_ASCII.test(s) ? s.toLowerCase().normalize('NFKC') : s.toLowerCase();
+  // ASCII text: after lowercasing, the letters and digits are exactly [a-z0-9] (no code points to decode).
+  if (!NON_ASCII.test(s)) return normalizeAscii(s.toLowerCase());
+  const t = s.toLowerCase().normalize('NFKC');
   let out = '';
   let start = -1;
   for (let i = 0; i <= t.length; ) {
@@ -59,7 +61,23 @@ export function normalizeText(s: string): string {
   return out;
 }
 
-const PLACEHOLDERS = new Set(
+/** normalizeText of lowercased ASCII text: its letters and digits are exactly [a-z0-9]. */
+function normalizeAscii(t: string): string {
+  let out = '';
+  let start = -1;
+  for (let i = 0; i <= t.length; i++) {
+    const c = i < t.length ? t.charCodeAt(i) : 32;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out = out === '' ? t.slice(start, i) : `${out} ${t.slice(start, i)}`;
+      start = -1;
+    }
+  }
+  return out;
+}
+
+export const PLACEHOLDERS: ReadonlySet<string> = new Set(
   [
     'hello world', 'hello', 'hi', 'an mcp server', 'a mcp server', 'mcp server', 'my mcp server', 'the mcp server',
     'an mcp server for', 'a model context protocol server', 'an model context protocol server', 'model context protocol server',
@@ -75,7 +93,10 @@ const PLACEHOLDERS = new Set(
   ].map(normalizeText),
 );
 
-const PLACEHOLDER_PATTERNS: RegExp[] = [
+/** No placeholder phrase is longer: a longer text needs no set lookup. */
+const PLACEHOLDER_MAX = Math.max(...[...PLACEHOLDERS].map((p) => p.length));
+
+export const PLACEHOLDER_PATTERNS: readonly RegExp[] = [
   /^lorem ipsum\b/,
   /^(todo|tbd|fixme|placeholder)\b/,
   /\byour (server |mcp server |project |tool |package )?description\b/,
@@ -83,61 +104,84 @@ const PLACEHOLDER_PATTERNS: RegExp[] = [
   /\b(add|enter|insert|write) (a |your )?(short )?description\b/,
 ];
 
-const RAW_TEMPLATE_MARKERS = /<\s*your\b|\{\{[^}]*\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|%[A-Z_]+%|\[\s*your\b/i;
+export const RAW_TEMPLATE_MARKERS = /<\s*your\b|\{\{[^}]*\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|%[A-Z_]+%|\[\s*your\b/i;
 
 export function isPlaceholderDescription(desc: string, normalized?: string): boolean {
   if (desc.length > 2000) return false;
   if (RAW_TEMPLATE_MARKERS.test(desc)) return true;
   const n = normalized ?? normalizeText(desc);
-  if (PLACEHOLDERS.has(n)) return true;
+  if (n.length <= PLACEHOLDER_MAX && PLACEHOLDERS.has(n)) return true;
+  // Only the first two patterns can match text without the word "description".
+  if (!n.includes('description')) return PLACEHOLDER_PATTERNS[0]!.test(n) || PLACEHOLDER_PATTERNS[1]!.test(n);
   return PLACEHOLDER_PATTERNS.some((re) => re.test(n));
 }
 
-const GENERIC_WORDS = new Set(['mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for']);
+/** The generic words, as a test on the word n[i..j) that slices nothing (most words are not generic). */
+function isGenericWord(n: string, i: number, j: number): boolean {
+  switch (j - i) {
+    case 1:
+      return n.charCodeAt(i) === 97; // a
+    case 2:
+      return n.startsWith('an', i);
+    case 3:
+      return n.startsWith('mcp', i) || n.startsWith('the', i) || n.startsWith('for', i);
+    case 5:
+      return n.startsWith('model', i);
+    case 6:
+      return n.startsWith('server', i);
+    case 7:
+      return n.startsWith('context', i);
+    case 8:
+      return n.startsWith('protocol', i);
+    default:
+      return false;
+  }
+}
 
 /** True when the description says nothing beyond the server name (reverse-DNS or its last segment). */
 export function repeatsName(desc: string, name: unknown, normalized?: string): boolean {
   if (typeof name !== 'string' || name.trim() === '' || desc.length > 2000 || name.length > 2000) return false;
   const d = normalized ?? normalizeText(desc);
-  const candidates = new Set<string>([normalizeText(name)]);
+  // The candidates: the whole name, its last path segment, and that segment's last dot-separated
+  // part; each normalised only when it is not the same text as one already taken.
+  const whole = normalizeText(name);
   const slash = name.lastIndexOf('/');
-  if (slash >= 0) candidates.add(normalizeText(name.slice(slash + 1)));
-  const dotted = name.slice(slash + 1).split('.').pop();
-  if (dotted) candidates.add(normalizeText(dotted));
-  const stripped: string[] = [];
-  let longest = 0;
-  for (const c of candidates) {
-    if (!c) continue;
-    if (d === c) return true;
-    const cs = stripGenericUpTo(c, Infinity)!;
-    if (!cs) continue;
-    stripped.push(cs);
-    if (cs.length > longest) longest = cs.length;
-  }
-  if (stripped.length === 0) return false;
+  const segment = slash >= 0 ? name.slice(slash + 1) : name;
+  const lastDot = segment.lastIndexOf('.');
+  const dotted = segment.slice(lastDot + 1);
+  const seg = slash >= 0 ? normalizeText(segment) : '';
+  const dot = dotted && dotted !== segment ? normalizeText(dotted) : '';
+  if ((whole && d === whole) || (seg && d === seg) || (dot && d === dot)) return true;
+  const s1 = whole ? stripGenericUpTo(whole, Infinity)! : '';
+  const s2 = seg ? stripGenericUpTo(seg, Infinity)! : '';
+  const s3 = dot ? stripGenericUpTo(dot, Infinity)! : '';
+  const longest = Math.max(s1.length, s2.length, s3.length);
+  if (longest === 0) return false;
   // The description's own words are stripped only as far as the longest stripped name: a long
   // description is known to differ from every name after its first few words.
   const dStripped = stripGenericUpTo(d, longest);
-  return dStripped !== null && stripped.includes(dStripped);
+  return dStripped !== null && dStripped !== '' && (dStripped === s1 || dStripped === s2 || dStripped === s3);
 }
 
 /** The words of `n` that are not generic, joined by single spaces; null as soon as that would be longer than `limit`. */
 function stripGenericUpTo(n: string, limit: number): string | null {
-  let out = '';
+  // While every word so far is kept (and single-spaced), the result is a prefix of n: nothing is built.
+  let out: string | null = null;
+  let keptEnd = 0;
+  let len = 0;
   let i = 0;
   while (i <= n.length) {
     let j = n.indexOf(' ', i);
     if (j < 0) j = n.length;
-    if (j > i) {
-      const w = n.slice(i, j);
-      if (!GENERIC_WORDS.has(w)) {
-        out = out === '' ? w : `${out} ${w}`;
-        if (out.length > limit) return null;
-      }
-    }
+    if (j > i && !isGenericWord(n, i, j)) {
+      len = len === 0 ? j - i : len + 1 + (j - i);
+      if (len > limit) return null;
+      if (out === null) keptEnd = j;
+      else out = out === '' ? n.slice(i, j) : `${out} ${n.slice(i, j)}`;
+    } else if (out === null) out = n.slice(0, keptEnd);
     i = j + 1;
   }
-  return out;
+  return out === null ? n.slice(0, keptEnd) : out;
 }
 
 const TEMPLATE = /\{[^{}]*\}/;
@@ -170,6 +214,11 @@ const HOST_WORDS: Record<string, string> = {
   placeholder: 'a placeholder host',
 };
 
+/** A remote URL as a message shows it; rendered only for a finding (most remotes draw none). */
+function shownUrl(url: string): string {
+  return JSON.stringify(sanitize(url, 100));
+}
+
 function checkRemote(remote: unknown, i: number, sink: FindingSink): void {
   const base = ptr('remotes', i);
   if (!isObject(remote)) {
@@ -186,22 +235,21 @@ function checkRemote(remote: unknown, i: number, sink: FindingSink): void {
     sink.add('MCP-Q-010', 'document', at, url === undefined ? `remote ${i} has no url` : `remote ${i} url must be a non-empty string, found ${typeof url === 'string' ? 'an empty string' : jsonType(url)}`);
     return;
   }
-  const shown = JSON.stringify(sanitize(url, 100));
   const templated = TEMPLATE.test(url);
-  if (templated) sink.add('MCP-Q-104', 'document', at, `remote ${i} url ${shown} is a template that needs user values`);
+  if (templated) sink.add('MCP-Q-104', 'document', at, `remote ${i} url ${shownUrl(url)} is a template that needs user values`);
   if (url.trimStart().startsWith('{')) return; // scheme and host come from a variable
   if (!/^https:\/\//i.test(url)) {
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
-    sink.add('MCP-Q-010', 'document', at, scheme ? `remote ${i} url ${shown} uses ${sanitize(scheme.toLowerCase(), 20)}:, not https:` : `remote ${i} url ${shown} is not an absolute https URL`);
+    sink.add('MCP-Q-010', 'document', at, scheme ? `remote ${i} url ${shownUrl(url)} uses ${sanitize(scheme.toLowerCase(), 20)}:, not https:` : `remote ${i} url ${shownUrl(url)} is not an absolute https URL`);
     return;
   }
   const authority = /^https:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
   if (TEMPLATE.test(authority) || authority.includes('{')) return; // host holds a variable
   let host: string;
   try {
-    host = new URL(url.replace(/\{[^{}]*\}/g, 'x')).hostname;
+    host = new URL(templated ? url.replace(/\{[^{}]*\}/g, 'x') : url).hostname;
   } catch {
-    sink.add('MCP-Q-010', 'document', at, `remote ${i} url ${shown} is not a valid URL`);
+    sink.add('MCP-Q-010', 'document', at, `remote ${i} url ${shownUrl(url)} is not a valid URL`);
     return;
   }
   const cls = classifyHost(host);
@@ -211,6 +259,14 @@ function checkRemote(remote: unknown, i: number, sink: FindingSink): void {
   }
 }
 
+/** Every quality rule after MCP-Q-001: all are evaluated once the document is an object. */
+const OBJECT_RULES = ruleMask(
+  'MCP-Q-002', 'MCP-Q-003', 'MCP-Q-004', 'MCP-Q-005', 'MCP-Q-103',
+  'MCP-Q-006', 'MCP-Q-007', 'MCP-Q-102',
+  'MCP-Q-008', 'MCP-Q-009', 'MCP-Q-010', 'MCP-Q-011', 'MCP-Q-104',
+  'MCP-Q-012', 'MCP-Q-101',
+);
+
 /** Runs every quality rule on a parsed server.json value. */
 export function checkServerJsonValue(doc: unknown, sink: FindingSink): void {
   sink.evaluate('MCP-Q-001');
@@ -218,15 +274,19 @@ export function checkServerJsonValue(doc: unknown, sink: FindingSink): void {
     sink.add('MCP-Q-001', 'document', '', `server.json is ${jsonType(doc)}, not a JSON object`);
     return;
   }
-  sink.evaluate('MCP-Q-002', 'MCP-Q-003', 'MCP-Q-004', 'MCP-Q-005', 'MCP-Q-103');
+  sink.evaluateMask(OBJECT_RULES);
   const desc = own(doc, 'description');
   if (!isNonEmptyString(desc)) {
     sink.add('MCP-Q-002', 'document', '/description', desc === undefined ? 'description is missing' : typeof desc === 'string' ? 'description is blank' : `description must be a string, found ${jsonType(desc)}`);
   } else {
     const trimmed = desc.trim();
     let len = 0;
-    for (const _ of trimmed) {
-      if (++len >= MIN_DESCRIPTION) break;
+    // Twice as many code units as the minimum are at least the minimum in code points: no count.
+    if (trimmed.length >= 2 * MIN_DESCRIPTION) len = MIN_DESCRIPTION;
+    else {
+      for (const _ of trimmed) {
+        if (++len >= MIN_DESCRIPTION) break;
+      }
     }
     if (len < MIN_DESCRIPTION) sink.add('MCP-Q-003', 'document', '/description', `description has ${len} characters; at least ${MIN_DESCRIPTION} are needed`);
     // Normalised once for the three rules that compare it (each reads it only up to 2000 characters).
@@ -240,7 +300,6 @@ export function checkServerJsonValue(doc: unknown, sink: FindingSink): void {
     }
   }
 
-  sink.evaluate('MCP-Q-006', 'MCP-Q-007', 'MCP-Q-102');
   const version = own(doc, 'version');
   if (!isNonEmptyString(version)) {
     sink.add('MCP-Q-006', 'document', '/version', version === undefined ? 'version is missing' : typeof version === 'string' ? 'version is blank' : `version must be a string, found ${jsonType(version)}`);
@@ -250,7 +309,6 @@ export function checkServerJsonValue(doc: unknown, sink: FindingSink): void {
     sink.add('MCP-Q-102', 'document', '/version', 'version is 0.0.0');
   }
 
-  sink.evaluate('MCP-Q-008', 'MCP-Q-009', 'MCP-Q-010', 'MCP-Q-011', 'MCP-Q-104');
   const remotes = own(doc, 'remotes');
   if (!Array.isArray(remotes) || remotes.length === 0) {
     sink.add('MCP-Q-008', 'document', '/remotes', remotes === undefined ? 'there are no remotes: nothing to reach (package-only server)' : Array.isArray(remotes) ? 'remotes is empty' : `remotes must be a list, found ${jsonType(remotes)}`);
@@ -258,7 +316,6 @@ export function checkServerJsonValue(doc: unknown, sink: FindingSink): void {
     for (let i = 0; i < remotes.length; i++) checkRemote(remotes[i], i, sink);
   }
 
-  sink.evaluate('MCP-Q-012', 'MCP-Q-101');
   const repo = own(doc, 'repository');
   let repoListed = false;
   if (repo !== undefined && repo !== null) {

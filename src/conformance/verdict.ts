@@ -1,8 +1,8 @@
 import { checkCardText, checkCardValue, NOT_UTF8, readChain } from './a2a-card-suite.js';
 import type { Basis, Family, Route } from './a2a-attribution.js';
 import { structuralAnswer, type Violation } from './a2a-structure.js';
-import { hashInputs } from './canonical-json.js';
-import { FindingSink, sortedRuleIds } from './findings.js';
+import { hashInputs, hashTextInputs } from './canonical-json.js';
+import { FindingSink, ruleMask } from './findings.js';
 import { isObject, parseJson } from './json-util.js';
 import { checkServerJsonValue, declaredRemotes } from './mcp-quality.js';
 import { checkTransport } from './mcp-transport.js';
@@ -94,20 +94,26 @@ function build(
   state: VerdictState,
   extra?: { a2a?: A2AStructureDetail },
 ): Verdict {
-  const fails = sink.list.filter((f) => f.severity === 'fail');
-  const warns = sink.list.filter((f) => f.severity === 'warn');
   // Every flagged rule counts, listed or past the findings cap: a capped failure is still a failure.
   let result: Result;
   if (sink.hasFailure()) result = 'fail';
   else if (state.unknown) result = 'unknown';
   else if (state.na) result = 'n/a';
   else result = 'pass';
-  const reasons: string[] = fails.map((f) => `${f.ruleId} ${displayLocation(f)}: ${f.message}`);
+  // One pass over the findings: failures now, warnings (in order) after the state lines.
+  const reasons: string[] = [];
+  let warns: string[] | null = null;
+  const list = sink.list;
+  for (let i = 0; i < list.length; i++) {
+    const f = list[i]!;
+    if (f.severity === 'fail') reasons.push(`${f.ruleId} ${displayLocation(f)}: ${f.message}`);
+    else if (f.severity === 'warn') (warns ??= []).push(`warn: ${f.ruleId} ${displayLocation(f)}: ${f.message}`);
+  }
   if (sink.omitted > 0) reasons.push(`… ${sink.omitted} more findings not listed (${sink.unlistedRules().join(', ')})`);
   if (state.unknown) reasons.push(`unknown: ${state.unknown}`);
   if (state.na) reasons.push(`n/a: ${state.na}`);
   if (state.notRun) reasons.push(`n/a: ${state.notRun}`);
-  for (const w of warns) reasons.push(`warn: ${w.ruleId} ${displayLocation(w)}: ${w.message}`);
+  if (warns !== null) for (let i = 0; i < warns.length; i++) reasons.push(warns[i]!);
   const v: Verdict = {
     subject: ctx.subject,
     observedAt: ctx.observedAt,
@@ -117,7 +123,7 @@ function build(
     reasons,
     findings: sink.list,
     omittedFindings: sink.omitted,
-    rulesEvaluated: sortedRuleIds(sink.evaluated),
+    rulesEvaluated: sink.evaluatedRules(),
     rulesFlagged: sink.flaggedRules(),
     scope,
     inputsHash,
@@ -133,6 +139,17 @@ function structureSpec(s: { version: string; schema: string }): Finding['spec'] 
     : { section: `A2A ${s.version} JSON Schema (${s.schema})`, url: `https://a2a-protocol.org/v${s.version}/specification/#55-agentcard-object-structure` };
 }
 
+/** The spec texts of each pinned schema, built once (a card can have hundreds of violations); every finding gets its own copy. */
+const SPEC_TEXTS = new Map<string, Finding['spec']>();
+function structureSpecOf(s: { version: string; schema: string }): Finding['spec'] {
+  // Each pinned schema file is of one version: the file names the pair.
+  let spec = SPEC_TEXTS.get(s.schema);
+  if (spec === undefined) SPEC_TEXTS.set(s.schema, (spec = structureSpec(s)));
+  return spec;
+}
+
+const STRUCT_RULES = ruleMask('A2A-STRUCT-001', 'A2A-STRUCT-002', 'A2A-STRUCT-003', 'A2A-STRUCT-004', 'A2A-STRUCT-005');
+
 function structureVerdict(doc: unknown, ctx: JudgeContext, scope: Verdict['scope'], inputsHash: string): Verdict {
   const sink = new FindingSink();
   const ans = structuralAnswer(doc);
@@ -145,17 +162,19 @@ function structureVerdict(doc: unknown, ctx: JudgeContext, scope: Verdict['scope
     const why = isObject(doc) ? 'no recognised A2A claim (no @context, supportedInterfaces, protocolVersion or url)' : 'the card is not a JSON object';
     return build('a2aStructure', ctx, scope, inputsHash, sink, { na: why }, { a2a: detail });
   }
-  sink.evaluate('A2A-STRUCT-001', 'A2A-STRUCT-002', 'A2A-STRUCT-003', 'A2A-STRUCT-004', 'A2A-STRUCT-005');
+  sink.evaluateMask(STRUCT_RULES);
   const s = ans.strict;
-  const listed: Partial<Record<Violation['ruleId'], number>> = {};
-  for (const v of s.violations) {
-    sink.add(v.ruleId, 'document', v.pointer, v.message, structureSpec(s));
-    listed[v.ruleId] = (listed[v.ruleId] ?? 0) + 1;
-  }
+  const spec = s.violations.length > 0 ? structureSpecOf(s) : null;
+  for (const v of s.violations) sink.add(v.ruleId, 'document', v.pointer, v.message, { section: spec!.section, url: spec!.url });
   // Violations past the structural check's own cap never reach the sink as findings; count them
   // per rule, so a rule whose violations all fall past the cap is still flagged (and fails).
-  for (const [id, n] of Object.entries(s.ruleCounts) as Array<[Violation['ruleId'], number]>) {
-    sink.addUnlisted(id, n - (listed[id] ?? 0));
+  // (None past the cap: every rule's count is its listed count, nothing to add.)
+  if (s.violationCount > s.violations.length) {
+    const listed: Partial<Record<Violation['ruleId'], number>> = {};
+    for (const v of s.violations) listed[v.ruleId] = (listed[v.ruleId] ?? 0) + 1;
+    for (const [id, n] of Object.entries(s.ruleCounts) as Array<[Violation['ruleId'], number]>) {
+      sink.addUnlisted(id, n - (listed[id] ?? 0));
+    }
   }
   if (a.route === 'conflict') {
     sink.add('A2A-STRUCT-004', 'document', '/protocolVersion', `supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only) are both present; checked as 1.0.1, the alternative reading (${a.alternative}) is reported beside it`);
@@ -198,12 +217,22 @@ function textInputs(kind: string, input: DocumentText): unknown {
   return input.validUtf8 === false ? { kind, text: input.text, validUtf8: false } : { kind, text: input.text };
 }
 
+/** hashInputs(textInputs(kind, input)), without building the object when the text is a string. */
+function textHash(kind: string, input: DocumentText): string {
+  try {
+    const text = input.text;
+    return typeof text === 'string' ? hashTextInputs(kind, text, input.validUtf8 === false) : hashInputs(textInputs(kind, input));
+  } catch {
+    return HASH_UNAVAILABLE;
+  }
+}
+
 /**
  * Checks an A2A agent card given as text (preferred: parse failures are judged) or as a parsed
  * value. Text whose bytes were not valid UTF-8 (`validUtf8: false`) is not JSON text: A2A-CARD-003.
  */
 export function checkA2ACard(input: DocumentText | { value: unknown }, ctx: JudgeContext): A2ADocumentVerdicts {
-  const inputsHash = safeHash(() => ('text' in input ? textInputs('a2a-card-text', input) : { kind: 'a2a-card-value', value: input.value }));
+  const inputsHash = 'text' in input ? textHash('a2a-card-text', input) : safeHash(() => ({ kind: 'a2a-card-value', value: input.value }));
   return guardPair(() => {
     const sink = new FindingSink();
     let value: unknown;
@@ -228,7 +257,7 @@ export function checkA2ACard(input: DocumentText | { value: unknown }, ctx: Judg
  * transport half did not run, so a pass here is never the whole suite's pass.
  */
 export function checkServerJson(input: DocumentText | { value: unknown }, ctx: JudgeContext): Verdict {
-  const inputsHash = safeHash(() => ('text' in input ? textInputs('mcp-server-json-text', input) : { kind: 'mcp-server-json-value', value: input.value }));
+  const inputsHash = 'text' in input ? textHash('mcp-server-json-text', input) : safeHash(() => ({ kind: 'mcp-server-json-value', value: input.value }));
   return guardOne(() => {
     const sink = new FindingSink();
     const state = { notRun: MCP_TRANSPORT_NOT_RUN };

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalJsonBytes, hashInputs, sha256Hex } from '../../src/conformance/canonical-json.js';
+import { canonicalJson, canonicalJsonBytes, hashInputs, hashTextInputs, sha256Hex } from '../../src/conformance/canonical-json.js';
 import { parseIp } from '../../src/conformance/ip-ranges.js';
 import { RULES } from '../../src/conformance/catalogue.js';
-import { sortedRuleIds } from '../../src/conformance/findings.js';
-import { escapeJsonText, MAX_CHARS, MIN_CHARS } from '../../src/conformance/json-escape.js';
+import { FindingSink, ruleMask, sortedRuleIds } from '../../src/conformance/findings.js';
+import { escapeJsonText, escapeJsonTextFramed, MAX_CHARS, MIN_CHARS } from '../../src/conformance/json-escape.js';
 import { escapePointer, sanitize } from '../../src/conformance/json-util.js';
-import { normalizeText, repeatsName } from '../../src/conformance/mcp-quality.js';
+import { isPlaceholderDescription, normalizeText, PLACEHOLDER_PATTERNS, PLACEHOLDERS, RAW_TEMPLATE_MARKERS, repeatsName } from '../../src/conformance/mcp-quality.js';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -169,5 +169,104 @@ describe('json-util fast paths', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('inputs hash of a document given as text (hashTextInputs)', () => {
+  const unit = fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', '😀', 'é', 'a', '{', ' ');
+  const text = fc.oneof(fc.string({ unit, maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 120 }), fc.string({ maxLength: 300 }));
+  it('equals hashInputs of the { kind, text[, validUtf8: false] } object, short and long texts alike', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom('a2a-card-text', 'mcp-server-json-text'), text), text, fc.boolean(), (kind, t, notUtf8) => {
+        const value = notUtf8 ? { kind, text: t, validUtf8: false } : { kind, text: t };
+        expect(hashTextInputs(kind, t, notUtf8)).toBe(hashInputs(value));
+      }),
+      { numRuns: 5000 },
+    );
+    const long = 'x"\\\n\u0001é😀'.repeat(50_000);
+    expect(hashTextInputs('k', long, false)).toBe(hashInputs({ kind: 'k', text: long }));
+    expect(hashTextInputs('k', long + '\ud800', true)).toBe(hashInputs({ kind: 'k', text: long + '\ud800', validUtf8: false }));
+  });
+
+  it('frames the escaped text with the given bytes', () => {
+    const pre = Buffer.from('{"kind":"k","text":"');
+    const post = Buffer.from('"}');
+    fc.assert(
+      fc.property(fc.string({ unit, minLength: MIN_CHARS, maxLength: 300 }), (s) => {
+        // Copied: each view is valid only until the next call.
+        const view = escapeJsonText(s);
+        const plain = view === null ? null : Buffer.from(view);
+        const framed = escapeJsonTextFramed(s, pre, post);
+        if (plain === null) expect(framed).toBeNull();
+        else expect(Buffer.from(framed!).equals(Buffer.concat([pre, plain, post]))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('FindingSink rule sets as rank bits', () => {
+  it('lists evaluated and flagged rules as the string sort of the sets, and fails as severities say', () => {
+    const id = fc.constantFrom(...RULES.map((r) => r.id));
+    fc.assert(
+      fc.property(fc.array(id, { maxLength: 20 }), fc.array(id, { maxLength: 8 }), fc.array(id, { maxLength: 8 }), (evaluated, masked, flagged) => {
+        const sink = new FindingSink();
+        sink.evaluate(...evaluated);
+        sink.evaluateMask(ruleMask(...masked));
+        for (const f of flagged) sink.add(f, 'document', '', 'm');
+        expect(sink.evaluatedRules()).toEqual([...new Set([...evaluated, ...masked, ...flagged])].sort());
+        expect(sink.flaggedRules()).toEqual([...new Set(flagged)].sort());
+        expect(sink.hasFailure()).toBe(flagged.some((f) => RULES.find((r) => r.id === f)!.severity === 'fail'));
+        for (const r of RULES) expect(sink.has(r.id)).toBe(flagged.includes(r.id));
+      }),
+      { numRuns: 2000 },
+    );
+    const sink = new FindingSink();
+    sink.evaluate('NOT-A-RULE', 'A2A-CARD-003', 'AAA');
+    expect(sink.evaluatedRules()).toEqual(['A2A-CARD-003', 'AAA', 'NOT-A-RULE']);
+    expect(() => sink.add('NOT-A-RULE', 'document', '', 'm')).toThrow();
+    expect(() => ruleMask('NOT-A-RULE')).toThrow();
+  });
+});
+
+describe('MCP text rules fast paths', () => {
+  it('normalizeText on ASCII text equals the Unicode-class regex', () => {
+    const unit = fc.constantFrom(' ', '.', '/', '-', '_', 'A', 'z', 'Q', '0', '9', '\t', ':', '@', '`', '[', '{');
+    const reference = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+    fc.assert(fc.property(fc.string({ unit, maxLength: 60 }), (s) => {
+      expect(normalizeText(s)).toBe(reference(s));
+    }), { numRuns: 10_000 });
+  });
+
+  it('isPlaceholderDescription answers as the set and every pattern tried in turn', () => {
+    const reference = (desc: string): boolean => {
+      if (desc.length > 2000) return false;
+      if (RAW_TEMPLATE_MARKERS.test(desc)) return true;
+      const n = normalizeText(desc);
+      return PLACEHOLDERS.has(n) || PLACEHOLDER_PATTERNS.some((re) => re.test(n));
+    };
+    const word = fc.constantFrom('description', 'your', 'server', 'goes', 'here', 'add', 'a', 'short', 'todo', 'lorem', 'ipsum', 'TBD', 'mcp', 'x', 'descriptions', 'placeholder', 'write', 'n/a', '<your', '{{x}}', 'hello world');
+    const phrase = fc.tuple(fc.array(word, { maxLength: 7 }), fc.constantFrom(' ', '-', ': ', '  ')).map(([ws, sep]) => ws.join(sep));
+    fc.assert(fc.property(fc.oneof(phrase, fc.string()), (d) => {
+      expect(isPlaceholderDescription(d)).toBe(reference(d));
+    }), { numRuns: 10_000 });
+    for (const p of PLACEHOLDERS) expect(isPlaceholderDescription(p)).toBe(true);
+  });
+
+  it('repeatsName strips generic words only, near misses kept', () => {
+    const GENERIC = new Set(['mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for']);
+    const strip = (n: string): string => n.split(' ').filter((w) => w && !GENERIC.has(w)).join(' ');
+    const reference = (desc: string, name: string): boolean => {
+      if (name.trim() === '' || desc.length > 2000 || name.length > 2000) return false;
+      const d = normalizeText(desc);
+      const slash = name.lastIndexOf('/');
+      const cands = [normalizeText(name), ...(slash >= 0 ? [normalizeText(name.slice(slash + 1))] : []), normalizeText(name.slice(slash + 1).split('.').pop() ?? '')];
+      return cands.some((c) => c !== '' && (d === c || (strip(c) !== '' && strip(d) === strip(c))));
+    };
+    const word = fc.constantFrom('mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for', 'ab', 'ann', 'models', 'fo', 'thex', 'mcps', 'protocols', 'contexts', 'servers', 'weather', 'x');
+    const phrase = fc.tuple(fc.array(word, { maxLength: 6 }), fc.constantFrom(' ', '-', '.', '/')).map(([ws, sep]) => ws.join(sep));
+    fc.assert(fc.property(phrase, phrase, (desc, name) => {
+      expect(repeatsName(desc, name)).toBe(reference(desc, name));
+    }), { numRuns: 20_000 });
   });
 });
