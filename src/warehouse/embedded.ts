@@ -58,11 +58,10 @@ const INSERT_SETTINGS = { input_format_skip_unknown_fields: 0, date_time_input_f
 export class EmbeddedWarehouse implements Warehouse {
   readonly kind = 'embedded' as const;
   readonly path: string;
-  private session: Session | null;
+  private readonly chdb: ChdbSession;
   readonly readOnly: boolean;
   private readonly timeoutMs: number | undefined;
   private readonly onQueryStats: ((stats: QueryStats) => void) | undefined;
-  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(path: string, options: EmbeddedOptions = {}) {
     this.path = resolve(path);
@@ -74,10 +73,10 @@ export class EmbeddedWarehouse implements Warehouse {
     const args = [...CONNECTION_ARGS, ...Object.entries(connectionSettings(options)).map(([k, v]) => `--${k}=${v}`)];
     try {
       mkdirSync(this.path, { recursive: true });
-      this.session = new Session(this.path, { connectionArgs: args });
     } catch (err) {
       throw toWarehouseError(err, `cannot open the embedded warehouse at ${this.path}`);
     }
+    this.chdb = new ChdbSession(this.path, args);
   }
 
   async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
@@ -108,8 +107,7 @@ export class EmbeddedWarehouse implements Warehouse {
       throw toWarehouseError(err, undefined, statement);
     }
     let finish!: () => void;
-    const finished = new Promise<void>((r) => (finish = r));
-    this.inFlight.add(finished);
+    void this.chdb.hold(new Promise<void>((r) => (finish = r)));
     try {
       // A chunk is one engine block (about 65k rows), so memory stays bounded by it.
       for await (const chunk of stream) yield chunk.rows<T>();
@@ -117,7 +115,6 @@ export class EmbeddedWarehouse implements Warehouse {
       throw toWarehouseError(err, undefined, statement);
     } finally {
       stream.cancel();
-      this.inFlight.delete(finished);
       finish();
     }
   }
@@ -145,19 +142,12 @@ export class EmbeddedWarehouse implements Warehouse {
     );
   }
 
-  async close(): Promise<void> {
-    const session = this.session;
-    if (!session) return;
-    this.session = null;
-    // chdb defers tearing a connection down behind running work; waiting here
-    // makes "close() resolved" mean "the data directory is free again".
-    await Promise.allSettled([...this.inFlight]);
-    session.close();
+  close(): Promise<void> {
+    return this.chdb.close();
   }
 
   private open(): Session {
-    if (!this.session) throw new WarehouseError('closed', 'the embedded warehouse is closed');
-    return this.session;
+    return this.chdb.get();
   }
 
   private async run(sql: string, params: QueryParams | undefined, format: string): Promise<string> {
@@ -174,14 +164,52 @@ export class EmbeddedWarehouse implements Warehouse {
   }
 
   private async track<R>(pending: Promise<R>, what: string): Promise<R> {
-    this.inFlight.add(pending);
     try {
-      return await pending;
+      return await this.chdb.hold(pending);
     } catch (err) {
       throw toWarehouseError(err, undefined, what);
-    } finally {
-      this.inFlight.delete(pending);
     }
+  }
+}
+
+/**
+ * One chdb session on a data directory, for the warehouse and the raw reader: opened with its
+ * connect-time settings, and closed only once the work it is running has settled.
+ */
+export class ChdbSession {
+  private session: Session | null;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(path: string, connectionArgs: string[]) {
+    try {
+      this.session = new Session(path, { connectionArgs });
+    } catch (err) {
+      throw toWarehouseError(err, `cannot open the embedded warehouse at ${path}`);
+    }
+  }
+
+  /** The open session; a closed one is an error. */
+  get(): Session {
+    if (!this.session) throw new WarehouseError('closed', 'the embedded warehouse is closed');
+    return this.session;
+  }
+
+  /** Counts `work` as running until it settles: close() waits for it. */
+  hold<R>(work: Promise<R>): Promise<R> {
+    this.inFlight.add(work);
+    const done = () => this.inFlight.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  async close(): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    this.session = null;
+    // chdb defers tearing a connection down behind running work; waiting here
+    // makes "close() resolved" mean "the data directory is free again".
+    await Promise.allSettled([...this.inFlight]);
+    session.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { Session, type ChdbQueryStream } from 'chdb';
-import { toWarehouseError } from './embedded.js';
+import type { ChdbQueryStream } from 'chdb';
+import { ChdbSession, toWarehouseError } from './embedded.js';
 import { WarehouseError } from './errors.js';
 import { isKeyword, type Token } from './lexer.js';
 import { checkReadOnly, connectionSettings } from './read-only.js';
@@ -82,9 +82,8 @@ export interface RawReaderOptions {
  */
 export class EmbeddedRawReader implements RawReader {
   readonly database = 'default';
-  private session: Session | null;
+  private readonly chdb: ChdbSession;
   private queue: Promise<void> = Promise.resolve();
-  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(path: string, options: RawReaderOptions = {}) {
     const settings = connectionSettings({ readOnly: true, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
@@ -94,11 +93,7 @@ export class EmbeddedRawReader implements RawReader {
       ...Object.entries(settings).map(([k, v]) => `--${k}=${v}`),
       ...(options.maxResultBytes === undefined ? [] : [`--max_result_bytes=${options.maxResultBytes}`, '--result_overflow_mode=throw']),
     ];
-    try {
-      this.session = new Session(resolve(path), { connectionArgs: args });
-    } catch (err) {
-      throw toWarehouseError(err, `cannot open the embedded warehouse at ${resolve(path)}`);
-    }
+    this.chdb = new ChdbSession(resolve(path), args);
   }
 
   async *stream(sql: string, opts: RawQueryOptions): AsyncGenerator<RawChunk> {
@@ -109,11 +104,11 @@ export class EmbeddedRawReader implements RawReader {
     const mine = new Promise<void>((r) => (release = r));
     const before = this.queue;
     this.queue = before.then(() => mine);
-    this.inFlight.add(mine);
+    void this.chdb.hold(mine);
     try {
       await before;
       if (opts.signal?.aborted) throw new WarehouseError('timeout', 'the query was cancelled before it started');
-      const session = this.open();
+      const session = this.chdb.get();
       const params = opts.params ?? {};
       const bound = Object.keys(params).length > 0;
       if (!isStreamable(format) || !isSelect(statement.tokens)) {
@@ -150,21 +145,11 @@ export class EmbeddedRawReader implements RawReader {
         stream.cancel();
       }
     } finally {
-      this.inFlight.delete(mine);
       release();
     }
   }
 
-  async close(): Promise<void> {
-    const session = this.session;
-    if (!session) return;
-    this.session = null;
-    await Promise.allSettled([...this.inFlight]);
-    session.close();
-  }
-
-  private open(): Session {
-    if (!this.session) throw new WarehouseError('closed', 'the embedded warehouse is closed');
-    return this.session;
+  close(): Promise<void> {
+    return this.chdb.close();
   }
 }
