@@ -54,6 +54,8 @@ export interface ModernPeerOptions {
   extension?: boolean;
   logging?: boolean;
   reorder?: boolean;
+  /** Every other tools/list changes the description of `echo`. */
+  mutate?: boolean;
 }
 
 /** The Python SDK's modern server (2026-07-28: server/discover, cache hints) on a free loopback port. */
@@ -63,6 +65,7 @@ export async function startPythonModernPeer(o: ModernPeerOptions = {}): Promise<
   if (o.extension) args.push('--extension');
   if (o.logging) args.push('--logging');
   if (o.reorder) args.push('--reorder');
+  if (o.mutate) args.push('--mutate');
   const child: ChildProcess = spawn(VENV_PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -144,15 +147,16 @@ export type AsLayout = 'cimd' | 'dcr' | 'both' | 'none' | 'oidc-only' | 'oauth-o
  * An authorization server of our own with one metadata layout. `cimd`, `dcr`, `both`, `none`
  * serve RFC 8414 and OpenID configuration alike with that registration; `oidc-only` serves only
  * /.well-known/openid-configuration (with DCR), `oauth-only` only RFC 8414 (with CIMD).
- * `dead` is an issuer nothing answers at.
+ * `dead` is an issuer nothing answers at. `claimedIssuer` makes both documents name another
+ * issuer than the one they are served for (metadata a client must not use, RFC 8414 §3.3).
  */
-export async function startAuthorizationServer(layout: AsLayout): Promise<{ issuer: string; close: () => Promise<void>; paths: string[] }> {
+export async function startAuthorizationServer(layout: AsLayout, o: { claimedIssuer?: string } = {}): Promise<{ issuer: string; close: () => Promise<void>; paths: string[] }> {
   if (layout === 'dead') return { issuer: await deadOrigin(), close: async () => undefined, paths: [] };
   const app = express();
   let issuer = '';
   const doc = (): Record<string, unknown> => {
     const d: Record<string, unknown> = {
-      issuer,
+      issuer: o.claimedIssuer ?? issuer,
       authorization_endpoint: `${issuer}/authorize`,
       token_endpoint: `${issuer}/token`,
       response_types_supported: ['code'],

@@ -1,6 +1,6 @@
 """A modern-era MCP server (protocol 2026-07-28) from the official Python SDK, for inspect tests.
 
-Usage: python modern_mcp_server.py --port N [--extension] [--logging] [--reorder]
+Usage: python modern_mcp_server.py --port N [--extension] [--logging] [--reorder] [--mutate]
 
 - Serves Streamable HTTP at /mcp on 127.0.0.1 (the SDK answers `server/discover` and the
   legacy `initialize` handshake alike).
@@ -8,6 +8,8 @@ Usage: python modern_mcp_server.py --port N [--extension] [--logging] [--reorder
 - --extension advertises one extension (com.example/inspect-test) under capabilities.extensions.
 - --logging re-provides logging/setLevel, so capabilities declare `logging` (deprecated on 2026-07-28).
 - --reorder answers every other tools/list in reverse order (an unstable tool list).
+- --mutate answers every other tools/list with a changed description of `echo` (a tool whose
+  definition changes between identical calls).
 Prints "listening <port>" once the socket is bound.
 """
 from __future__ import annotations
@@ -65,6 +67,19 @@ def build(args: argparse.Namespace) -> MCPServer:
             return result
 
         low.add_request_handler("tools/list", entry.params_type, reordering)
+    if args.mutate:
+        listed = low._request_handlers["tools/list"]
+        seen = {"n": 0}
+
+        async def mutating(ctx, params):  # noqa: ANN001
+            result = await listed.handler(ctx, params)
+            seen["n"] += 1
+            if seen["n"] % 2 == 0:
+                tools = [t.model_copy(update={"description": f"{t.description} (changed)"}) if t.name == "echo" else t for t in result.tools]
+                result = result.model_copy(update={"tools": tools})
+            return result
+
+        low.add_request_handler("tools/list", listed.params_type, mutating)
     return server
 
 
@@ -74,6 +89,7 @@ def main() -> None:
     p.add_argument("--extension", action="store_true")
     p.add_argument("--logging", action="store_true")
     p.add_argument("--reorder", action="store_true")
+    p.add_argument("--mutate", action="store_true")
     args = p.parse_args()
     app = build(args).streamable_http_app(stateless_http=True, json_response=True)
     config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")

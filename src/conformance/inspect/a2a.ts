@@ -100,6 +100,8 @@ export interface LintResult {
 /**
  * The document rules of the lint (INS-A2A-002 … 007) on a card's text; `value` is the parsed
  * card (a JSON object). `where` is the card's URL or file name, for the check locations.
+ * `evidence` is the fetch the card came from, attached to every check; it is empty only when
+ * the card was read from a file (the corpus run), where no exchange exists.
  */
 export function lintCard(text: string, value: JsonObject, where: string, checks: CheckList, evidence: InspectExchange[] = []): LintResult {
   const at = (pointer: string): string => `${where}#${pointer}`;
@@ -108,7 +110,7 @@ export function lintCard(text: string, value: JsonObject, where: string, checks:
   if (!Array.isArray(skills) || skills.length === 0) {
     checks.flag('INS-A2A-002', 'skills', skills === undefined ? 'the card has no skills list' : Array.isArray(skills) ? 'the skills list is empty' : 'skills is not a list', at('/skills'), evidence);
   } else {
-    checks.pass('skills', 'INS-A2A-002', `${skills.length} skill(s)`, at('/skills'));
+    checks.pass('skills', 'INS-A2A-002', `${skills.length} skill(s)`, at('/skills'), evidence);
     const undescribed: string[] = [];
     skills.forEach((s, i) => {
       if (!isObject(s) || !isNonEmptyString(own(s, 'description'))) {
@@ -117,7 +119,7 @@ export function lintCard(text: string, value: JsonObject, where: string, checks:
       }
     });
     if (skillsWithoutDescription > 0) checks.flag('INS-A2A-003', 'skill descriptions', `${skillsWithoutDescription} skill(s) without a description: ${undescribed.join(', ')}`, at('/skills'), evidence);
-    else checks.pass('skill descriptions', 'INS-A2A-003', 'every skill has a description', at('/skills'));
+    else checks.pass('skill descriptions', 'INS-A2A-003', 'every skill has a description', at('/skills'), evidence);
   }
   for (const [id, key] of [
     ['INS-A2A-004', 'defaultInputModes'],
@@ -125,18 +127,18 @@ export function lintCard(text: string, value: JsonObject, where: string, checks:
   ] as const) {
     const v = own(value, key);
     if (!Array.isArray(v) || v.length === 0) checks.flag(id, key, v === undefined ? `${key} is missing` : Array.isArray(v) ? `${key} is empty` : `${key} is not a list`, at(ptr(key)), evidence);
-    else checks.pass(key, id, `${key}: ${v.slice(0, 5).map(String).join(', ')}`, at(ptr(key)));
+    else checks.pass(key, id, `${key}: ${v.slice(0, 5).map(String).join(', ')}`, at(ptr(key)), evidence);
   }
   const schemes = own(value, 'securitySchemes');
   const securitySchemesDeclared = isObject(schemes) && Object.keys(schemes).length > 0;
-  if (securitySchemesDeclared) checks.pass('security schemes', 'INS-A2A-006', `securitySchemes: ${Object.keys(schemes).slice(0, 5).join(', ')}`, at('/securitySchemes'));
+  if (securitySchemesDeclared) checks.pass('security schemes', 'INS-A2A-006', `securitySchemes: ${Object.keys(schemes).slice(0, 5).join(', ')}`, at('/securitySchemes'), evidence);
   else if (productionShaped(value)) checks.flag('INS-A2A-006', 'security schemes', 'a card with a public https endpoint declares no securitySchemes', at('/securitySchemes'), evidence);
-  else checks.info('security schemes', 'no securitySchemes (the card has no public https endpoint, so it is not flagged)', at('/securitySchemes'));
+  else checks.info('security schemes', 'no securitySchemes (the card has no public https endpoint, so it is not flagged)', at('/securitySchemes'), evidence);
 
   const secrets = findSecrets(text);
   if (secrets.length > 0) {
-    for (const s of secrets.slice(0, 10)) checks.flag('INS-A2A-007', 'embedded secret', `${s.kind} in the card text at character ${s.offset}: ${s.redacted} (entropy ${s.entropy} bits/char)`, where, []);
-  } else checks.pass('embedded secret', 'INS-A2A-007', 'no credential-shaped string in the card text', where);
+    for (const s of secrets.slice(0, 10)) checks.flag('INS-A2A-007', 'embedded secret', `${s.kind} in the card text at character ${s.offset}: ${s.redacted} (entropy ${s.entropy} bits/char)`, where, evidence);
+  } else checks.pass('embedded secret', 'INS-A2A-007', 'no credential-shaped string in the card text', where, evidence);
   return { skillsWithoutDescription, securitySchemesDeclared, secrets };
 }
 
@@ -215,6 +217,6 @@ export function judgeA2A(input: string, all: InspectExchange[], observedAt: stri
   }
 
   summary.state = detail.attribution.route !== 'none' && structure.result === 'pass' && card.result !== 'fail' ? 'confirmed' : 'indicated';
-  checks.info('validation', `attribution: ${detail.attribution.route}${detail.attribution.family ? ` (A2A ${detail.attribution.family})` : ''}; ${card.suite.id}: ${card.result}; ${structure.suite.id}: ${structure.result}`, hit.url, []);
+  checks.info('validation', `attribution: ${detail.attribution.route}${detail.attribution.family ? ` (A2A ${detail.attribution.family})` : ''}; ${card.suite.id}: ${card.result}; ${structure.suite.id}: ${structure.result}`, hit.url, [hit]);
   return { summary, checks: checks.list, suites: [card, structure], detail };
 }

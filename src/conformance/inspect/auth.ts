@@ -139,7 +139,10 @@ export function judgeAuth(endpoint: string, challenged: InspectExchange, exchang
   }
   summary.issuer = issuer;
 
-  const judgeDoc = (step: 'auth.oidc' | 'auth.oauth', label: string): JsonObject | null => {
+  // RFC 8414 §3.3 / OpenID Connect Discovery §4.3: a document whose issuer is not the issuer it
+  // was fetched for MUST NOT be used, so it counts neither as found nor for the registration.
+  const rejected: InspectExchange[] = [];
+  const judgeDoc = (step: 'auth.oidc' | 'auth.oauth', label: string): { doc: JsonObject; ex: InspectExchange } | null => {
     const tries = exchanges.filter((e) => e.step === step);
     const hit = tries.find((e) => docOf(e) !== null) ?? null;
     if (!hit) {
@@ -148,12 +151,17 @@ export function judgeAuth(endpoint: string, challenged: InspectExchange, exchang
     }
     const doc = docOf(hit)!;
     const problems: string[] = [];
-    if (doc.issuer !== issuer) problems.push(`issuer is ${typeof doc.issuer === 'string' ? `"${doc.issuer.slice(0, 200)}"` : 'missing'}, not "${issuer}"`);
+    const issuerOk = doc.issuer === issuer;
+    if (!issuerOk) problems.push(`issuer is ${typeof doc.issuer === 'string' ? `"${doc.issuer.slice(0, 200)}"` : 'missing'}, not "${issuer}"`);
     if (typeof doc.authorization_endpoint !== 'string') problems.push('authorization_endpoint is missing');
     if (typeof doc.token_endpoint !== 'string') problems.push('token_endpoint is missing');
-    if (problems.length) checks.flag('INS-AUTH-007', `${label} is valid`, `${label} at ${hit.url}: ${problems.join('; ')}`, hit.url, [hit]);
+    if (problems.length) checks.flag('INS-AUTH-007', `${label} is valid`, `${label} at ${hit.url}: ${problems.join('; ')}${issuerOk ? '' : ' (a client must not use it)'}`, hit.url, [hit]);
     else checks.pass(`${label} is valid`, 'INS-AUTH-007', `${label} at ${hit.url} (${hit.form ?? ''})`, hit.url, [hit]);
-    return doc;
+    if (!issuerOk) {
+      rejected.push(hit);
+      return null;
+    }
+    return { doc, ex: hit };
   };
   const oidc = judgeDoc('auth.oidc', 'OpenID configuration');
   const oauth = judgeDoc('auth.oauth', 'RFC 8414 metadata');
@@ -161,17 +169,21 @@ export function judgeAuth(endpoint: string, challenged: InspectExchange, exchang
   summary.oauthMetadata = oauth !== null;
   const asTries = exchanges.filter((e) => e.step === 'auth.oidc' || e.step === 'auth.oauth');
   if (!oidc && !oauth) {
-    checks.flag('INS-AUTH-006', 'authorization server metadata', `neither OpenID Connect Discovery nor RFC 8414 metadata could be read from the issuer ${issuer}`, issuer, asTries);
+    // Documents that were read but rejected are INS-AUTH-007's finding, not a dead issuer.
+    if (rejected.length) checks.info('authorization server metadata', `no usable metadata for ${issuer}: every document read names another issuer`, issuer, rejected);
+    else checks.flag('INS-AUTH-006', 'authorization server metadata', `neither OpenID Connect Discovery nor RFC 8414 metadata could be read from the issuer ${issuer}`, issuer, asTries);
     return summary;
   }
-  checks.pass('authorization server metadata', 'INS-AUTH-006', `OpenID configuration: ${oidc ? 'yes' : 'no'}; RFC 8414 metadata: ${oauth ? 'yes' : 'no'}`, issuer, []);
-  if (oidc && !oauth) checks.flag('INS-AUTH-010', 'RFC 8414 metadata', `the issuer ${issuer} serves only OpenID Connect Discovery`, issuer, asTries.filter((e) => e.step === 'auth.oauth'));
+  const used = [oidc, oauth].filter((d): d is { doc: JsonObject; ex: InspectExchange } => d !== null);
+  const asEvidence = used.map((d) => d.ex);
+  checks.pass('authorization server metadata', 'INS-AUTH-006', `OpenID configuration: ${oidc ? 'yes' : 'no'}; RFC 8414 metadata: ${oauth ? 'yes' : 'no'}`, issuer, asEvidence);
+  // Only when no RFC 8414 document answered at all (a rejected one is INS-AUTH-007's finding).
+  if (oidc && !oauth && !rejected.some((e) => e.step === 'auth.oauth')) checks.flag('INS-AUTH-010', 'RFC 8414 metadata', `the issuer ${issuer} serves only OpenID Connect Discovery`, issuer, asTries.filter((e) => e.step === 'auth.oauth'));
 
-  const docs = [oidc, oauth].filter((d): d is JsonObject => d !== null);
+  const docs = used.map((d) => d.doc);
   const cimd = docs.some((d) => d.client_id_metadata_document_supported === true);
   const dcr = docs.some((d) => typeof d.registration_endpoint === 'string' && d.registration_endpoint !== '');
   summary.registration = cimd && dcr ? 'both' : cimd ? 'cimd' : dcr ? 'dcr' : 'none';
-  const asEvidence = exchanges.filter((e) => (e.step === 'auth.oidc' || e.step === 'auth.oauth') && docOf(e) !== null);
   if (summary.registration === 'dcr') {
     checks.flag('INS-AUTH-008', 'client registration', 'Dynamic Client Registration only (registration_endpoint, RFC 7591): deprecated in favour of Client ID Metadata Documents (client_id_metadata_document_supported: true)', issuer, asEvidence);
   } else if (summary.registration === 'none') {

@@ -103,6 +103,8 @@ export function judgeMcp(endpoint: string, all: InspectExchange[]): McpJudgement
   let signal = false;
   let confirmed = false;
   let capabilities: JsonObject | null = null;
+  /** The exchange the capabilities were read from: the evidence of the checks on them. */
+  let capsFrom: InspectExchange | null = null;
 
   const discover = ex.find((e) => e.step === 'mcp.discover');
   const sseOpen = ex.find((e) => e.step === 'mcp.sse-open');
@@ -123,6 +125,7 @@ export function judgeMcp(endpoint: string, all: InspectExchange[]): McpJudgement
         checks.pass('server/discover', 'INS-MCP-001', `modern server: supportedVersions ${JSON.stringify(d.result.supportedVersions)}`, discover.url, [discover]);
       }
       capabilities = isObject(d.result.capabilities) ? d.result.capabilities : null;
+      capsFrom = discover;
       detail.supportedVersions = Array.isArray(d.result.supportedVersions) ? d.result.supportedVersions.filter((v): v is string => typeof v === 'string') : [];
       detail.protocolVersion = detail.supportedVersions.includes(MODERN_VERSION) ? MODERN_VERSION : (detail.supportedVersions[0] ?? null);
       const meta = isObject(d.result._meta) ? d.result._meta : {};
@@ -156,6 +159,7 @@ export function judgeMcp(endpoint: string, all: InspectExchange[]): McpJudgement
         checks.pass('initialize', 'INS-MCP-003', `legacy server: protocolVersion ${String(i.result.protocolVersion)}${i.sessionId ? ', with a session' : ', no session'}`, httpInit.url, [httpInit]);
       }
       capabilities = isObject(i.result.capabilities) ? i.result.capabilities : null;
+      capsFrom = httpInit;
       detail.serverInfo = isObject(i.result.serverInfo) ? i.result.serverInfo : null;
       detail.protocolVersion = i.protocolVersion;
     } else if (i.kind !== 'auth') {
@@ -178,6 +182,7 @@ export function judgeMcp(endpoint: string, all: InspectExchange[]): McpJudgement
         checks.pass('initialize', 'INS-MCP-003', `legacy HTTP+SSE server: protocolVersion ${String(reply.result.protocolVersion)}`, sseInit!.url, [sseInit]);
       }
       capabilities = isObject(reply.result.capabilities) ? reply.result.capabilities : null;
+      capsFrom = sseInit;
       detail.serverInfo = isObject(reply.result.serverInfo) ? reply.result.serverInfo : null;
       detail.protocolVersion = typeof reply.result.protocolVersion === 'string' ? reply.result.protocolVersion : null;
       checks.flag('INS-MCP-009', 'transport', 'the server speaks only the HTTP+SSE transport of 2024-11-05 (deprecated since 2025-03-26)', sseOpen.url, [sseOpen]);
@@ -207,14 +212,14 @@ export function judgeMcp(endpoint: string, all: InspectExchange[]): McpJudgement
     summary.extensions = extensionsOf(capabilities);
     const declared = isObject(capabilities.extensions) ? Object.keys(capabilities.extensions) : [];
     const bad = declared.filter((k) => !EXTENSION_KEY.test(k));
-    const where = (discover && summary.era === 'modern' ? discover : httpInit ?? sseInit)?.url ?? endpoint;
+    const where = capsFrom?.url ?? endpoint;
     if (declared.length) {
-      if (bad.length) checks.flag('INS-MCP-011', 'extensions', `extension identifiers without a valid prefix: ${bad.slice(0, 5).join(', ')}`, where);
-      else checks.pass('extensions', 'INS-MCP-011', `extensions: ${declared.join(', ')}`, where);
+      if (bad.length) checks.flag('INS-MCP-011', 'extensions', `extension identifiers without a valid prefix: ${bad.slice(0, 5).join(', ')}`, where, [capsFrom]);
+      else checks.pass('extensions', 'INS-MCP-011', `extensions: ${declared.join(', ')}`, where, [capsFrom]);
     }
     if (summary.era === 'modern') {
       const dep = DEPRECATED_ON_MODERN.filter((k) => k in capabilities!);
-      if (dep.length) checks.flag('INS-MCP-010', 'deprecated features', `a 2026-07-28 server declares ${dep.join(', ')} (deprecated by that revision)`, where, [discover]);
+      if (dep.length) checks.flag('INS-MCP-010', 'deprecated features', `a 2026-07-28 server declares ${dep.join(', ')} (deprecated by that revision)`, where, [capsFrom]);
     }
   }
 
@@ -243,7 +248,7 @@ export function judgeMcp(endpoint: string, all: InspectExchange[]): McpJudgement
         const added = b.filter((t) => !a.some((x) => x.name === t.name)).map((t) => t.name);
         detail.toolsChanged = [...changed, ...added];
         summary.toolsListStable = orderSame && detail.toolsChanged.length === 0;
-        if (summary.toolsListStable) checks.pass('tool list stable', 'INS-MCP-007', 'two identical tools/list calls returned the same tools in the same order', ok[1]!.e.url, []);
+        if (summary.toolsListStable) checks.pass('tool list stable', 'INS-MCP-007', 'two identical tools/list calls returned the same tools in the same order', ok[1]!.e.url, [ok[0]!.e, ok[1]!.e]);
         else {
           const parts: string[] = [];
           if (!orderSame) parts.push(`order changed (${a.map((t) => t.name).join(', ')} → ${b.map((t) => t.name).join(', ')})`);

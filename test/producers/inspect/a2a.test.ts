@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildInspectReport, type InspectReport } from '../../../src/conformance/inspect/index.js';
 import { observeInspect } from '../../../src/producers/inspect/index.js';
 import { craftedCard, deadOrigin, INSPECT_TEST_SETTINGS as SETTINGS, startCardServer, type Listening } from '../../helpers/inspect-peers.js';
+import { expectEvidenceOnEveryVerdict } from '../../helpers/inspect-evidence.js';
 import { startA2AAgent, type Peer } from '../../helpers/peers.js';
 
 const open: Array<Peer | Listening> = [];
@@ -20,6 +21,7 @@ async function inspectCard(card: unknown, paths?: string[], extra?: Record<strin
   return { r, server };
 }
 
+
 const ids = (r: InspectReport): string[] => r.findings.filter((f) => f.ruleId.startsWith('INS-')).map((f) => f.ruleId).sort();
 
 describe('A2A agents of @a2a-js/sdk', () => {
@@ -32,6 +34,7 @@ describe('A2A agents of @a2a-js/sdk', () => {
     // the index's suites ran on the same card, with the seed 001 attribution
     expect(r.details.a2a!.suites.map((v) => [v.suite.id, v.result])).toEqual([['veronikai-a2a-get-card', 'pass'], ['veronikai-a2a-structure', 'pass']]);
     expect(r.details.a2a!.attribution).toMatchObject({ route: 'inferred', family: '1.0' });
+    expectEvidenceOnEveryVerdict(r);
   });
 
   it('a card served only at the legacy /.well-known/agent.json gets the legacy-path warning', async () => {
@@ -45,6 +48,7 @@ describe('A2A agents of @a2a-js/sdk', () => {
     expect(r.findings.filter((f) => !f.ruleId.startsWith('INS-')).map((f) => f.ruleId)).toEqual(['A2A-STRUCT-004']);
     expect(r.details.a2a!.attribution).toMatchObject({ route: 'conflict' });
     expect(r.exitCode).toBe(0);
+    expectEvidenceOnEveryVerdict(r);
   });
 });
 
@@ -53,6 +57,11 @@ describe('crafted cards, one defect each', () => {
     const { r } = await inspectCard(craftedCard());
     expect(r.protocols.a2a.state).toBe('confirmed');
     expect(r.findings).toEqual([]);
+    expectEvidenceOnEveryVerdict(r);
+    // each lint pass rests on the card fetch itself
+    const lint = r.checks.filter((c) => /^INS-A2A-00[2-7]$/.test(c.ruleId ?? ''));
+    expect(lint.map((c) => [c.ruleId, c.outcome])).toEqual([['INS-A2A-002', 'pass'], ['INS-A2A-003', 'pass'], ['INS-A2A-004', 'pass'], ['INS-A2A-005', 'pass'], ['INS-A2A-006', 'pass'], ['INS-A2A-007', 'pass']]);
+    for (const c of lint) expect(c.evidence.map((e) => [e.request.method, e.request.url, e.status])).toEqual([['GET', r.protocols.a2a.cardUrl, 200]]);
   });
 
   it('no skill: INS-A2A-002 (and the index suites agree the card is incomplete: indicated, not confirmed)', async () => {
@@ -86,6 +95,9 @@ describe('crafted cards, one defect each', () => {
     expect(r.protocols.a2a.secretsFound).toBe(1);
     expect(r.findings.find((f) => f.ruleId === 'INS-A2A-007')!.message).toMatch(/GitHub token .*ghp_…\[redacted, 40 chars\]/);
     expect(JSON.stringify(r)).not.toContain(key);
+    expectEvidenceOnEveryVerdict(r);
+    // the evidence shows the card text with the secret redacted
+    expect(r.checks.find((c) => c.ruleId === 'INS-A2A-007')!.evidence[0]!.excerpt).toMatch(/Debug with token \[redacted GitHub token\]/);
   });
 
   it('a declared openIdConnectUrl that resolves to an OpenID configuration', async () => {
@@ -105,6 +117,7 @@ describe('crafted cards, one defect each', () => {
     expect(msgs[0]).toMatch(/no answer \(refused\)/);
     expect(msgs[1]).toMatch(/neither issuer nor authorization_endpoint/);
     expect(r.exitCode).toBe(1);
+    expectEvidenceOnEveryVerdict(r);
   });
 
   it('1.0 cards: an openIdConnectUrl inside the oneof wrapper is found too', async () => {

@@ -7,14 +7,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildInspectReport } from '../../../src/conformance/inspect/index.js';
 import { observeInspect } from '../../../src/producers/inspect/index.js';
 import { INSPECT_TEST_SETTINGS as SETTINGS, startAuthorizationServer, startProtectedMcp, type AsLayout } from '../../helpers/inspect-peers.js';
+import { expectEvidenceOnEveryVerdict } from '../../helpers/inspect-evidence.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
   await Promise.all(closers.map((c) => c()));
 });
 
-async function protectedPeer(layout: AsLayout, o: { advertiseMetadata?: boolean; rootMetadata?: boolean; acceptToken?: string } = {}) {
-  const as = await startAuthorizationServer(layout);
+
+async function protectedPeer(layout: AsLayout, o: { advertiseMetadata?: boolean; rootMetadata?: boolean; acceptToken?: string; claimedIssuer?: string } = {}) {
+  const as = await startAuthorizationServer(layout, { claimedIssuer: o.claimedIssuer });
   const mcp = await startProtectedMcp({ issuer: as.issuer, ...o });
   closers.push(as.close, mcp.close);
   return { as, mcp };
@@ -46,6 +48,7 @@ describe('authorization discovery on a 401', () => {
       // Fetched independently: both documents were asked for, whatever the other answered.
       expect(as.paths).toEqual(expect.arrayContaining(['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server']));
       if (layout === 'dcr') expect(r.findings[0]!.message).toMatch(/Dynamic Client Registration only/);
+      expectEvidenceOnEveryVerdict(r);
     });
   }
 
@@ -57,6 +60,18 @@ describe('authorization discovery on a 401', () => {
     const check = r.checks.find((c) => c.ruleId === 'INS-AUTH-006')!;
     expect(check.evidence.map((e) => e.errorClass)).toEqual(['refused', 'refused']);
     expect(r.exitCode).toBe(1);
+  });
+
+  it('metadata naming another issuer is not used: not counted as found, and no registration read from it (RFC 8414 §3.3)', async () => {
+    const { as, mcp } = await protectedPeer('cimd', { claimedIssuer: 'https://login.other-tenant.example' });
+    const r = buildInspectReport(await observeInspect(mcp.url, 'mcp', SETTINGS));
+    expect(as.paths).toEqual(expect.arrayContaining(['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server']));
+    expect(r.protocols.mcp.auth).toEqual({ required: true, resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource/mcp`, issuer: as.issuer, openidConfiguration: false, oauthMetadata: false, registration: 'none' });
+    // two INS-AUTH-007 failures; not a dead issuer (006), not a missing registration (009)
+    expect(r.findings.map((f) => [f.ruleId, f.severity])).toEqual([['INS-AUTH-007', 'fail'], ['INS-AUTH-007', 'fail']]);
+    expect(r.findings[0]!.message).toMatch(/issuer is "https:\/\/login\.other-tenant\.example", not "http:\/\/127\.0\.0\.1:\d+" \(a client must not use it\)/);
+    expect(r.exitCode).toBe(1);
+    expectEvidenceOnEveryVerdict(r);
   });
 
   it('a challenge without resource_metadata is a finding; the root well-known metadata is found after the path-inserted one', async () => {

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildInspectReport, MODERN_VERSION, type InspectExchange, type InspectObservation } from '../../../src/conformance/inspect/index.js';
 import { observeInspect } from '../../../src/producers/inspect/index.js';
 import { HAVE_PYTHON_MCP, INSPECT_TEST_SETTINGS, PYTHON_MCP_ABSENT_NOTE, startPythonModernPeer } from '../../helpers/inspect-peers.js';
+import { expectEvidenceOnEveryVerdict } from '../../helpers/inspect-evidence.js';
 import { startA2AAgent, startMcpLegacySse, startMcpStreamableStateful, startMcpStreamableStateless, type Peer } from '../../helpers/peers.js';
 
 const peers: Peer[] = [];
@@ -27,6 +28,7 @@ const SETTINGS = INSPECT_TEST_SETTINGS;
 const steps = (o: InspectObservation): string[] => o.exchanges.map((e) => `${e.method} ${e.step}`);
 const body = (e: InspectExchange): Record<string, unknown> => JSON.parse(e.requestBody ?? 'null') as Record<string, unknown>;
 
+
 describe('legacy Streamable HTTP (TypeScript SDK)', () => {
   it('with sessions: discover falls back to initialize; initialized, tools/list twice, DELETE of the session', async () => {
     const p = await track(startMcpStreamableStateful());
@@ -43,6 +45,9 @@ describe('legacy Streamable HTTP (TypeScript SDK)', () => {
     expect(r.checks.filter((c) => c.outcome === 'pass').map((c) => c.ruleId)).toEqual(expect.arrayContaining(['INS-MCP-003', 'INS-MCP-004', 'INS-MCP-005', 'INS-MCP-006', 'INS-MCP-007']));
     expect(r.details.mcp!.tools).toEqual([{ name: 'echo', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     expect(r.result).toBe('pass');
+    expectEvidenceOnEveryVerdict(r);
+    // the stability check rests on both tools/list exchanges
+    expect(r.checks.find((c) => c.ruleId === 'INS-MCP-007')!.evidence.map((e) => e.request.body)).toEqual([expect.stringContaining('"id":3'), expect.stringContaining('"id":4')]);
     // a later request with the ended session is refused: the DELETE really ended it
     const after = await fetch(p.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid! }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }) });
     expect(after.status).toBe(404);
@@ -82,6 +87,7 @@ describe('legacy HTTP+SSE, 2024-11-05 (TypeScript SDK)', () => {
     expect(r.findings.map((f) => f.ruleId)).toEqual(['INS-MCP-009']);
     expect(r.findings[0]!.severity).toBe('warn');
     expect(r.exitCode).toBe(0);
+    expectEvidenceOnEveryVerdict(r);
   });
 });
 
@@ -110,6 +116,28 @@ describe.skipIf(!HAVE_PYTHON_MCP)('modern era, 2026-07-28 (Python SDK mcp 2.3.0)
     expect(r.checks.find((c) => c.ruleId === 'INS-MCP-008')!.message).toBe('ttlMs 60000, cacheScope public');
     expect(r.findings).toEqual([]);
     expect(r.exitCode).toBe(0);
+    expectEvidenceOnEveryVerdict(r);
+    // the extension check rests on the server/discover answer that declared it
+    const ext = r.checks.find((c) => c.ruleId === 'INS-MCP-011')!;
+    expect(ext.outcome).toBe('pass');
+    expect(ext.evidence.map((e) => e.request.headers['mcp-method'])).toEqual(['server/discover']);
+    expect(ext.evidence[0]!.excerpt).toContain('com.example/inspect-test');
+  });
+
+  it('flags a tool whose definition changes between identical calls, naming the tool', async () => {
+    const p = await track(startPythonModernPeer({ mutate: true }));
+    const r = buildInspectReport(await observeInspect(p.url, 'mcp', SETTINGS));
+    expect(r.protocols.mcp).toMatchObject({ state: 'confirmed', era: 'modern', toolsListStable: false });
+    expect(r.details.mcp!.toolsChanged).toEqual(['echo']);
+    const f = r.findings.find((x) => x.ruleId === 'INS-MCP-007')!;
+    expect(f.severity).toBe('warn');
+    // the order is the same, only echo's definition changed
+    expect(f.message).toBe('definitions changed: echo');
+    const check = r.checks.find((c) => c.id === f.check)!;
+    expect(check.evidence).toHaveLength(2);
+    expect(check.evidence[1]!.excerpt).toContain('Echoes its input (changed)');
+    expect(check.evidence[0]!.excerpt).not.toContain('(changed)');
+    expectEvidenceOnEveryVerdict(r);
   });
 
   it('flags a tool list that reorders between identical calls, naming the order', async () => {
