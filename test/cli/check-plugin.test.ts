@@ -9,11 +9,22 @@ describe('check on an Agent Plugins package', () => {
   it('passes the valid package with a qualified pass, and fails a broken one with exit 1', async () => {
     const ok = await runCli(['check', join(fixtures, 'valid')]);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout).toMatch(/QUALIFIED PASS - rules: 20 passed, 0 failed/);
+    expect(ok.stdout).toMatch(/QUALIFIED PASS - rules: 21 passed, 0 failed/);
     const fails = await runCli(['check', join(fixtures, 'fail'), '--recursive', '--json']);
     expect(fails.code).toBe(1);
     const set = JSON.parse(fails.stdout) as { packages: unknown[] };
     expect(set.packages.length).toBeGreaterThan(20);
+  });
+
+  it('--kind plugin on a package directory checks it as a plugin package (exit 0)', async () => {
+    const r = await runCli(['check', join(fixtures, 'valid'), '--kind', 'plugin', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { target: { kind: string }; result: string; summary: { passed: number } };
+    expect(report.target.kind).toBe('agent-plugin');
+    expect(report.result).toBe('pass');
+    expect(report.summary.passed).toBe(21);
+    // Forcing the kind does not soften a failure.
+    expect((await runCli(['check', join(fixtures, 'fail', 'PLG-021-env-credential'), '--kind', 'plugin'])).code).toBe(1);
   });
 
   it('answers --rule with a LIMITED PASS, SARIF with locations, and refuses what does not apply', async () => {
@@ -31,7 +42,7 @@ describe('check on an Agent Plugins package', () => {
   it('lists the plugin rules with their specification sections', async () => {
     const r = await runCli(['check', '--list-rules', '--json']);
     const rules = (JSON.parse(r.stdout) as { rules: Array<{ id: string; suiteId: string; spec: { section: string; url: string } }> }).rules.filter((x) => x.id.startsWith('PLG-'));
-    expect(rules).toHaveLength(20);
+    expect(rules).toHaveLength(21);
     for (const rule of rules) {
       expect(rule.suiteId).toBe('veronikai-agent-plugins');
       expect(rule.spec.section).toMatch(/§\d/);

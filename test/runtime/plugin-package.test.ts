@@ -191,7 +191,7 @@ describe('property: random packages never crash the checker and never read outsi
 
   it('holds for 60 random packages', () => {
     fc.assert(
-      fc.property(fc.array(entry, { maxLength: 14 }), fc.option(fc.constantFrom('PLG-002', 'PLG-012', 'PLG-019', 'PLG-020'), { nil: undefined }), (entries, rule) => {
+      fc.property(fc.array(entry, { maxLength: 14 }), fc.option(fc.constantFrom('PLG-002', 'PLG-012', 'PLG-019', 'PLG-020', 'PLG-021'), { nil: undefined }), (entries, rule) => {
         const base = mkdtempSync(join(tmpdir(), 'veronikai-plugin-prop-'));
         try {
           const root = join(base, 'pkg');

@@ -12,6 +12,12 @@ import { SUITES } from '../version.js';
  * whose failure leaves a rule without its input: a fatal manifest stops component discovery
  * (§5.2, §5.3), an invalid component location or document stops that component (§6.2,
  * §7.2.2), an invalid skill or server stops that entry's later rules (§7.1, §7.2.2).
+ *
+ * PLG-021 (no credentials in headers or env, §7.2.1, §9.2) restates a MUST whose test is
+ * heuristic: a string is a secret by its shape or by where it is set (plugin/credentials.ts).
+ * Two MUSTs stay unchecked: the reverse-domain grammar of `extensions` keys (§8; their contents
+ * are opaque here) and "a plugin that bundles an executable MUST use a plugin-relative
+ * command" (§7.2.1), which a static check cannot decide for a bare name.
  */
 
 export const PLUGIN_SUITE = SUITES.agentPlugins;
@@ -43,6 +49,7 @@ const S81 = ap('§8.1 Manifest extension data', '81-manifest-extension-data');
 const STDIO = ap('§7.2.1 stdio (command); §4.1', 'stdio');
 const CWD = ap('§7.2.1 stdio (cwd); §4.1; §9.2 Placeholder expansion', 'stdio');
 const REMOTE = ap('§7.2.1 Streamable HTTP and legacy HTTP+SSE', 'streamable-http-and-legacy-httpsse');
+const SECRETS = ap('§7.2.1 Streamable HTTP and legacy HTTP+SSE (headers); §9.2 Placeholder expansion (env)', 'streamable-http-and-legacy-httpsse');
 const VARIANTS = ap('§7.2.1 server variants; §9.2 reserved environment names', '721-discovery-and-configuration');
 const SKILL_FIELDS: RuleSpec = { section: 'Agent Plugins 1.0.0 §7.1; Agent Skills specification, Frontmatter', url: `${AGENT_SKILLS_SPEC_URL}#frontmatter` };
 
@@ -79,6 +86,7 @@ export const PLUGIN_RULES: readonly PluginRule[] = [
   row({ id: 'PLG-018', title: 'stdio command is one executable token inside the package', description: 'A stdio command is not a bare executable name or a ./ plugin-relative path (a shell string, an absolute or ../ path, a placeholder), or its ./ path resolves outside the plugin root or through a broken link; that server is skipped.', spec: STDIO }),
   row({ id: 'PLG-019', title: 'cwd form and containment', description: 'A stdio cwd is not ./…, ${PLUGIN_ROOT}[/…] or ${PLUGIN_DATA}[/…], or after expansion resolves outside the plugin root (or the data directory) or through a broken link; that server is skipped. A ${PLUGIN_DATA} cwd needs the client\'s data directory and is unable to complete.', spec: CWD }),
   row({ id: 'PLG-020', title: 'Remote URL and literal headers', description: 'A remote url is not an absolute http(s) URL, has user information or a fragment, or uses http for a host other than localhost or a loopback IP literal; or a header name or value is not a valid HTTP field, two names are equal ignoring case, or url or headers rely on placeholder expansion; that server is skipped.', spec: REMOTE }),
+  row({ id: 'PLG-021', title: 'No credentials in headers or env', description: 'A header or env value embeds a credential: a credential-shaped string (provider key prefix, bearer token, JWT, private key; entropy-tested), any literal value of a credential-bearing header (Authorization, Cookie, X-API-Key, …; headers are never expanded), or a literal value of an env variable named like a credential (…TOKEN, …SECRET, …PASSWORD, …API_KEY) that uses neither ${PLUGIN_ROOT} nor ${PLUGIN_DATA}. Heuristic: the value is reported redacted; the package does not conform, and which servers a client loads is not judged by this rule.', spec: SECRETS }),
 ];
 
 /** Rules whose failure leaves the rule without its input (direct prerequisites; see the module comment). */
@@ -104,6 +112,7 @@ export const PLUGIN_PREREQUISITES: Readonly<Record<string, readonly string[]>> =
   'PLG-018': ['PLG-017'],
   'PLG-019': ['PLG-017'],
   'PLG-020': ['PLG-017'],
+  'PLG-021': ['PLG-017'],
 };
 
 /** Which component a rule reads: a `--rule` run reads only the manifest and that component. */

@@ -11,7 +11,9 @@ import {
   prerequisiteClosure,
   type PluginComponent,
 } from './catalogue.js';
+import { embeddedCredential } from './credentials.js';
 import { deref, keyString, locator, parseFrontmatter, stringOf, yamlType, type Located } from './frontmatter.js';
+import { jsonErrorOffset } from './json-error.js';
 import { PLUGIN_DATA_PLACEHOLDER, PLUGIN_ROOT_PLACEHOLDER, commandKey, cwdForm, hasPlaceholder } from './paths.js';
 import type { FileEntry, PluginSnapshot, Resolution } from './snapshot.js';
 
@@ -154,7 +156,7 @@ const range = (from: number, to: number): string[] => {
   return out;
 };
 const SKILL_RULES = range(11, 12);
-const MCP_RULES = range(13, 20);
+const MCP_RULES = range(13, 21);
 const COMPONENT_RULES = ['PLG-010', ...SKILL_RULES, ...MCP_RULES];
 
 /** Records a path's containment (PLG-002, or `rule` for command and cwd); true when it resolved inside the root. */
@@ -184,6 +186,17 @@ function contained(c: Collector, rule: string, file: string, res: Resolution | u
 
 function kindWords(kind: string): string {
   return kind === 'file' ? 'a regular file' : kind === 'directory' ? 'a directory' : kind === 'missing' ? 'nothing' : 'neither a regular file nor a directory';
+}
+
+/** Where JSON text breaks the grammar, as a finding's line and column (the whole file when the scanner finds no error). */
+function parseErrorAt(text: string): Located | undefined {
+  const off = jsonErrorOffset(text);
+  return off === null ? undefined : locator(text)(off);
+}
+
+/** Node's parse message without the excerpt of the file that V8 quotes in some messages: package text (a secret, perhaps) stays out of findings. */
+function parseMessage(error: string): string {
+  return error.replace(/, (?:\.\.\.)?".*$/s, '');
 }
 
 // ------------------------------------------------------------------ manifest
@@ -235,7 +248,7 @@ function evaluateManifest(c: Collector, snap: PluginSnapshot): ManifestOutcome {
   }
   const parsed = parseJson(content.text);
   if (!parsed.ok) {
-    c.fail('PLG-003', 'plugin.json', '', `plugin.json is not JSON: ${parsed.error}.`);
+    c.fail('PLG-003', 'plugin.json', '', `plugin.json is not JSON: ${parseMessage(parsed.error)}.`, parseErrorAt(content.text));
     c.block(...range(4, 9));
     return stop();
   }
@@ -562,16 +575,16 @@ function evaluateMcp(c: Collector, snap: PluginSnapshot, manifestVersion: string
   const content = e.content;
   if (!content || 'error' in content) {
     c.unable('PLG-013', 'mcp.json', content ? content.error : 'mcp.json was not read');
-    c.block(...range(14, 20));
+    c.block(...range(14, 21));
     comps.mcp.state = 'incomplete';
     return;
   }
   c.texts.set('mcp.json', content.text);
   const parsed = content.validUtf8 ? parseJson(content.text) : null;
   if (parsed === null || !parsed.ok || !isObject(parsed.value)) {
-    const why = parsed === null ? 'is not valid UTF-8, so it is not JSON text' : !parsed.ok ? `is not JSON: ${parsed.error}` : `holds ${jsonType(parsed.value)}, not a JSON object`;
-    c.fail('PLG-013', 'mcp.json', '', `mcp.json ${why}; MCP is disabled for the plugin.`);
-    c.block(...range(14, 20));
+    const why = parsed === null ? 'is not valid UTF-8, so it is not JSON text' : !parsed.ok ? `is not JSON: ${parseMessage(parsed.error)}` : `holds ${jsonType(parsed.value)}, not a JSON object`;
+    c.fail('PLG-013', 'mcp.json', '', `mcp.json ${why}; MCP is disabled for the plugin.`, parsed !== null && !parsed.ok ? parseErrorAt(content.text) : undefined);
+    c.block(...range(14, 21));
     return;
   }
   c.pass('PLG-013');
@@ -595,7 +608,7 @@ function evaluateMcp(c: Collector, snap: PluginSnapshot, manifestVersion: string
     }
   }
   if (!closed) {
-    c.block(...range(15, 20));
+    c.block(...range(15, 21));
     return;
   }
   c.pass('PLG-014');
@@ -603,13 +616,13 @@ function evaluateMcp(c: Collector, snap: PluginSnapshot, manifestVersion: string
   const form = typeof schema === 'string' ? MCP_SCHEMA_FORM.exec(schema) : null;
   if (!form) {
     c.fail('PLG-015', 'mcp.json', '/$schema', `$schema is ${show(schema, 120)}, not a canonical Agent Plugins MCP schema identifier (for ${AGENT_PLUGINS_VERSION}: https://agent-plugins.org/schemas/${AGENT_PLUGINS_VERSION}/mcp.schema.json); MCP is disabled for the plugin.`);
-    c.block(...range(16, 20));
+    c.block(...range(16, 21));
     return;
   }
   c.pass('PLG-015');
   if (form[1] !== manifestVersion) {
     c.fail('PLG-016', 'mcp.json', '/$schema', `mcp.json targets Agent Plugins ${form[1]} but plugin.json targets ${manifestVersion ?? 'another version'}; MCP is disabled for the plugin (other components still load).`);
-    c.block(...range(17, 20));
+    c.block(...range(17, 21));
     return;
   }
   c.pass('PLG-016');
@@ -686,12 +699,17 @@ function evaluateServer(c: Collector, snap: PluginSnapshot, name: string, v: unk
     strField('url');
     strMap('headers', false);
   }
+  const values = stdio ? 'env' : 'headers';
   if (!ok) {
     if (stdio) c.block('PLG-018', ...(typeof own(v, 'cwd') === 'string' ? ['PLG-019'] : []));
     else c.block('PLG-020');
+    if (own(v, values) !== undefined) c.block('PLG-021');
     return false;
   }
   c.pass('PLG-017');
+  const map = own(v, values);
+  // A package rule only: a client cannot tell a secret from other text, so the server's validity is not changed.
+  if (isObject(map)) checkCredentials(c, base, name, values, map);
   if (stdio) {
     const a = checkCommand(c, snap, base, name, own(v, 'command') as string);
     const cwd = own(v, 'cwd');
@@ -699,6 +717,23 @@ function evaluateServer(c: Collector, snap: PluginSnapshot, name: string, v: unk
     return a && b;
   }
   return checkRemote(c, base, name, v);
+}
+
+/** PLG-021: no credential in a header or env value (§7.2.1, §9.2); the value is only ever shown redacted. */
+function checkCredentials(c: Collector, base: string, name: string, field: 'headers' | 'env', map: JsonObject): void {
+  let ok = true;
+  for (const key of Object.keys(map)) {
+    const found = embeddedCredential(field, key, own(map, key) as string);
+    if (found === null) continue;
+    const entry = field === 'headers' ? `header ${quote(key)}` : `env variable ${quote(key)}`;
+    const why =
+      field === 'headers'
+        ? '(§7.2.1): header values are visible package data, sent as written (never expanded)'
+        : '(§9.2): env values are visible package data, expanded only for ${PLUGIN_ROOT} and ${PLUGIN_DATA}';
+    c.fail('PLG-021', 'mcp.json', `${base}/${field}/${escapePointer(key)}`, `Server ${quote(name)}: ${entry} ${found.what} (${found.redacted}); plugins must not embed credentials or other secrets in ${field} ${why}; credentials are client-managed.`);
+    ok = false;
+  }
+  if (ok) c.pass('PLG-021');
 }
 
 function checkCommand(c: Collector, snap: PluginSnapshot, base: string, name: string, command: string): boolean {

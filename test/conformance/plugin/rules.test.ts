@@ -81,8 +81,8 @@ function expectOnly(report: PluginReport, rule: string): void {
 }
 
 describe('plugin rule catalogue', () => {
-  it('has 20 rules with stable IDs, sections and links, and a prerequisite table over them', () => {
-    expect(PLUGIN_RULES.map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, i) => `PLG-${String(i + 1).padStart(3, '0')}`));
+  it('has 21 rules with stable IDs, sections and links, and a prerequisite table over them', () => {
+    expect(PLUGIN_RULES.map((r) => r.id)).toEqual(Array.from({ length: 21 }, (_, i) => `PLG-${String(i + 1).padStart(3, '0')}`));
     for (const r of PLUGIN_RULES) {
       expect(r.suite).toBe('agentPlugins');
       expect(r.needs).toBe('document');
@@ -107,7 +107,7 @@ describe('plugin rule catalogue', () => {
 });
 
 describe('the valid package of the specification examples', () => {
-  it('passes all 20 rules: a QUALIFIED PASS, exit 0', () => {
+  it('passes all 21 rules: a QUALIFIED PASS, exit 0', () => {
     const r = checkOne(join(PLUGIN_FIXTURES, 'valid'));
     expect(outcomes(r, 'pass')).toEqual(PLUGIN_RULES.map((x) => x.id));
     expect(r.result).toBe('pass');
@@ -115,16 +115,16 @@ describe('the valid package of the specification examples', () => {
     expect(r.findings).toEqual([]);
     expect(r.components).toEqual({ manifest: 'valid', skills: { state: 'valid', discovered: 2, valid: 2 }, mcp: { state: 'valid', servers: 8, valid: 8 } });
     const text = renderPluginTerminal(r);
-    expect(text).toContain('✓ QUALIFIED PASS - rules: 20 passed, 0 failed.');
+    expect(text).toContain('✓ QUALIFIED PASS - rules: 21 passed, 0 failed.');
     expect(text).toContain('does not certify runtime or client behaviour');
     expect(validReport(r), JSON.stringify(validReport.errors)).toBe(true);
   });
 
   it('the minimal manifest says how many rules passed and how many did not apply, never that all ran', () => {
     const r = checkOne(join(PLUGIN_FIXTURES, 'minimal'));
-    expect(r.summary).toEqual({ passed: 10, failed: 0, unableToComplete: 0, blocked: 0, notApplicable: 10, excluded: 0 });
+    expect(r.summary).toEqual({ passed: 10, failed: 0, unableToComplete: 0, blocked: 0, notApplicable: 11, excluded: 0 });
     expect(r.exitCode).toBe(0);
-    expect(renderPluginTerminal(r)).toContain('QUALIFIED PASS - rules: 10 passed, 0 failed, 10 not applicable.');
+    expect(renderPluginTerminal(r)).toContain('QUALIFIED PASS - rules: 10 passed, 0 failed, 11 not applicable.');
   });
 
   it('never judges metadata formats (§5.4)', () => {
@@ -187,7 +187,7 @@ describe('failure boundaries (§5.2, §7.1, §7.2.2)', () => {
   it('a fatal manifest stops component discovery: no component is read or judged', () => {
     const r = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-006-uppercase'));
     expect(r.components).toEqual({ manifest: 'invalid', skills: { state: 'not-checked', discovered: 0, valid: 0 }, mcp: { state: 'not-checked', servers: 0, valid: 0 } });
-    expect(outcomes(r, 'blocked')).toEqual(['PLG-010', 'PLG-011', 'PLG-012', 'PLG-013', 'PLG-014', 'PLG-015', 'PLG-016', 'PLG-017', 'PLG-018', 'PLG-019', 'PLG-020']);
+    expect(outcomes(r, 'blocked')).toEqual(['PLG-010', 'PLG-011', 'PLG-012', 'PLG-013', 'PLG-014', 'PLG-015', 'PLG-016', 'PLG-017', 'PLG-018', 'PLG-019', 'PLG-020', 'PLG-021']);
   });
 
   it('unknown manifest fields and a non-object extensions fail the package but components still load', () => {
@@ -220,14 +220,15 @@ describe('failure boundaries (§5.2, §7.1, §7.2.2)', () => {
 
 describe('placeholders (§7.2.1, §9.2)', () => {
   it('a ${PLUGIN_DATA} cwd is unable to complete (exit 2), never guessed', () => {
-    for (const name of ['data-cwd', 'data-cwd-exact']) {
+    // data-cwd sets env (PLG-021 passes), data-cwd-exact does not (PLG-021 has nothing to judge).
+    for (const [name, counts] of [['data-cwd', '17 passed, 0 failed, 1 unable to complete, 3 not applicable'], ['data-cwd-exact', '16 passed, 0 failed, 1 unable to complete, 4 not applicable']] as const) {
       const r = checkOne(join(PLUGIN_FIXTURES, 'placeholders', name));
       expect(outcomes(r, 'unable-to-complete')).toEqual(['PLG-019']);
       expect(outcomes(r, 'fail')).toEqual([]);
       expect(r.result).toBe('unknown');
       expect(r.exitCode).toBe(2);
       expect(r.qualification).toMatch(/^UNABLE TO COMPLETE: PLG-019 was unable to complete: .*PLUGIN_DATA/);
-      expect(renderPluginTerminal(r)).toContain('? UNABLE TO COMPLETE - rules: 16 passed, 0 failed, 1 unable to complete, 3 not applicable.');
+      expect(renderPluginTerminal(r)).toContain(`? UNABLE TO COMPLETE - rules: ${counts}.`);
       expect(validReport(r)).toBe(true);
     }
   });
@@ -267,7 +268,7 @@ describe('--rule ID', () => {
   it('evaluates the rule and its prerequisites; a pass is a LIMITED PASS', () => {
     const r = checkOne(join(PLUGIN_FIXTURES, 'valid'), { rule: 'PLG-006' });
     expect(outcomes(r, 'pass').sort()).toEqual([...prerequisiteClosure('PLG-006')].sort());
-    expect(r.summary.excluded).toBe(20 - prerequisiteClosure('PLG-006').size);
+    expect(r.summary.excluded).toBe(21 - prerequisiteClosure('PLG-006').size);
     expect(r.result).toBe('pass');
     expect(r.exitCode).toBe(0);
     const text = renderPluginTerminal(r);
@@ -327,7 +328,7 @@ describe('reports', () => {
     const r = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-012-fields'));
     const s = renderPluginSarif(r) as { version: string; runs: Array<{ tool: { driver: { rules: unknown[] } }; results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }>; properties: { jsonPointer: string } }>; invocations: Array<{ exitCode: number }> }> };
     expect(s.version).toBe('2.1.0');
-    expect(s.runs[0]!.tool.driver.rules).toHaveLength(20);
+    expect(s.runs[0]!.tool.driver.rules).toHaveLength(21);
     expect(s.runs[0]!.invocations[0]!.exitCode).toBe(1);
     const first = s.runs[0]!.results.find((x) => x.properties.jsonPointer === '/name')!;
     expect(first.locations[0]!.physicalLocation.artifactLocation.uri).toMatch(/fail\/PLG-012-fields\/skills\/[^/]+\/SKILL\.md$/);
