@@ -19,7 +19,7 @@ export function addSettings(cmd: Command, ...groups: ReadonlyArray<readonly Sett
     const spec: SettingSpec = SETTINGS[key];
     if (!spec.flag || seen.has(key)) continue;
     seen.add(key);
-    const help = `${spec.help} (env ${spec.env}${spec.default === undefined ? '' : `; default ${spec.default}`})`;
+    const help = `${spec.help} (${spec.env === undefined ? 'command line only' : `env ${spec.env}`}${spec.default === undefined ? '' : `; default ${spec.default}`})`;
     const option = new Option(spec.flag, help);
     cmd.addOption(spec.list ? option.argParser(repeatable) : option);
   }

@@ -2,6 +2,7 @@ import kafkajs from 'kafkajs';
 import type { Admin, Kafka } from 'kafkajs';
 import { ALL_TOPICS, type TopicSpec } from '../topics.js';
 import { silentLogger, type Logger } from '../log.js';
+import { pollUntil, PollTimeoutError } from '../util/poll.js';
 
 const { ConfigResourceTypes } = kafkajs;
 
@@ -91,21 +92,26 @@ const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', '
 
 /** Waits until every partition of the topics has a leader. */
 async function waitForLeaders(admin: Admin, names: string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    let why: string;
-    try {
-      const { topics } = await admin.fetchTopicMetadata({ topics: names });
-      const leaderless = topics.filter((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0));
-      if (leaderless.length === 0 && topics.length === names.length) return;
-      why = `no leader yet for ${leaderless.map((t) => t.name).join(', ') || 'some topics'}`;
-    } catch (err) {
-      const type = (err as { type?: string }).type ?? '';
-      if (!NOT_YET.has(type)) throw err;
-      why = type;
-    }
-    if (Date.now() > deadline) throw new Error(`topics not ready after ${timeoutMs} ms (${why}): ${names.join(', ')}`);
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await pollUntil(
+      `topics ${names.join(', ')}`,
+      async () => {
+        try {
+          const { topics } = await admin.fetchTopicMetadata({ topics: names });
+          const leaderless = topics.filter((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0));
+          if (leaderless.length === 0 && topics.length === names.length) return { done: true, value: undefined };
+          return { done: false, why: `no leader yet for ${leaderless.map((t) => t.name).join(', ') || 'some topics'}` };
+        } catch (err) {
+          const type = (err as { type?: string }).type ?? '';
+          if (!NOT_YET.has(type)) throw err;
+          return { done: false, why: type };
+        }
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
+  } catch (err) {
+    if (err instanceof PollTimeoutError) throw new Error(`topics not ready after ${timeoutMs} ms (${err.last}): ${names.join(', ')}`);
+    throw err;
   }
 }
 
@@ -171,22 +177,33 @@ async function checkExisting(
     });
     // The broker serves the new values once the change reached its metadata log: wait for that,
     // so that the config is in effect when ensureTopics returns.
-    const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-    for (;;) {
-      const now = await admin.describeConfigs({
-        includeSynonyms: false,
-        resources: toAlter.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.name })),
-      });
-      const pending = toAlter.filter((t) => {
-        const res = now.resources.find((r) => r.resourceName === t.name);
-        return Object.entries(t.entries).some(([k, v]) => res?.configEntries.find((c) => c.configName === k)?.configValue !== v);
-      });
-      if (pending.length === 0) break;
-      if (Date.now() > deadline) throw new Error(`config change not in effect after ${opts.timeoutMs ?? 30_000} ms: ${pending.map((t) => t.name).join(', ')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForConfig(admin, toAlter, opts.timeoutMs ?? 30_000);
     result.reconfigured.push(...toAlter.map((t) => t.name));
     logger.warn({ topics: result.reconfigured }, 'set drifted topic config back to its spec');
+  }
+}
+
+/** Waits until the broker serves every altered entry with its new value. */
+async function waitForConfig(admin: Admin, altered: { name: string; entries: Record<string, string> }[], timeoutMs: number): Promise<void> {
+  try {
+    await pollUntil(
+      `config of ${altered.map((t) => t.name).join(', ')}`,
+      async () => {
+        const now = await admin.describeConfigs({
+          includeSynonyms: false,
+          resources: altered.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.name })),
+        });
+        const pending = altered.filter((t) => {
+          const res = now.resources.find((r) => r.resourceName === t.name);
+          return Object.entries(t.entries).some(([k, v]) => res?.configEntries.find((c) => c.configName === k)?.configValue !== v);
+        });
+        return pending.length === 0 ? { done: true, value: undefined } : { done: false, why: pending.map((t) => t.name).join(', ') };
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
+  } catch (err) {
+    if (err instanceof PollTimeoutError) throw new Error(`config change not in effect after ${timeoutMs} ms: ${err.last}`);
+    throw err;
   }
 }
 

@@ -1,7 +1,7 @@
 import type { DocumentEvent } from '../events/types.js';
 import { textOrNull } from '../util/text.js';
 import type { DocumentText } from './verdicts/observation.js';
-import { sleep } from '../util/time.js';
+import { pollUntil, PollTimeoutError } from '../util/poll.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from './event-processor.js';
 
@@ -61,17 +61,24 @@ export class DocumentReader {
   async texts(hashes: Iterable<string>): Promise<Map<string, DocumentText>> {
     const out = new Map<string, DocumentText>();
     let missing = [...new Set(hashes)];
-    const deadline = Date.now() + this.waitMs;
-    while (missing.length > 0) {
-      const rows = await this.warehouse.query<{ sha256: string; text: string; valid_utf8: number }>(
-        'SELECT sha256, any(text) AS text, any(valid_utf8) AS valid_utf8 FROM documents WHERE sha256 IN {hashes:Array(String)} GROUP BY sha256',
-        { hashes: missing },
+    if (missing.length === 0) return out;
+    try {
+      await pollUntil(
+        'documents',
+        async () => {
+          const rows = await this.warehouse.query<{ sha256: string; text: string; valid_utf8: number }>(
+            'SELECT sha256, any(text) AS text, any(valid_utf8) AS valid_utf8 FROM documents WHERE sha256 IN {hashes:Array(String)} GROUP BY sha256',
+            { hashes: missing },
+          );
+          for (const r of rows) out.set(r.sha256, { text: r.text, validUtf8: Number(r.valid_utf8) === 1 });
+          missing = missing.filter((h) => !out.has(h));
+          return missing.length === 0 ? { done: true, value: undefined } : { done: false, why: `${missing.length} missing` };
+        },
+        { timeoutMs: this.waitMs, intervalMs: DOCUMENT_POLL_MS },
       );
-      for (const r of rows) out.set(r.sha256, { text: r.text, validUtf8: Number(r.valid_utf8) === 1 });
-      missing = missing.filter((h) => !out.has(h));
-      if (missing.length === 0) break;
-      if (Date.now() >= deadline) throw new MissingDocumentsError(missing);
-      await sleep(DOCUMENT_POLL_MS);
+    } catch (err) {
+      if (err instanceof PollTimeoutError) throw new MissingDocumentsError(missing);
+      throw err;
     }
     return out;
   }

@@ -9,13 +9,12 @@
  * fails asks for a fresh check when the last one is older than CANARY.failureRecheckMs, so the
  * state on its event reflects the moment of the failure.
  *
- * Targets come from configuration: VERONIKAI_CANARY_URLS (comma-separated http(s) URLs).
+ * Targets come from configuration (SETTINGS.canaryUrl in config.ts; runtime/canary-targets.ts fills in the default).
  */
 import { newEventId } from '../events/ids.js';
 import type { CanaryEvent } from '../events/types.js';
 import { silentLogger, type Logger } from '../log.js';
 import { fetchBounded } from './http/client.js';
-import { parseProbeUrl } from './http/ssrf-guard.js';
 import type { AddressPolicy, FetchResult } from './http/types.js';
 import { CANARY } from './politeness/constants.js';
 
@@ -46,18 +45,6 @@ export interface CanaryOptions extends AddressPolicy {
   /** Where each CanaryEvent goes (e.g. the canary topic). Failures are logged, never thrown. */
   onEvent?: (event: CanaryEvent) => void | Promise<void>;
   logger?: Logger;
-}
-
-/** Parses VERONIKAI_CANARY_URLS: comma-separated absolute http(s) URLs; invalid entries throw. */
-export function canaryTargetsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const raw = env.VERONIKAI_CANARY_URLS ?? '';
-  const out: string[] = [];
-  for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const p = parseProbeUrl(part);
-    if (!p.ok) throw new Error(`VERONIKAI_CANARY_URLS: ${p.message}`);
-    out.push(p.url.href);
-  }
-  return out;
 }
 
 export class Canary {

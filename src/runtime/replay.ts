@@ -1,19 +1,21 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { committedWithin as readCommitted, spanTotal as totalOf, topicSpans, type PartitionSpan } from '../kafka/lag.js';
 import { retry } from '../util/retry.js';
-import { sleepUnlessAborted } from '../util/time.js';
+import { pollUntil, PollTimeoutError } from '../util/poll.js';
 import { agentId } from '../identity/agent-key.js';
 import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 import type { Logger } from '../log.js';
 import { createListingHistory, LISTING_HISTORY_GROUP } from '../processors/listing-history.js';
 import { createDocumentStore, DOCUMENTS_GROUP } from '../processors/documents.js';
-import type { Checker } from '../processors/verdicts/checker.js';
+import type { Config } from '../config.js';
+import { CURRENT_CHECKER, type Checker } from '../processors/verdicts/checker.js';
 import type { Signer } from '../processors/verdicts/judge-probe.js';
 import { createVerdictProcessor, verdictGroupId } from '../processors/verdicts/processor.js';
 import type { TopicNames } from '../topics.js';
 import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
 import { agentNames, countVerdicts, previousCheckerVersion, versionChangedAgents, versionPairTotals, versionTransitions } from '../warehouse/queries.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { defaultSigner, startPlatform } from './platform.js';
 
 /**
  * Replay (DESIGN "Processes"; docs/ARCHITECTURE.md): the probe history judged again by
@@ -157,14 +159,22 @@ async function followGroup(
   opts.failed?.catch((err: unknown) => {
     failure = err;
   });
-  for (;;) {
-    const processed = await committedWithin(admin, groupId, topic, spans);
-    opts.tick?.(Number(processed));
-    if (processed >= total) return;
-    if (failure) throw new ReplayError(`${opts.what} stopped: ${(failure as Error).message ?? String(failure)}`, null, { cause: failure });
-    if (opts.signal?.aborted) throw new ReplayError(`${opts.what} was interrupted`, null);
-    if (Date.now() > opts.deadline) throw new ReplayError(`${opts.what} was not caught up before the timeout (${processed} of ${total} messages)`, null);
-    await sleepUnlessAborted(opts.pollMs, opts.signal);
+  try {
+    await pollUntil(
+      opts.what,
+      async () => {
+        const processed = await committedWithin(admin, groupId, topic, spans);
+        opts.tick?.(Number(processed));
+        if (processed >= total) return { done: true, value: undefined };
+        if (failure) throw new ReplayError(`${opts.what} stopped: ${(failure as Error).message ?? String(failure)}`, null, { cause: failure });
+        return { done: false, why: `${processed} of ${total} messages` };
+      },
+      { timeoutMs: opts.deadline - Date.now(), intervalMs: opts.pollMs, ...(opts.signal ? { signal: opts.signal } : {}) },
+    );
+  } catch (err) {
+    if (err instanceof PollTimeoutError) throw new ReplayError(`${opts.what} was not caught up before the timeout (${err.last})`, null);
+    if ((err as Error).name === 'AbortError' && opts.signal?.aborted) throw new ReplayError(`${opts.what} was interrupted`, null);
+    throw err;
   }
 }
 
@@ -294,6 +304,34 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
 }
 
 export { previousCheckerVersion };
+
+/** What a replay by this build writes: its checker version, and the consumer groups it moves. */
+export function replayGroups(checker: Checker = CURRENT_CHECKER): { checkerVersion: string; verdicts: string; listingHistory: string } {
+  return { checkerVersion: checker.version, verdicts: verdictGroupId(checker.version), listingHistory: LISTING_HISTORY_GROUP };
+}
+
+export interface RunReplayOptions extends Pick<ReplayOptions, 'onProgress' | 'timeoutMs' | 'compareWith' | 'signal'> {
+  log: Logger;
+  /** Called once Kafka and the warehouse are open, before the replay starts, with the probes topic it reads. */
+  onStart?: (info: { probesTopic: string }) => void;
+}
+
+/**
+ * `replay` as a role: opens Kafka and the warehouse (no API, processors or probe worker),
+ * replays the probes topic under this build's checker with the configured signing key, and
+ * closes what it opened.
+ */
+export async function runReplay(config: Config, opts: RunReplayOptions): Promise<ReplaySummary> {
+  const { log, onStart, ...replay } = opts;
+  const platform = await startPlatform(config, { log, clientId: 'veronikai-replay', api: false, processors: false, probes: false });
+  try {
+    const { kafka, topics } = platform.kafka;
+    onStart?.({ probesTopic: topics.probes });
+    return await replayProbes({ ...replay, kafka, topics, warehouse: platform.warehouse, sign: defaultSigner(config), checker: CURRENT_CHECKER, logger: log });
+  } finally {
+    await platform.close();
+  }
+}
 
 /** The two versions' results on the same probe events (joined by event id): what changed, and for which agents. */
 export async function compareVersions(warehouse: Warehouse, previous: string, current: string, agentLimit = 50): Promise<VersionComparison> {

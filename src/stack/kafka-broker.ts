@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { UsageError } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import { createKafka } from '../kafka/client.js';
+import { pollUntil, PollTimeoutError } from '../util/poll.js';
+import { sleep } from '../util/time.js';
 
 /** A tool the broker needs is missing or too old: one line saying what to install. */
 export class MissingToolError extends UsageError {
@@ -490,15 +492,24 @@ export async function stopBroker(opts: { dataDir: string; timeoutMs?: number; lo
   }
   const { pid } = state;
   process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
-  if (isAlive(pid)) {
+  if (!(await exitsWithin(pid, opts.timeoutMs ?? 30_000, 100)) && isAlive(pid)) {
     logger.warn({ pid }, 'broker did not stop in time; killing it');
     process.kill(pid, 'SIGKILL');
-    while (isAlive(pid)) await sleep(50);
+    // SIGKILL cannot be refused: wait as long as the kernel takes to end it.
+    await exitsWithin(pid, Number.POSITIVE_INFINITY, 50);
   }
   cleanupState(paths, pid);
   return pid;
+}
+
+/** Whether the process is gone within `timeoutMs`. */
+async function exitsWithin(pid: number, timeoutMs: number, intervalMs: number): Promise<boolean> {
+  try {
+    return await pollUntil(`pid ${pid}`, async () => (isAlive(pid) ? { done: false, why: 'still running' } : { done: true, value: true }), { timeoutMs, intervalMs });
+  } catch (err) {
+    if (err instanceof PollTimeoutError) return false;
+    throw err;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -507,27 +518,42 @@ export async function stopBroker(opts: { dataDir: string; timeoutMs?: number; lo
 async function waitReady(brokers: string, timeoutMs: number, exited: () => unknown): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const [host, portText] = brokers.split(':') as [string, string];
-  while (!(await canConnect(host, Number(portText), 500))) {
-    if (exited()) throw new Error('exited');
-    if (Date.now() > deadline) throw new Error(`no answer on ${brokers} after ${timeoutMs} ms`);
-    await sleep(100);
-  }
-  const kafka = createKafka({ brokers, clientId: 'veronikai-stack', logger: silentLogger, retry: { retries: 0 } });
-  for (;;) {
-    if (exited()) throw new Error('exited');
-    const admin = kafka.admin();
+  // Both steps share the one deadline; each says on timeout which step it was waiting for.
+  const step = async (look: () => Promise<boolean>, intervalMs: number, timeoutMessage: string): Promise<void> => {
     try {
-      await admin.connect();
-      const cluster = await admin.describeCluster();
-      if (cluster.brokers.length > 0 && cluster.controller !== null && cluster.controller >= 0) return;
-    } catch {
-      /* not yet */
-    } finally {
-      await admin.disconnect().catch(() => undefined);
+      await pollUntil(brokers, async () => ((await look()) ? { done: true, value: undefined } : { done: false, why: 'not yet' }), { timeoutMs: deadline - Date.now(), intervalMs });
+    } catch (err) {
+      if (err instanceof PollTimeoutError) throw new Error(timeoutMessage);
+      throw err;
     }
-    if (Date.now() > deadline) throw new Error(`${brokers} accepts connections but does not answer Kafka requests after ${timeoutMs} ms`);
-    await sleep(200);
-  }
+  };
+  await step(
+    async () => {
+      if (await canConnect(host, Number(portText), 500)) return true;
+      if (exited()) throw new Error('exited');
+      return false;
+    },
+    100,
+    `no answer on ${brokers} after ${timeoutMs} ms`,
+  );
+  const kafka = createKafka({ brokers, clientId: 'veronikai-stack', logger: silentLogger, retry: { retries: 0 } });
+  await step(
+    async () => {
+      if (exited()) throw new Error('exited');
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+        const cluster = await admin.describeCluster();
+        return cluster.brokers.length > 0 && cluster.controller !== null && cluster.controller >= 0;
+      } catch {
+        return false; // not yet
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    },
+    200,
+    `${brokers} accepts connections but does not answer Kafka requests after ${timeoutMs} ms`,
+  );
 }
 
 function readState(paths: BrokerPaths): BrokerState | null {
@@ -653,8 +679,4 @@ function tailOf(file: string, lines: number): string {
 
 function exitedDescription(e: { code: number | null; signal: NodeJS.Signals | null }): string {
   return e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

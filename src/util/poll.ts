@@ -1,4 +1,4 @@
-import { sleep } from './time.js';
+import { sleepUnlessAborted } from './time.js';
 
 export interface PollOptions {
   /** Give up after this long (ms). */
@@ -42,6 +42,7 @@ export async function pollUntil<T>(
       throw err;
     }
     if (now() > deadline) throw new PollTimeoutError(`${what}: not done after ${opts.timeoutMs} ms (${r.why})`, r.why);
-    await sleep(opts.intervalMs ?? 100);
+    // An abort ends the pause at once; the next look then reports the interruption.
+    await sleepUnlessAborted(opts.intervalMs ?? 100, opts.signal);
   }
 }

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentId } from '../../src/identity/agent-key.js';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
 import { runCli } from '../helpers/cli.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 // `veronikai dispute` run as the operator runs it. Every case here fails before Kafka is opened
 // (the broker given is a closed port), so nothing reaches the test broker's unprefixed topics;
@@ -14,23 +10,20 @@ import { runCli } from '../helpers/cli.js';
 const MCP = 'https://mcp.weather-owner.dev/mcp';
 
 describe('veronikai dispute', () => {
-  let dir: string;
-  const dispute = (...args: string[]) => runCli(['dispute', ...args, '--data-dir', dir, '--brokers', '127.0.0.1:9']);
+  let t: TestWarehouse;
+  const dispute = (...args: string[]) => runCli(['dispute', ...args, '--data-dir', t.dir, '--brokers', '127.0.0.1:9']);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'veronikai-cli-dispute-'));
-    const wh = new EmbeddedWarehouse(join(dir, 'warehouse'));
-    await migrate(wh);
-    await wh.insert('agents', [{
+    t = await withWarehouse('cli-dispute');
+    await t.wh.insert('agents', [{
       agent_id: agentId(MCP), agent_key: MCP, protocol: 'mcp', name: 'Weather MCP', description: '', endpoint_url: MCP, card_url: '',
       sources: ['mcp-registry'], source_first_seen: {}, first_seen: new Date(), last_seen: new Date(), active: 1, inactive_since: null,
       has_server_json: 0, version: Date.now(),
     }]);
-    await wh.close();
+    // The command runs in a child process on this data directory: free it for it.
+    await t.wh.close();
   }, 60_000);
-  afterAll(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => t?.close());
 
   it('says what it does in --help', async () => {
     const r = await runCli(['dispute', '--help']);

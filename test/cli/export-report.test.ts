@@ -1,27 +1,23 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { migrate } from '../../src/warehouse/migrate.js';
 import { runCli } from '../helpers/cli.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 import { CENSUS_DAY, fillCensus } from '../stats/census-fixture.js';
 
 // `export` and `report census` as a user runs them on a data directory.
 
 describe('veronikai export and report census', () => {
+  let t: TestWarehouse;
   let dir: string;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'veronikai-cli-export-'));
-    const wh = new EmbeddedWarehouse(join(dir, 'warehouse'));
-    try {
-      await migrate(wh);
-      await fillCensus(wh);
-    } finally {
-      await wh.close();
-    }
+    t = await withWarehouse('cli-export');
+    dir = t.dir;
+    await fillCensus(t.wh);
+    // The commands run in child processes on this data directory: free it for them.
+    await t.wh.close();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => t?.close());
 
   it('exports a snapshot whose checksums repeat and reports the census', async () => {
     const a = await runCli(['export', '--data-dir', dir, '--out', join(dir, 'a'), '--format', 'jsonl']);

@@ -67,6 +67,15 @@ describe('local Kafka broker', () => {
     }
   });
 
+  it('stack down takes its --timeout as a duration, as every other command does', async () => {
+    const dataDir = tmp();
+    const bare = await cli(['stack', 'down', '--data-dir', dataDir, '--timeout', '30']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/--timeout expects a duration such as 250ms, 30s/);
+    const none = await cli(['stack', 'down', '--data-dir', dataDir, '--timeout', '5s']);
+    expect(none).toMatchObject({ code: 0, stdout: 'Kafka broker was not running\n' });
+  });
+
   it('stack up starts a detached broker, status reports it, stack down stops it', async () => {
     const dataDir = tmp();
     const cacheDir = loadConfig().cacheDir;
@@ -94,7 +103,7 @@ describe('local Kafka broker', () => {
     const again = await cli(['stack', 'up', '--data-dir', dataDir, '--port', String(port)]);
     expect(again.stdout).toContain('already running');
 
-    const down = await cli(['stack', 'down', '--data-dir', dataDir]);
+    const down = await cli(['stack', 'down', '--data-dir', dataDir, '--timeout', '20s']);
     expect(down.code).toBe(0);
     expect(down.stdout).toContain(`Kafka broker stopped (pid ${status.pid})`);
     const after = await cli(['stack', 'status', '--data-dir', dataDir]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanaryEvent } from '../../src/events/types.js';
-import { Canary, canaryTargetsFromEnv, type CanaryTimers } from '../../src/producers/canary.js';
+import { Canary, type CanaryTimers } from '../../src/producers/canary.js';
 import { REQUEST_TIMEOUT_MS } from '../../src/producers/http/limits.js';
 import { CANARY } from '../../src/producers/politeness/constants.js';
 import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
@@ -145,12 +145,6 @@ describe('Canary', () => {
     expect(c.state).toBe('ok');
     c.stop();
     expect(timers.pending).toHaveLength(0);
-  });
-
-  it('reads its targets from VERONIKAI_CANARY_URLS', () => {
-    expect(canaryTargetsFromEnv({ VERONIKAI_CANARY_URLS: 'https://a.test/x, https://b.test' })).toEqual(['https://a.test/x', 'https://b.test/']);
-    expect(canaryTargetsFromEnv({})).toEqual([]);
-    expect(() => canaryTargetsFromEnv({ VERONIKAI_CANARY_URLS: 'ftp://x' })).toThrow(/VERONIKAI_CANARY_URLS/);
   });
 });
 

@@ -1,15 +1,14 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardData } from '../../src/api/dashboard.js';
 import { CHECKER_VERSION } from '../../src/conformance/version.js';
 import { WarehouseError } from '../../src/warehouse/errors.js';
-import { migrate } from '../../src/warehouse/migrate.js';
 import { agentListPage, agentStatusRows } from '../../src/warehouse/queries.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 // A read-only connection beside a writing one on the same data directory, as the API
 // runs beside the processors. Every attack of issue 10 item 1 must be refused and leave
@@ -32,6 +31,7 @@ async function all<T>(it: AsyncIterable<T[]>): Promise<T[]> {
 }
 
 describe('read-only warehouse connection (embedded)', () => {
+  let t: TestWarehouse;
   let dir: string;
   let writer: Warehouse;
   let reader: Warehouse;
@@ -40,13 +40,12 @@ describe('read-only warehouse connection (embedded)', () => {
   let loopbackUrl: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'veronikai-wh-readonly-'));
-    const config = { kind: 'embedded', path: join(dir, 'warehouse') } as const;
-    writer = await openWarehouse(config);
-    await migrate(writer);
+    t = await withWarehouse('wh-readonly');
+    dir = t.dir;
+    writer = t.wh;
     await writer.exec('CREATE TABLE items (id String) ENGINE = MergeTree ORDER BY id');
     await writer.insert('items', [{ id: 'a' }, { id: 'b;c' }]);
-    reader = await openWarehouse(config, { readOnly: true, timeoutMs: 2_000 });
+    reader = await openWarehouse({ kind: 'embedded', path: join(dir, 'warehouse') }, { readOnly: true, timeoutMs: 2_000 });
     hits = [];
     loopback = createServer((req, res) => {
       hits.push(req.url ?? '');
@@ -59,9 +58,8 @@ describe('read-only warehouse connection (embedded)', () => {
 
   afterAll(async () => {
     await reader?.close();
-    await writer?.close();
+    await t?.close();
     await new Promise((resolve) => loopback?.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const count = async () => (await writer.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM items'))[0]!.n;

@@ -15,11 +15,10 @@ export function registerCensusCommand(program: Command): void {
     .command('census')
     .description('probe a list of hosts at both well-known A2A card paths, politely, and report the frame\'s census (seed 001\'s tables)')
     .requiredOption('--frame <file>', 'the frame: one host (or URL) a line; # starts a comment');
-  addSettings(cmd, ['contact', 'logLevel'])
+  addSettings(cmd, ['contact', 'logLevel', 'allowLoopback'])
     .addOption(new Option('--format <format>', 'report output').choices(['md', 'json', 'html']).default('md'))
     .option('--frame-out <file>', 'also write the complete frame (host, path, status, error, card) as CSV')
     .option('--concurrency <n>', 'hosts probed at once', '4')
-    .option('--allow-loopback', 'permit loopback hosts (local testing only)')
     .action(async (opts: Record<string, unknown>) => {
       const { config } = configured(opts, 'veronikai-census');
       const hosts = readFrameHosts(String(opts.frame));

@@ -77,10 +77,9 @@ export function registerCheckCommand(program: Command): void {
     .option('--list-rules', 'list the rule catalogue (as JSON with --json or --format json); takes no target')
     .option('--sign', 'attach Ed25519 attestations (key: VERONIKAI_SIGNING_KEY, VERONIKAI_SIGNING_KEY_FILE or the data dir)')
     .addOption(new Option('--transport <type>', 'declared transport of an MCP endpoint (--kind mcp)').choices(['streamable-http', 'sse']))
-    .option('--allow-loopback', 'let a URL check reach 127.0.0.0/8 and ::1 (local testing); no other private address is ever reached')
     .addHelpText('after', EXIT_CODES_HELP);
   // The data dir holds the signing key (--sign); the contact goes in the User-Agent of URL checks.
-  addSettings(cmd, ['dataDir', 'contact', 'signingKeyFile']).action(async (target: string | undefined, opts: CheckOptions) => {
+  addSettings(cmd, ['dataDir', 'contact', 'signingKeyFile', 'allowLoopback']).action(async (target: string | undefined, opts: CheckOptions) => {
       process.exitCode = await runCheck(target, opts);
     });
 }

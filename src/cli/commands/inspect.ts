@@ -44,11 +44,10 @@ export function registerInspectCommand(program: Command): void {
     .option('--header <header>', "request header 'Name: value' for your own server (repeatable; never logged or printed)", collect)
     .option('--json', 'write the JSON report')
     .addOption(new Option('--format <format>', 'output format').choices(['terminal', 'json', 'sarif']))
-    .option('--allow-loopback', 'let the inspect reach 127.0.0.0/8 and ::1 (local testing); no other private address is ever reached')
     .option('--time-limit <duration>', `time limit of the whole inspect (default ${INSPECT_TIME_LIMIT_MS / 1000}s)`)
     .option('--max-requests <n>', `request budget of the whole inspect (default ${INSPECT_REQUEST_BUDGET})`)
     .addHelpText('after', INSPECT_EXIT_CODES_HELP);
-  addSettings(cmd, ['contact']).action(async (url: string, opts: InspectCliOptions) => {
+  addSettings(cmd, ['contact', 'allowLoopback']).action(async (url: string, opts: InspectCliOptions) => {
     process.exitCode = await runInspectCommand(url, opts);
   });
 }

@@ -37,9 +37,8 @@ export function registerProbeCommand(program: Command): void {
     .argument('<url>', 'the A2A card URL or the MCP endpoint URL')
     .addOption(new Option('--protocol <protocol>', 'what the URL is').choices(['a2a', 'mcp']).makeOptionMandatory())
     .option('--json', 'print the probe event as JSON (kept body excerpts base64; documents by hash)')
-    .option('--allow-loopback', 'permit loopback targets (127.0.0.0/8, ::1) for local testing; nothing else is ever permitted')
     .option('--timeout <duration>', 'limit on each exchange, e.g. 5s or 500ms (at most 10s, the default)');
-  addSettings(cmd, ['contact', 'canaryUrl']).action(async (url: string, opts: ProbeOptions) => {
+  addSettings(cmd, ['contact', 'canaryUrl', 'allowLoopback']).action(async (url: string, opts: ProbeOptions) => {
       process.exitCode = await runProbe(url, opts);
     });
 }

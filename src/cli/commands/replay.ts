@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { CHECKER_VERSION } from '../../conformance/index.js';
 import { parseDuration, UsageError } from '../../config.js';
-import { LISTING_HISTORY_GROUP } from '../../processors/listing-history.js';
-import { CURRENT_CHECKER } from '../../processors/verdicts/checker.js';
-import { verdictGroupId } from '../../processors/verdicts/processor.js';
-import { defaultSigner, startPlatform } from '../../runtime/platform.js';
-import { replayProbes, ReplayError, type ReplayProgress } from '../../runtime/replay.js';
+import { replayGroups, ReplayError, runReplay, type ReplayProgress } from '../../runtime/replay.js';
 import { onShutdown } from '../../runtime/shutdown.js';
 import { formatReplayProgress, formatReplaySummary, say } from '../format.js';
 import { addSettings, configured, PLATFORM_SETTINGS } from '../settings.js';
@@ -41,8 +37,9 @@ export function registerReplayCommand(program: Command): void {
             'to replay under that version, run the release that carries it.',
         );
       }
+      const groups = replayGroups();
       if (asked === true) {
-        say(`${CHECKER_VERSION}  (consumer group ${verdictGroupId(CHECKER_VERSION)})`);
+        say(`${groups.checkerVersion}  (consumer group ${groups.verdicts})`);
         return;
       }
       const timeoutMs = parseDuration(String(opts.timeout), '--timeout');
@@ -82,17 +79,11 @@ export function registerReplayCommand(program: Command): void {
         },
         { once: true },
       );
-      const platform = await startPlatform(config, { log, clientId: 'veronikai-replay', api: false, processors: false, probes: false });
       try {
-        const rt = platform.kafka;
-        say(`replaying ${rt.topics.probes} under checker ${CHECKER_VERSION} (consumer group ${verdictGroupId(CHECKER_VERSION)}; listing history: ${LISTING_HISTORY_GROUP})`);
-        const summary = await replayProbes({
-          kafka: rt.kafka,
-          topics: rt.topics,
-          warehouse: platform.warehouse,
-          sign: defaultSigner(config),
-          checker: CURRENT_CHECKER,
-          logger: log,
+        const summary = await runReplay(config, {
+          log,
+          onStart: ({ probesTopic }) =>
+            say(`replaying ${probesTopic} under checker ${groups.checkerVersion} (consumer group ${groups.verdicts}; listing history: ${groups.listingHistory})`),
           onProgress,
           timeoutMs,
           ...(typeof opts.compareWith === 'string' ? { compareWith: opts.compareWith } : {}),
@@ -110,7 +101,6 @@ export function registerReplayCommand(program: Command): void {
         throw err;
       } finally {
         shutdown.dispose();
-        await platform.close();
       }
     });
 }

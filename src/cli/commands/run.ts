@@ -6,16 +6,15 @@ import { onShutdown } from '../../runtime/shutdown.js';
 import { formatDailyReport, formatSummary, say } from '../format.js';
 import { API_SETTINGS, addSettings, configured, PLATFORM_SETTINGS, SCHEDULE_SETTINGS, SOURCE_SETTINGS } from '../settings.js';
 import { sourceOption } from './crawl.js';
-import { allowLoopbackOption, probePolicyFrom } from './probe-worker.js';
+import { probePolicyFrom } from './probe-worker.js';
 
 /** `veronikai run`: everything in one process on the embedded default. */
 export function registerRunCommand(program: Command): void {
   const cmd = program
     .command('run')
     .description('run everything in one process: local Kafka broker, embedded ClickHouse, listing sources, processors and the API');
-  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'webhooksFile', 'webhooksMaxAge', 'probeConcurrency'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
+  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'webhooksFile', 'webhooksMaxAge', 'probeConcurrency', 'allowLoopback'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
     .addOption(sourceOption())
-    .addOption(allowLoopbackOption())
     .option('--full', 'full resync of every source on the first pass')
     .option('--every <duration>', 'run again (crawl, probes, judgement, rollups) at this interval', '24h')
     .option('--once', 'do one daily run, say what it did, then exit')

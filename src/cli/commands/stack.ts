@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { parsePort } from '../../config.js';
+import { parseDuration, parsePort } from '../../config.js';
+import { DEFAULT_BROKER_PORT, stackDown, stackFetch, stackStatus, stackUp } from '../../runtime/stack.js';
 import { addSettings, configured } from '../settings.js';
-import { DEFAULT_BROKER_PORT, brokerStatus, ensureKafkaJars, startBroker, stopBroker } from '../../stack/kafka-broker.js';
 
 type StackFlags = Record<string, unknown>;
 
@@ -22,38 +22,25 @@ export function registerStackCommand(program: Command): void {
       const { config, log } = configured(flags, 'veronikai-stack');
       const port = parsePort(flags.port, '--port');
       const controllerPort = flags.controllerPort === undefined ? undefined : parsePort(flags.controllerPort, '--controller-port');
-      const current = await brokerStatus({ dataDir: config.dataDir });
-      if (current.running) {
-        process.stdout.write(`Kafka ${current.version} is already running: listening on ${current.brokers} (pid ${current.pid})\n`);
+      const up = await stackUp(config, { port, controllerPort, heap: flags.heap, log });
+      if (!up.started) {
+        process.stdout.write(`Kafka ${up.status.version} is already running: listening on ${up.status.brokers} (pid ${up.status.pid})\n`);
         return;
       }
-      const broker = await startBroker({
-        dataDir: config.dataDir,
-        cacheDir: config.cacheDir,
-        port,
-        controllerPort,
-        heap: flags.heap,
-        detached: true,
-        logger: log,
-      });
       process.stdout.write(
-        `Kafka ${broker.version} broker listening on ${broker.brokers} (pid ${broker.pid})\n` +
-          `  storage: ${broker.paths.logDirs}\n  log:     ${broker.paths.serverLog}\n` +
-          `  use it:  VERONIKAI_KAFKA_BROKERS=${broker.brokers}\n`,
+        `Kafka ${up.version} broker listening on ${up.brokers} (pid ${up.pid})\n` +
+          `  storage: ${up.logDirs}\n  log:     ${up.serverLog}\n` +
+          `  use it:  VERONIKAI_KAFKA_BROKERS=${up.brokers}\n`,
       );
     });
 
   withDirs(stack.command('down'))
     .description('stop the broker (SIGTERM, then SIGKILL after the timeout)')
-    .option('--timeout <seconds>', 'how long to wait for a clean stop', '30')
+    .option('--timeout <duration>', 'how long to wait for a clean stop, e.g. 30s', '30s')
     .action(async (flags: StackFlags & { timeout: string }) => {
+      const timeoutMs = parseDuration(flags.timeout, '--timeout');
       const { config, log } = configured(flags, 'veronikai-stack');
-      const seconds = Number(flags.timeout);
-      const pid = await stopBroker({
-        dataDir: config.dataDir,
-        timeoutMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 30_000,
-        logger: log,
-      });
+      const pid = await stackDown(config, { timeoutMs, log });
       process.stdout.write(pid === null ? 'Kafka broker was not running\n' : `Kafka broker stopped (pid ${pid})\n`);
     });
 
@@ -61,8 +48,8 @@ export function registerStackCommand(program: Command): void {
     .description('is the broker running, and where does it listen (exit code 3 when it is not running)')
     .option('--json', 'print the status as JSON')
     .action(async (flags: StackFlags & { json?: boolean }) => {
-      const { config, log } = configured(flags, 'veronikai-stack');
-      const s = await brokerStatus({ dataDir: config.dataDir });
+      const { config } = configured(flags, 'veronikai-stack');
+      const s = await stackStatus(config);
       if (flags.json) {
         process.stdout.write(JSON.stringify(s) + '\n');
       } else if (s.running) {
@@ -80,7 +67,7 @@ export function registerStackCommand(program: Command): void {
     .description('resolve the broker jars into the cache (Maven), without starting anything')
     .action(async (flags: StackFlags) => {
       const { config, log } = configured(flags, 'veronikai-stack');
-      const jars = await ensureKafkaJars({ cacheDir: config.cacheDir, logger: log });
+      const jars = await stackFetch(config, log);
       process.stdout.write(`Kafka ${jars.version} jars in ${jars.libsDir}\n`);
     });
 }

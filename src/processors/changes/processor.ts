@@ -1,5 +1,5 @@
 import type { AgentChangeEvent, ProbeEvent } from '../../events/types.js';
-import { sleep } from '../../util/time.js';
+import { pollUntil, PollTimeoutError } from '../../util/poll.js';
 import {
   agentNames,
   checksOfProbes,
@@ -133,16 +133,23 @@ export class ProbeChangeWriter {
     const refs: ProbeRef[] = events.map((e) => ({ id: e.id, agentKey: e.agentKey, observedAt: e.observedAt }));
     const checks = new Map<string, { uptime: string; reason: string }>();
     const verdicts = new Map<string, { result: string; reasons: string[] }>();
-    const deadline = Date.now() + this.waitMs;
-    for (;;) {
-      const needChecks = refs.filter((r) => !checks.has(r.id));
-      for (const r of await checksOfProbes(this.warehouse, this.checkerVersion, needChecks)) checks.set(r.event_id, r);
-      const needVerdicts = refs.filter((r) => !verdicts.has(r.id));
-      for (const r of await verdictsOfProbes(this.warehouse, this.checkerVersion, needVerdicts)) verdicts.set(r.event_id, r);
-      const missing = refs.filter((r) => !checks.has(r.id) || !verdicts.has(r.id));
-      if (missing.length === 0) break;
-      if (Date.now() >= deadline) throw new MissingJudgementsError(missing.map((r) => r.id), this.checkerVersion);
-      await sleep(ROWS_POLL_MS);
+    const missing = () => refs.filter((r) => !checks.has(r.id) || !verdicts.has(r.id));
+    try {
+      await pollUntil(
+        'checks and verdicts',
+        async () => {
+          const needChecks = refs.filter((r) => !checks.has(r.id));
+          for (const r of await checksOfProbes(this.warehouse, this.checkerVersion, needChecks)) checks.set(r.event_id, r);
+          const needVerdicts = refs.filter((r) => !verdicts.has(r.id));
+          for (const r of await verdictsOfProbes(this.warehouse, this.checkerVersion, needVerdicts)) verdicts.set(r.event_id, r);
+          const left = missing().length;
+          return left === 0 ? { done: true, value: undefined } : { done: false, why: `${left} probe(s) missing` };
+        },
+        { timeoutMs: this.waitMs, intervalMs: ROWS_POLL_MS },
+      );
+    } catch (err) {
+      if (err instanceof PollTimeoutError) throw new MissingJudgementsError(missing().map((r) => r.id), this.checkerVersion);
+      throw err;
     }
     return events.map((e) => {
       const c = checks.get(e.id)!;
