@@ -42,20 +42,24 @@ export const SETTINGS = {
   optOutFile: { flag: '--opt-out-file <path>', env: 'VERONIKAI_OPT_OUT_FILE', help: "owners' opt-outs: a JSON list of {match, mode: unchecked | hidden, reason}" },
   webhooksFile: { flag: '--webhooks-file <path>', env: 'VERONIKAI_WEBHOOKS_FILE', help: 'webhook subscriptions: JSON {"subscriptions":[{id, url, secret, kinds?, agents?}]}; agent changes are POSTed to them (off when unset)' },
   webhooksMaxAge: { flag: '--webhooks-max-age <duration>', env: 'VERONIKAI_WEBHOOKS_MAX_AGE', help: 'changes observed longer ago than this are not delivered (recorded as stale), so a replay never pages anyone', default: '24h' },
+  sqlTimeout: { flag: '--sql-timeout <duration>', env: 'VERONIKAI_SQL_TIMEOUT', help: 'deadline of one `sql` read: the engine stops the query then (its max_execution_time, whole seconds)', default: '5m' },
   budget: { flag: '--budget <n>', env: 'VERONIKAI_DAILY_BUDGET', help: 'probes per daily run', default: '10000' },
-  probeConcurrency: { flag: '--probe-concurrency <n>', env: 'VERONIKAI_PROBE_CONCURRENCY', help: "probes a probe worker holds at once, sent or waiting for a slot; the politeness limits (2 per host, 6 per site, pacing) decide what is sent, so this only bounds the worker's memory", default: '256' },
+  probeConcurrency: { flag: '--probe-concurrency <n>', env: 'VERONIKAI_PROBE_CONCURRENCY', help: "probes a probe worker holds at once for each request partition it works on, sent or waiting for a slot; the politeness limits (2 per host, 6 per site, pacing) decide what is sent, so this only bounds the worker's memory", default: '256' },
   sampleSize: { flag: '--sample-size <n>', env: 'VERONIKAI_SAMPLE_SIZE', help: 'uniform random sample per run', default: '1000' },
   canaryUrl: { flag: '--canary-url <url>', env: 'VERONIKAI_CANARY_URLS', help: "known-good canary target (repeatable); default the listing sources' origins; set the variable empty to turn the canary off", list: true },
   signingKey: { env: 'VERONIKAI_SIGNING_KEY', help: 'Ed25519 private key (PEM) that signs verdicts' },
   signingKeyFile: { flag: '--signing-key-file <path>', env: 'VERONIKAI_SIGNING_KEY_FILE', help: 'file holding the Ed25519 private key (PEM); default generated in the data dir' },
   signingKeyAllowOpen: { env: 'VERONIKAI_SIGNING_KEY_ALLOW_OPEN', help: 'set to 1 to use a signing key file that group or others can read or write (refused otherwise: chmod 600 it)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', help: 'pino log level (trace, debug, info, warn, error, fatal, silent); default info, warn on a terminal' },
+  // No variable: a deployment's environment must never loosen the address guard, only a command line.
+  allowLoopback: { flag: '--allow-loopback', help: 'testing only: let probes reach 127.0.0.0/8 and ::1 (every request this command makes to an agent); no other address the SSRF guard refuses is ever reached' },
 } as const satisfies Record<string, SettingSpec>;
 
 export interface SettingSpec {
   /** The command-line flag, when the setting has one. */
   readonly flag?: string;
-  readonly env: string;
+  /** The environment variable; absent: the command line only. */
+  readonly env?: string;
   readonly help: string;
   readonly default?: string;
   /** Repeatable flag; comma-separated in the variable. */
@@ -100,8 +104,10 @@ export interface Config {
   optOutFile: string | null;
   /** Webhook subscriptions file (null: no deliveries) and the age past which a change is not delivered. */
   webhooks: { file: string | null; maxAgeMs: number };
+  /** Deadline of one `sql` read, ms (at least a second: the engine counts whole seconds). */
+  sqlTimeoutMs: number;
   budget: number;
-  /** Probes a probe worker holds at once (absent: the default of SETTINGS.probeConcurrency). */
+  /** Probes a probe worker holds at once per request partition (absent: the default of SETTINGS.probeConcurrency). */
   probeConcurrency?: number;
   sampleSize: number;
   /** Canary targets; null: the origins of the listing sources (the runtime fills them in). */
@@ -116,13 +122,14 @@ function raw(key: SettingKey, flags: ConfigOverrides, env: NodeJS.ProcessEnv): s
   const v = flags[key];
   if (v !== undefined && !Array.isArray(v)) return String(v);
   const spec: SettingSpec = SETTINGS[key];
-  return env[spec.env] ?? spec.default;
+  return (spec.env === undefined ? undefined : env[spec.env]) ?? spec.default;
 }
 
 /** A repeatable setting: the variable's comma-separated entries, then the flags. */
 function rawList(key: SettingKey, flags: ConfigOverrides, env: NodeJS.ProcessEnv): string[] {
   const v = flags[key];
-  return [...listOf(env[SETTINGS[key].env]), ...(Array.isArray(v) ? v : [])];
+  const spec: SettingSpec = SETTINGS[key];
+  return [...listOf(spec.env === undefined ? undefined : env[spec.env]), ...(Array.isArray(v) ? v : [])];
 }
 
 const listOf = (text: string | undefined): string[] =>
@@ -134,7 +141,7 @@ const listOf = (text: string | undefined): string[] =>
 /** How a setting is named in messages: its variable and its flag. */
 export function settingName(key: SettingKey): string {
   const spec: SettingSpec = SETTINGS[key];
-  return spec.flag ? `${spec.env} / ${spec.flag.split(' ')[0]}` : spec.env;
+  return [spec.env, spec.flag?.split(' ')[0]].filter(Boolean).join(' / ');
 }
 
 export function parsePort(value: string | number, setting: string): number {
@@ -323,6 +330,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     sources: parseSourceSettings(flags, env),
     optOutFile,
     webhooks: { file: get('webhooksFile')?.trim() ? resolve(get('webhooksFile')!.trim()) : null, maxAgeMs: parseDuration(get('webhooksMaxAge')!, `webhook age limit (${settingName('webhooksMaxAge')})`, { min: 60_000, max: WEBHOOKS_MAX_AGE_LIMIT_MS }) },
+    sqlTimeoutMs: parseDuration(get('sqlTimeout')!, `sql deadline (${settingName('sqlTimeout')})`, { min: 1000 }),
     budget: parseCount(get('budget')!, `daily budget (${settingName('budget')})`),
     probeConcurrency: parseCount(get('probeConcurrency')!, `probe concurrency (${settingName('probeConcurrency')})`, 1),
     sampleSize: parseCount(get('sampleSize')!, `sample size (${settingName('sampleSize')})`),

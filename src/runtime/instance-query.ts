@@ -91,8 +91,26 @@ export class InstanceRawReader implements RawReader {
 export async function sqlOnInstance(
   info: InstanceInfo,
   query: string,
+  opts: { params?: Readonly<Record<string, unknown>>; maxRows?: number; timeoutMs?: number },
+  onRows: (rows: Record<string, unknown>[]) => void | Promise<void>,
+): Promise<{ returnedRows: true; rows: number; truncated: boolean }> {
+  // The instance's owner endpoint sets no deadline: `sql` brings its own and goes away at it,
+  // which stops the streamed query in the instance.
+  const deadline = opts.timeoutMs !== undefined ? AbortSignal.timeout(opts.timeoutMs) : undefined;
+  try {
+    return await readRows(info, query, opts, onRows, deadline);
+  } catch (err) {
+    if (deadline?.aborted) throw new WarehouseError('timeout', `the query ran past its deadline of ${opts.timeoutMs} ms on the running instance (pid ${info.pid})`, { cause: err });
+    throw err;
+  }
+}
+
+async function readRows(
+  info: InstanceInfo,
+  query: string,
   opts: { params?: Readonly<Record<string, unknown>>; maxRows?: number },
   onRows: (rows: Record<string, unknown>[]) => void | Promise<void>,
+  signal: AbortSignal | undefined,
 ): Promise<{ returnedRows: true; rows: number; truncated: boolean }> {
   const reader = new InstanceRawReader(info);
   const params: Record<string, string> = {};
@@ -102,7 +120,7 @@ export async function sqlOnInstance(
   let partial = '';
   const decoder = new TextDecoder();
   // Leaving the loop closes the response, which stops the query in the instance.
-  for await (const chunk of reader.stream(query, { format: 'JSONEachRow', params })) {
+  for await (const chunk of reader.stream(query, { format: 'JSONEachRow', params, ...(signal ? { signal } : {}) })) {
     const lines = (partial + decoder.decode(chunk.bytes, { stream: true })).split('\n');
     partial = lines.pop() ?? '';
     const batch = lines.filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -50,7 +50,8 @@ export interface SqlOutcome {
 /**
  * Runs one statement and hands each batch of rows to `onRows` as the engine
  * produces it (awaited, so a slow reader holds the query back instead of rows
- * piling up).
+ * piling up). A read stops at `config.sqlTimeoutMs` (the engine's max_execution_time; on a
+ * running instance, by leaving the request, which stops the query there).
  */
 export async function runSql(config: Config, query: string, opts: SqlOptions, onRows: (rows: Record<string, unknown>[]) => void | Promise<void>): Promise<SqlOutcome> {
   // The embedded engine is one process per data directory: while `run` or `api` holds it, reads go to that process.
@@ -58,10 +59,11 @@ export async function runSql(config: Config, query: string, opts: SqlOptions, on
     const found = await findInstance(config.dataDir);
     if (found.state === 'running') {
       if (opts.write) throw new WarehouseError('refused', `a running instance (pid ${found.info.pid}) holds ${config.dataDir}: stop it to use --write (reads go to it)`);
-      return sqlOnInstance(found.info, query, opts, onRows);
+      return sqlOnInstance(found.info, query, { ...opts, timeoutMs: config.sqlTimeoutMs }, onRows);
     }
   }
-  return withWarehouse(config, opts.write ? {} : { readOnly: true }, async (w) => {
+  // The deadline binds reads only: a --write statement (a migration by hand, an OPTIMIZE) may rightly be long.
+  return withWarehouse(config, opts.write ? {} : { readOnly: true, timeoutMs: config.sqlTimeoutMs }, async (w) => {
     if (opts.write && !returnsRows(query)) {
       await w.exec(query, opts.params);
       return { returnedRows: false, rows: 0, truncated: false };

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Session, type ChdbQueryStream } from 'chdb';
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
-import { connectionSettings, prepareStatement, type ConnectionOptions } from './read-only.js';
+import { isKeyword, oneStatement, type Token } from './lexer.js';
+import { checkReadOnly, connectionSettings, prepareStatement, type ConnectionOptions } from './read-only.js';
 import { assertTableName, normalizeParams, parseJsonEachRow, refusedWrite, toJsonEachRow, type QueryParams, type Warehouse } from './warehouse.js';
 
 /**
@@ -26,6 +27,17 @@ export interface QueryStats {
   rowsRead: number;
   bytesRead: number;
   elapsedMs: number;
+}
+
+/**
+ * Whether chdb can stream this statement: a SELECT (or WITH … SELECT, or a parenthesised
+ * one). chdb refuses to stream anything else, SHOW, DESCRIBE, EXISTS and EXPLAIN among the
+ * reading verbs ("Streaming query is not supported", code 36), so those run in one piece;
+ * their results are small.
+ */
+export function chdbStreams(tokens: readonly Token[]): boolean {
+  const first = tokens.find((t) => !(t.kind === 'punct' && t.text === '('));
+  return isKeyword(first, 'SELECT') || isKeyword(first, 'WITH');
 }
 
 /**
@@ -94,8 +106,13 @@ export class EmbeddedWarehouse implements Warehouse {
   }
 
   async *stream<T = Record<string, unknown>>(sql: string, params?: QueryParams): AsyncGenerator<T[]> {
+    const checked = this.readOnly ? checkReadOnly(sql) : oneStatement(sql);
+    if (!chdbStreams(checked.tokens)) {
+      yield await this.query<T>(checked.text, params);
+      return;
+    }
     const session = this.open();
-    const statement = prepareStatement(sql, this.readOnly);
+    const statement = checked.text;
     const bound = normalizeParams(params);
     let stream: ChdbQueryStream;
     try {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ChdbQueryStream } from 'chdb';
-import { ChdbSession, toWarehouseError } from './embedded.js';
+import { ChdbSession, chdbStreams, toWarehouseError } from './embedded.js';
 import { WarehouseError } from './errors.js';
 import { isKeyword, type Token } from './lexer.js';
 import { checkReadOnly, connectionSettings } from './read-only.js';
@@ -55,12 +55,6 @@ export function isStreamable(format: string): boolean {
   return STREAMABLE_FORMATS.has(format.toLowerCase());
 }
 
-/** A SELECT (or WITH … SELECT), which chdb can stream. */
-function isSelect(tokens: readonly Token[]): boolean {
-  const first = tokens.find((t) => !(t.kind === 'punct' && t.text === '('));
-  return isKeyword(first, 'SELECT') || isKeyword(first, 'WITH');
-}
-
 /** The statement's own output format (`… FORMAT Name` at its end), if any: it wins over the one asked for. */
 export function formatOf(tokens: readonly Token[]): string | null {
   const i = tokens.length - 2;
@@ -111,7 +105,7 @@ export class EmbeddedRawReader implements RawReader {
       const session = this.chdb.get();
       const params = opts.params ?? {};
       const bound = Object.keys(params).length > 0;
-      if (!isStreamable(format) || !isSelect(statement.tokens)) {
+      if (!isStreamable(format) || !chdbStreams(statement.tokens)) {
         // chdb formats each streamed chunk as a whole result (a header, a Parquet file, a JSON
         // document each), so a format with a prefix or suffix is run in one piece; so are SHOW,
         // DESCRIBE, EXISTS and EXPLAIN, which chdb does not stream.

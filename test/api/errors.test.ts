@@ -41,12 +41,44 @@ function failingApi() {
 
 const leaks = (text: string) => [SECRET, 'SELECT', 'DB::Exception', 'agents FINAL', 'Code: 47'].filter((s) => text.includes(s));
 
+const ID = '0123456789abcdef';
+
+/**
+ * A request to every route that reads the warehouse (all but /healthz, tested below), by the
+ * route's OpenAPI path; /agents/{id} twice, for its JSON and for its HTML page.
+ */
+const REQUESTS: ReadonlyArray<{ path: string; url: string; accept?: string }> = [
+  { path: '/', url: '/' },
+  { path: '/agents', url: '/agents' },
+  { path: '/agents/{id}', url: `/agents/${ID}` },
+  { path: '/agents/{id}', url: `/agents/${ID}`, accept: 'text/html' },
+  { path: '/stats/runs/latest', url: '/stats/runs/latest' },
+  { path: '/stats/runs/{runId}', url: '/stats/runs/run-1' },
+  { path: '/stats/census', url: '/stats/census' },
+  { path: '/stats/daily', url: '/stats/daily' },
+  { path: '/stats/agents', url: '/stats/agents?q=x' },
+  { path: '/feed.atom', url: '/feed.atom' },
+  { path: '/feed.json', url: '/feed.json' },
+  { path: '/agents/{id}/feed.atom', url: `/agents/${ID}/feed.atom` },
+  { path: '/badge/{id}/uptime.svg', url: `/badge/${ID}/uptime.svg` },
+  { path: '/badge/{id}/conformance.svg', url: `/badge/${ID}/conformance.svg` },
+];
+
 describe('API errors', () => {
+  it('has a request for every route the OpenAPI description names', async () => {
+    const { app } = failingApi();
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
+    const covered = new Set([...REQUESTS.map((r) => r.path), '/healthz']);
+    expect(Object.keys(doc.paths).filter((p) => !covered.has(p))).toEqual([]);
+    expect([...covered].filter((p) => !(p in doc.paths))).toEqual([]);
+    await app.close();
+  });
+
   it('answers a warehouse failure on every route with a generic 500, its request id in the body, the header and the log', async () => {
     const { app, lines } = failingApi();
-    const urls = ['/', '/agents', '/agents/0123456789abcdef', '/stats/runs/latest', '/stats/runs/run-1', '/stats/census', '/stats/daily', '/stats/agents?q=x'];
-    for (const url of urls) {
-      const res = await app.inject({ method: 'GET', url });
+    for (const { url: path, accept } of REQUESTS) {
+      const url = accept ? `${path} (Accept: ${accept})` : path;
+      const res = await app.inject({ method: 'GET', url: path, ...(accept ? { headers: { accept } } : {}) });
       expect(res.statusCode, url).toBe(500);
       expect(leaks(res.body), url).toEqual([]);
       const requestId = String(res.headers['x-request-id']);

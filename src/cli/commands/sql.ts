@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
-import { parseCount, UsageError } from '../../config.js';
+import ms from 'ms';
+import { parseCount, SETTINGS, UsageError } from '../../config.js';
 import { runSql } from '../../runtime/warehouse-tasks.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { SQL_DEFAULT_MAX_ROWS } from '../../warehouse/limits.js';
@@ -48,9 +49,10 @@ Read-only by default: the statement runs on a connection with readonly=1 and mus
 one SELECT, WITH, SHOW, DESCRIBE, EXISTS or EXPLAIN, without INTO OUTFILE and without
 functions that reach files or the network (file, url, s3, remote, mysql, …).
 --write runs any one statement (DDL, INSERT, …) on a writing connection.
-Rows are streamed as they come; at most ${SQL_DEFAULT_MAX_ROWS} unless --max-rows says otherwise.`,
+Rows are streamed as they come; at most ${SQL_DEFAULT_MAX_ROWS} unless --max-rows says otherwise.
+A read stops at its deadline (--sql-timeout, default ${SETTINGS.sqlTimeout.default}); --write statements have none.`,
     );
-  addSettings(cmd, WAREHOUSE_SETTINGS)
+  addSettings(cmd, WAREHOUSE_SETTINGS, ['sqlTimeout'])
     .addOption(new Option('--format <format>', 'json: one JSON array; jsonl: one JSON object per line').choices(['json', 'jsonl']).default('json'))
     .option('--param <name=value>', 'value of a {name:Type} placeholder (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--max-rows <n>', `print at most n rows (0: no limit); stderr says when the limit cut the output`, String(SQL_DEFAULT_MAX_ROWS))
@@ -92,7 +94,8 @@ Rows are streamed as they come; at most ${SQL_DEFAULT_MAX_ROWS} unless --max-row
       } catch (err) {
         await out.flush();
         if (!(err instanceof WarehouseError)) throw err;
-        process.stderr.write(`veronikai sql: ${err.kind}${err.code === undefined ? '' : ` (code ${err.code})`}: ${err.message}\n`);
+        const hint = err.kind === 'timeout' && opts.write !== true ? ` (the deadline is --sql-timeout ${ms(config.sqlTimeoutMs)}; raise it for a longer read)` : '';
+        process.stderr.write(`veronikai sql: ${err.kind}${err.code === undefined ? '' : ` (code ${err.code})`}: ${err.message}${hint}\n`);
         process.exitCode = 1;
       }
     });

@@ -45,6 +45,13 @@ export const POLITENESS = {
   robotsErrorTtlMs: 10 * MINUTE,
   /** robots.txt is read up to this many bytes (RFC 9309 §2.5: at least 500 KiB); the rest is ignored. */
   robotsMaxBytes: 500 * KIB,
+  /**
+   * Path characters one robots.txt check may scan for wildcard rules (about one pass over the
+   * path per wildcard rule; 500 KiB, §2.5, holds some 40,000 such rules). Past it the URL is
+   * disallowed. 1,000 wildcard rules against a 1,000-character path fit; the worst case costs
+   * tens of milliseconds (robots-rules.ts).
+   */
+  robotsMaxScanChars: 1_000_000,
   /** An unreachable robots.txt's answers are kept as evidence on the probe event up to this many body bytes each. */
   robotsEvidenceMaxBytes: 4 * KIB,
   /**

@@ -1,5 +1,5 @@
 /**
- * robots.txt per origin (scheme + host + port), RFC 9309, with robots-parser doing the matching.
+ * robots.txt per origin (scheme + host + port), RFC 9309, read and matched by robots-rules.ts.
  *
  * Fetch results (RFC 9309 §2.3.1):
  * - 2xx: parsed (the first POLITENESS.robotsMaxBytes bytes; the rest is ignored, §2.5);
@@ -14,25 +14,19 @@
  * answered (5xx, 429) for POLITENESS.robotsErrorTtlMs; a network failure is not cached, so every
  * try counts in the run's host-failure tracker and a dead host ends up skipped.
  *
- * Group choice: the group for `veronikai`, else the legacy `veronica-agents`, else `*`.
- * robots-parser 3.0.1 matches one user agent per call and silently falls back to `*` when it
- * has no group for that agent, and it does not expose which groups exist (its
- * `isExplicitlyDisallowed` arrived after 3.0.1). So `declaredGroups()` replays the library's
- * own line grammar (same comment stripping, `name: value` split, case folding, `/version`
- * stripping, and consecutive `User-agent` lines sharing one group) to list the agents that own
- * at least one rule line (allow, disallow or crawl-delay, even with an empty value — exactly
- * when the library creates a group). The first of our tokens present is passed to
- * `isAllowed()`; when neither is present we pass `*`.
+ * Group choice: the group for `veronikai`, else the legacy `veronica-agents`, else `*`; the
+ * rules are read and matched by robots-rules.ts, once per cached file, in bounded time.
  */
-import robotsParserModule from 'robots-parser';
 import type { ProbeEvent } from '../../events/types.js';
 import { fetchBounded, type FetchOptions, type RequestGate } from '../http/client.js';
 import type { HostFailureTracker } from '../http/host-tracker.js';
-import { MAX_URL_CHARS } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
 import { textOrNull } from '../../util/text.js';
 import type { ErrorClass, Exchange, FetchResult } from '../http/types.js';
 import { POLITENESS } from './constants.js';
+import { chooseGroup, declaredGroups, readRobotsRules, type RobotsRules } from './robots-rules.js';
+
+export { declaredGroups } from './robots-rules.js';
 
 /** What robots.txt says of one URL, in the probe event's vocabulary. */
 export type RobotsVerdict = ProbeEvent['robots'];
@@ -58,7 +52,7 @@ export interface RobotsCheck {
   /** Status of the robots.txt fetch's final exchange. */
   status: number | null;
   errorClass: ErrorClass | null;
-  /** The robots.txt fetch's error in words, when it failed. */
+  /** The robots.txt fetch's error in words, when it failed; or why a URL was disallowed without a rule (the check's budget ran out). */
   errorMessage: string | null;
   /** When the robots.txt was fetched (epoch ms). */
   fetchedAt: number;
@@ -93,18 +87,9 @@ export interface RobotsCacheOptions {
   userAgents?: readonly string[];
 }
 
-interface ParsedRobots {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getMatchingLineNumber(url: string, ua?: string): number;
-}
-
-// robots-parser is CommonJS (`module.exports = function`); its typings declare an ES default
-// export, which NodeNext resolution reads as the module object. At runtime the import is the function.
-const robotsParser = robotsParserModule as unknown as (url: string, text: string) => ParsedRobots;
-
 interface Entry {
   fetch: RobotsFetchKind;
-  robots: ParsedRobots | null;
+  robots: RobotsRules | null;
   group: string | null;
   status: number | null;
   errorClass: ErrorClass | null;
@@ -115,72 +100,14 @@ interface Entry {
   evidence: Exchange[];
 }
 
-/** Mirrors robots-parser's formatUserAgent: lower case, `/version` removed, trimmed. */
-function formatUserAgent(ua: string): string {
-  let s = ua.toLowerCase();
-  const i = s.indexOf('/');
-  if (i > -1) s = s.slice(0, i);
-  return s.trim();
-}
-
-/**
- * The user agents that own a group in `text`, read with robots-parser's own grammar: a group is
- * created for the current user agents by any allow, disallow or crawl-delay line.
- */
-export function declaredGroups(text: string): Set<string> {
-  const groups = new Set<string>();
-  const current: string[] = [];
-  let afterRule = true;
-  for (const raw of text.split(/\r\n|\r|\n/)) {
-    const hash = raw.indexOf('#');
-    const line = hash > -1 ? raw.slice(0, hash) : raw;
-    const colon = line.indexOf(':');
-    if (colon < 0) continue;
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    if (name === '') continue;
-    if (name === 'user-agent') {
-      if (afterRule) current.length = 0;
-      if (value) current.push(formatUserAgent(value));
-    } else if (name === 'allow' || name === 'disallow' || name === 'crawl-delay') {
-      for (const ua of current) groups.add(ua);
-    }
-    afterRule = name !== 'user-agent';
-  }
-  return groups;
-}
-
-/**
- * robots.txt with its rule values made cheap to match, meaning unchanged for every URL we may
- * request. robots-parser matches a rule in time proportional to pattern length × path length
- * for each `*`, so 500 KiB of `Disallow: /***…` made one check take seconds (the event loop
- * blocked). A run of `*` is one `*`; a rule whose literal part is longer than any URL we request
- * (MAX_URL_CHARS) can never match, so its value is emptied: the line stays (an empty rule still
- * opens its group, and line numbers stay as they were) but holds no pattern.
- */
-export function boundRules(text: string): string {
-  if (!text.includes('**') && text.length <= MAX_URL_CHARS) return text;
-  return text
-    .split(/\r\n|\r|\n/)
-    .map((raw) => {
-      const hash = raw.indexOf('#');
-      const line = hash > -1 ? raw.slice(0, hash) : raw;
-      const colon = line.indexOf(':');
-      if (colon < 0) return raw;
-      const name = line.slice(0, colon).trim().toLowerCase();
-      if (name !== 'allow' && name !== 'disallow') return raw;
-      const value = line.slice(colon + 1).trim();
-      const collapsed = value.replace(/\*{2,}/g, '*');
-      if (collapsed.replace(/[*$]/g, '').length > MAX_URL_CHARS) return `${name}:`;
-      return collapsed === value ? raw : `${name}: ${collapsed}`;
-    })
-    .join('\n');
-}
-
 /** The group we honour: the first of `userAgents` that has a group, else `*`. */
 export function selectGroup(text: string, userAgents: readonly string[] = POLITENESS.robotsUserAgents): string {
-  const groups = declaredGroups(text);
-  return userAgents.map(formatUserAgent).find((ua) => groups.has(ua)) ?? '*';
+  return chooseGroup(declaredGroups(text), userAgents);
+}
+
+/** Reads one robots.txt with our limits. */
+function readRules(robotsUrl: string, text: string, userAgents: readonly string[]): RobotsRules {
+  return readRobotsRules(robotsUrl, text, { userAgents, maxScanChars: POLITENESS.robotsMaxScanChars });
 }
 
 /** Parses one robots.txt and answers for URLs of its origin with the group we honour. */
@@ -189,17 +116,11 @@ export function parseRobotsTxt(
   text: string,
   userAgents: readonly string[] = POLITENESS.robotsUserAgents,
 ): { group: string; isAllowed: (url: string) => boolean; line: (url: string) => number | null } {
-  text = boundRules(text);
-  const robots = robotsParser(robotsUrl, text);
-  const group = selectGroup(text, userAgents);
+  const rules = readRules(robotsUrl, text, userAgents);
   return {
-    group,
-    // undefined means "not this robots.txt's origin": never expected, refused to be safe.
-    isAllowed: (url) => robots.isAllowed(url, group) === true,
-    line: (url) => {
-      const n = robots.getMatchingLineNumber(url, group);
-      return typeof n === 'number' && n > 0 ? n : null;
-    },
+    group: rules.group,
+    isAllowed: (url) => rules.decide(url).allowed,
+    line: (url) => rules.decide(url).line,
   };
 }
 
@@ -335,11 +256,13 @@ export class RobotsCache {
 
     let verdict: RobotsVerdict;
     let line: number | null = null;
+    let errorMessage = entry.errorMessage;
     if (entry.fetch === 'parsed' && entry.robots) {
-      const allowed = entry.robots.isAllowed(href, entry.group ?? '*') === true;
-      const n = entry.robots.getMatchingLineNumber(href, entry.group ?? '*');
-      line = typeof n === 'number' && n > 0 ? n : null;
-      verdict = allowed ? 'allowed' : 'disallowed';
+      const decided = entry.robots.decide(href);
+      line = decided.line;
+      verdict = decided.allowed ? 'allowed' : 'disallowed';
+      // Disallowed because the check ran out of budget, not by a rule: say so.
+      errorMessage = decided.reason ?? errorMessage;
     } else if (entry.fetch === 'unavailable') verdict = 'allowed';
     else if (entry.fetch === 'unreachable') verdict = 'unreachable';
     else verdict = 'not_checked';
@@ -352,7 +275,7 @@ export class RobotsCache {
       line,
       status: entry.status,
       errorClass: entry.errorClass,
-      errorMessage: entry.errorMessage,
+      errorMessage,
       fetchedAt: entry.fetchedAt,
       fromCache,
       evidence: entry.evidence,
@@ -431,9 +354,9 @@ export class RobotsCache {
     };
     if (fetch === 'parsed') {
       // Decoded as UTF-8 (RFC 9309 §2.3); invalid sequences become U+FFFD and match nothing.
-      const text = boundRules(textOrNull(final.body, final.bodyTruncated).text ?? '');
-      entry.robots = robotsParser(robotsUrl, text);
-      entry.group = selectGroup(text, this.userAgents);
+      const text = textOrNull(final.body, final.bodyTruncated).text ?? '';
+      entry.robots = readRules(robotsUrl, text, this.userAgents);
+      entry.group = entry.robots.group;
       entry.chars = text.length;
     }
     return { entry, cacheable };

@@ -1,4 +1,5 @@
 import { boundedRaw, httpUrl, invalidDraft, isObject } from './item.js';
+import { redactCursor } from './cursor.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type SourceIO } from './types.js';
 
 /**
@@ -65,7 +66,7 @@ async function crawlMcpRegistry(io: SourceIO, opts: CrawlOptions): Promise<Crawl
     const outcome = await io.page({ url, cursor }, (json) => {
       const page = parseServerList(json);
       if (page.nextCursor !== null && followed.has(page.nextCursor)) {
-        throw new PageShapeError(`cursor repeated: metadata.nextCursor ${page.nextCursor.slice(0, 100)} was already followed in this pass`);
+        throw new PageShapeError(`cursor repeated: metadata.nextCursor ${redactCursor(page.nextCursor).slice(0, 100)} was already followed in this pass`);
       }
       return page;
     });

@@ -1,5 +1,6 @@
 import { pickRemote } from './mcp-registry.js';
 import { activeDraft, asInvalid, boundedRaw, httpUrl, invalidDraft, isObject, str } from './item.js';
+import { redactCursor } from './cursor.js';
 import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type ParsedPage, type SourceIO } from './types.js';
 
 /**
@@ -57,7 +58,7 @@ async function crawlNeuronto(io: SourceIO, opts: CrawlOptions): Promise<CrawlRes
       const page = parseArdList(json);
       const next = page.nextCursor ?? null;
       if (next !== null && followed.has(next)) {
-        throw new PageShapeError(`cursor repeated: pageToken ${next.slice(0, 100)} was already followed in this pass`);
+        throw new PageShapeError(`cursor repeated: pageToken ${redactCursor(next).slice(0, 100)} was already followed in this pass`);
       }
       return page;
     });

@@ -1,6 +1,7 @@
 import { newEventId } from '../../events/ids.js';
 import type { ListingEvent, SourceFetchEvent } from '../../events/types.js';
 import { redactText, redactUrl } from '../../util/redact.js';
+import { redactCursor } from './cursor.js';
 import { capOrNull, capText } from './item.js';
 import type { Interpreted } from './page-outcome.js';
 import type { ItemInfo } from './pass-items.js';
@@ -53,8 +54,7 @@ export function pageEvent(
   notices: readonly (PageNotice | undefined)[],
 ): SourceFetchEvent {
   const present = notices.filter((n): n is PageNotice => n !== undefined);
-  // Cursors are the source's own paging state; only a URL in one (a Link header's next page) is redacted.
-  const cursor = (c: string | null) => capOrNull(c === null ? null : redactText(c), SOURCE_LIMITS.urlMaxChars);
+  const cursor = (c: string | null) => capOrNull(c === null ? null : redactCursor(c), SOURCE_LIMITS.urlMaxChars);
   const error = outcome.ok ? present.map((n) => n.message).filter(Boolean).join('; ') || null : outcome.error;
   return {
     id: at.id,

@@ -1,4 +1,6 @@
 import http from 'node:http';
+import fc from 'fast-check';
+import robotsParserModule from 'robots-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchBounded } from '../../../src/producers/http/client.js';
 import { POLITENESS } from '../../../src/producers/politeness/constants.js';
@@ -247,5 +249,110 @@ describe('RobotsCache at the size of a run', () => {
     }
     expect(cache.fetches).toBe(2000);
     expect(cache.size).toBe(2000);
+  });
+});
+
+// robots-parser 3.0.1 read and matched robots.txt before robots-rules.ts; it stays the oracle
+// for what every answer must be (its matcher is the slow part, not its answers).
+const robotsParser = robotsParserModule as unknown as (url: string, text: string) => {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getMatchingLineNumber(url: string, ua?: string): number;
+};
+
+describe('robots.txt rules: the same answers as robots-parser', () => {
+  const piece = fc.constantFrom('/', 'a', 'b', 'ab', '*', '**', '$', '%2a', '%2A', '%7e', 'é', '?', '=', '.', '-');
+  const pattern = fc.array(piece, { maxLength: 8 }).map((p) => p.join(''));
+  const agent = fc.constantFrom('*', 'veronikai', 'VeronikAI/1.0', ' veronica-agents ', 'otherbot', '');
+  const line = fc.oneof(
+    agent.map((a) => `User-agent: ${a}`),
+    fc.tuple(fc.constantFrom('Disallow', 'disallow', 'Allow', 'ALLOW'), pattern).map(([n, p]) => `${n}: ${p}`),
+    fc.constantFrom('Crawl-delay: 5', 'Sitemap: https://h.example/s.xml', 'Host: h.example', 'foo: bar', '', '# comment', 'no colon', ': empty name'),
+    fc.tuple(fc.constantFrom('Disallow', 'Allow'), pattern).map(([n, p]) => `  ${n} :${p} # why`),
+  );
+  const file = fc.tuple(fc.array(line, { maxLength: 16 }), fc.constantFrom('\n', '\r\n', '\r')).map(([ls, eol]) => ls.join(eol));
+  const path = fc.array(fc.constantFrom('/', 'a', 'b', 'ab', '$', '%2a', '%2A', '~', 'é', '?', '=', '.', '*'), { maxLength: 10 }).map((p) => `/${p.join('')}`);
+
+  it('allowed and the deciding line, for random files and paths', () => {
+    fc.assert(
+      fc.property(file, fc.array(path, { minLength: 1, maxLength: 4 }), (text, paths) => {
+        const robotsUrl = 'https://h.example/robots.txt';
+        const ours = parseRobotsTxt(robotsUrl, text);
+        const theirs = robotsParser(robotsUrl, text);
+        expect(ours.group).toBe(selectGroup(text));
+        for (const p of paths) {
+          const url = `https://h.example${p}`;
+          const n = theirs.getMatchingLineNumber(url, ours.group);
+          expect({ p, allowed: ours.isAllowed(url), line: ours.line(url) }).toEqual({ p, allowed: theirs.isAllowed(url, ours.group) === true, line: n > 0 ? n : null });
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuses a URL of another origin', () => {
+    const r = parseRobotsTxt('https://h.example/robots.txt', 'User-agent: *\nAllow: /\n');
+    expect(r.isAllowed('https://h.example:443/x')).toBe(true);
+    expect(r.isAllowed('https://other.example/x')).toBe(false);
+    expect(r.isAllowed('http://h.example/x')).toBe(false);
+  });
+});
+
+describe('robots.txt checks take bounded time, whatever the file', () => {
+  /** 500 KiB (RFC 9309 §2.5) of distinct short wildcard rules: about 35,000 of them. */
+  const hostile = (() => {
+    const lines = ['User-agent: *'];
+    for (let i = 0, size = 0; size < POLITENESS.robotsMaxBytes - 32; i++) {
+      const l = `Disallow:/*${i.toString(36)}*z`;
+      lines.push(l);
+      size += l.length + 1;
+    }
+    return lines.join('\n');
+  })();
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const timed = (f: () => void) => {
+    const t0 = performance.now();
+    f();
+    return performance.now() - t0;
+  };
+
+  it('a check costs a small part of reading the file once (robots-parser took ten times more than reading it)', () => {
+    expect(hostile.split('\n').length).toBeGreaterThan(30_000);
+    const long = `https://h.example/${'a'.repeat(2000)}`;
+    const short = 'https://h.example/1z';
+    // The baseline: reading (parsing) the same file, the work done once per origin.
+    let r = parseRobotsTxt('https://h.example/robots.txt', hostile);
+    const read = median([0, 1, 2].map(() => timed(() => (r = parseRobotsTxt('https://h.example/robots.txt', hostile)))));
+    // Seven runs after a first one, so neither figure is the JIT's warm-up.
+    r.isAllowed(long);
+    const check = median(
+      [0, 1, 2, 3, 4, 5, 6].map(() =>
+        timed(() => {
+          r.isAllowed(long);
+          r.isAllowed(short);
+        }),
+      ),
+    );
+    expect(check).toBeLessThan(read / 5);
+    // A short path is judged by every rule; a long one runs out of budget and is disallowed.
+    expect(r.isAllowed(short)).toBe(false);
+    expect(r.line(short)).toBe(3); // Disallow:/*1*z, the only rule that matches
+    expect(r.isAllowed('https://h.example/none')).toBe(true);
+    expect(r.isAllowed(long)).toBe(false);
+    expect(r.line(long)).toBeNull();
+  });
+
+  it('the cache says why a URL was disallowed without a rule', async () => {
+    const body = Buffer.from(hostile);
+    const final: Exchange = {
+      url: 'https://h.example/robots.txt', method: 'GET', requestHeaders: {}, status: 200, headers: {}, body, bodyTruncated: false,
+      bodyBytes: body.length, bodySha256: '', remoteAddress: null, startedAt: new Date(0).toISOString(), durationMs: 1,
+      errorClass: null, errorMessage: null, retries: 0,
+    };
+    const cache = new RobotsCache({ fetcher: async () => ({ exchanges: [final], final }) });
+    const long = await cache.check(`https://h.example/${'a'.repeat(2000)}`);
+    expect(long).toMatchObject({ verdict: 'disallowed', permitted: false, line: null, fetch: 'parsed' });
+    expect(long.errorMessage).toMatch(/too many wildcard rules for group "\*"/);
+    const none = await cache.check('https://h.example/none');
+    expect(none).toMatchObject({ verdict: 'allowed', errorMessage: null, fromCache: true });
   });
 });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { MemorySink } from '../../../src/producers/sink.js';
 import { createPageFetcher } from '../../../src/producers/sources/http-page-fetcher.js';
+import { redactCursor } from '../../../src/producers/sources/cursor.js';
 import { createSources } from '../../../src/producers/sources/index.js';
 import { runSource, type SourceSummary } from '../../../src/producers/sources/runner.js';
 import { MemorySourceStateStore } from '../../../src/producers/sources/state.js';
@@ -80,5 +81,35 @@ describe('a secret in a source URL is redacted before logging or recording', () 
     const r = await crawl('mcp-registry', fx.url.replace('http://', `http://admin:${SECRET}@`));
     expect(everything(r)).not.toContain(SECRET);
     expect(r.lines.find((l) => l.includes('source pass starting'))).toContain('admin:***@127.0.0.1');
+  });
+});
+
+describe('a paging cursor is redacted as a URL is, also when it is not one', () => {
+  let fx: ListingPageFixture;
+  afterEach(() => fx?.close());
+
+  /** A JWT-shaped cursor carrying the secret: the page URL that sends it shows `cursor=***`. */
+  const JWT_CURSOR = `eyJhbGciOiJIUzI1NiJ9.eyJ${SECRET}.sig-${SECRET}`;
+
+  it('redactCursor: a URL, a bare query string and a credential-shaped value lose their secrets; an opaque cursor stays', () => {
+    expect(redactCursor(JWT_CURSOR)).toBe('***');
+    expect(redactCursor(`token=${SECRET}&offset=100`)).toBe('token=***&offset=100');
+    expect(redactCursor(`https://r.example/v0/servers?cursor=c2&api_key=${SECRET}`)).toBe('https://r.example/v0/servers?cursor=c2&api_key=***');
+    expect(redactCursor(`/v0/servers?page=2&sig=${SECRET}`)).toBe('/v0/servers?page=2&sig=***');
+    expect(redactCursor(`a/${'f'.repeat(40)}/b`)).toBe('a/***/b');
+    for (const opaque of ['ai.example/weather:1.0.0', '3f2c9d1e-8a7b-4c6d-9e0f-1a2b3c4d5e6f', 'eyJvZmZzZXQiOjEwMH0=', 'page-2']) {
+      expect(redactCursor(opaque)).toBe(opaque);
+    }
+  });
+
+  it("a registry's nextCursor: the events' cursor and nextCursor, the page URL and the repeated-cursor error carry no secret", async () => {
+    fx = await startListingPageFixture(Buffer.from(JSON.stringify({ servers: [], metadata: { nextCursor: JWT_CURSOR } })));
+    const r = await crawl('mcp-registry', fx.url);
+    // The second request sent the cursor as it came (the server's paging needs it whole).
+    expect(fx.requests[1]).toContain(encodeURIComponent(JWT_CURSOR));
+    expect(r.sink.fetches[0]).toMatchObject({ ok: true, cursor: null, nextCursor: '***' });
+    expect(r.sink.fetches[1]).toMatchObject({ ok: false, cursor: '***', url: expect.stringMatching(/[?&]cursor=\*\*\*/) });
+    expect(r.sink.fetches[1]!.error).toMatch(/cursor repeated: metadata\.nextCursor \*\*\* was already followed/);
+    expect(everything(r)).not.toContain(SECRET);
   });
 });
