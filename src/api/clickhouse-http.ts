@@ -137,12 +137,13 @@ export interface ClickHouseHttpOptions {
   logger?: Logger;
   /**
    * When set, every request must carry this password (`X-ClickHouse-Key`, `password` or Basic
-   * auth): the private endpoint `run` serves to `sql` and `export` when no --clickhouse-port is
-   * given, its secret in the 0600 instance file.
+   * auth): the private endpoint `run` and `api` serve to `sql`, `export` and `report`, its secret
+   * in the 0600 instance file.
    */
   token?: string | null;
   /** Names `database` may take besides the engine's own (e.g. the configured database name). */
   databaseAliases?: readonly string[];
+  /** Overrides of CLICKHOUSE_HTTP_LIMITS; `Infinity` lifts a limit (the owner's private endpoint, see instance.ts). */
   limits?: Partial<Record<keyof typeof CLICKHOUSE_HTTP_LIMITS, number>>;
 }
 
@@ -235,11 +236,14 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
   async function run(req: IncomingMessage, res: ServerResponse, query: string, format: string, params: Record<string, string>, queryId: string): Promise<void> {
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, limits.deadlineMs);
-    timer.unref();
+    // No timer for an unbounded deadline: setTimeout takes Infinity (or anything past 2^31-1 ms) as 1 ms.
+    const timer = limits.deadlineMs <= 2 ** 31 - 1
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, limits.deadlineMs)
+      : null;
+    timer?.unref();
     // A client that goes away stops its query (the iterator is returned below).
     const gone = () => controller.abort();
     res.on('close', gone);
@@ -288,7 +292,7 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
       });
       res.end();
     } finally {
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
       res.off('close', gone);
       // Stops the engine's stream (without waiting for a call still in the engine).
       void it.return?.(undefined).catch(() => {});

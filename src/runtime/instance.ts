@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { CLICKHOUSE_HTTP_LIMITS, createClickHouseHttp } from '../api/clickhouse-http.js';
+import { CLICKHOUSE_HTTP_LIMITS, createClickHouseHttp, type ClickHouseHttp, type ClickHouseHttpOptions } from '../api/clickhouse-http.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { EmbeddedRawReader } from '../warehouse/raw-reader.js';
@@ -11,9 +11,10 @@ import { EmbeddedRawReader } from '../warehouse/raw-reader.js';
  * The running-instance file: `<data dir>/instance.json`, written by `run` and `api` once they
  * serve, removed when they shut down. The embedded engine is one process per data directory, so
  * `sql` and `export` read this file to send their queries to the process that holds the
- * directory instead of failing on its lock. It names the process (pid) and the ClickHouse HTTP
- * interface it serves: the one `--clickhouse-port` asked for, else a private one on 127.0.0.1
- * whose password (`token`) is only in this file, written 0600.
+ * directory instead of failing on its lock. It names the process (pid) and a private ClickHouse
+ * HTTP interface on 127.0.0.1 whose password (`token`) is only in this file, written 0600, with
+ * the owner's limits (OWNER_LIMITS); the public one `--clickhouse-port` asks for is served beside
+ * it, with the public limits, and is not in the file.
  *
  * A file whose process is gone (killed, crashed) is stale: readers say so, remove it and open
  * the warehouse themselves.
@@ -124,41 +125,76 @@ export function connectHost(host: string): string {
   return host;
 }
 
+/**
+ * Limits of the private endpoint. Its only callers are the owner's own `sql`, `export` and
+ * `report` (its password is in the 0600 instance file), and a read must not fail only because
+ * `run` is up when it works with `run` stopped. An export's Parquet file is one result of one
+ * query, as large as its table and as slow, and `export` opening the warehouse itself has no
+ * deadline and no cap. So no result cap, and no deadline here: the endpoint cannot tell which
+ * command calls, so the caller brings its own deadline and enforces it by going away, which stops
+ * a streamed query (as Ctrl-C does). The query-size and concurrency limits stay.
+ */
+export const OWNER_LIMITS = { deadlineMs: Infinity, maxResultBytes: Infinity } as const;
+
 export interface RunningInstance {
-  /** The ClickHouse interface's URL when --clickhouse-port asked for it; null for the private one. */
+  /** The public ClickHouse interface's URL when --clickhouse-port asked for it, else null. */
   clickhouseUrl: string | null;
   close(): Promise<void>;
 }
 
+export interface StartInstanceOptions {
+  /** Overrides of the public interface's limits (CLICKHOUSE_HTTP_LIMITS); tests make them small. */
+  publicLimits?: ClickHouseHttpOptions['limits'];
+}
+
 /**
- * Serves the embedded warehouse's ClickHouse HTTP interface (on --clickhouse-host/--clickhouse-port,
- * or privately on 127.0.0.1 with a token) and writes the instance file; close() removes the file
- * first, then stops serving. A server warehouse needs neither: it takes many clients itself.
+ * Serves the embedded warehouse's private ClickHouse HTTP interface (127.0.0.1, a token, the
+ * owner's limits) and, when --clickhouse-port asks, the public one (--clickhouse-host, no
+ * password, CLICKHOUSE_HTTP_LIMITS), then writes the instance file naming the private one;
+ * close() removes the file first, then stops serving. Each interface has its own read-only
+ * session: the public one's engine deadline (max_execution_time, which readonly=1 keeps a query
+ * from lifting) must not bind the owner, and a slow public client must not queue the owner's
+ * export behind it. A server warehouse needs none of this: it takes many clients itself.
  */
-export async function startInstance(config: Config, log: Logger, apiUrl: string | null): Promise<RunningInstance | null> {
+export async function startInstance(config: Config, log: Logger, apiUrl: string | null, opts: StartInstanceOptions = {}): Promise<RunningInstance | null> {
   if (config.warehouse.kind !== 'embedded') return null;
-  const { host, port } = config.clickhouseInterface;
-  const isPublic = port !== null;
-  const token = isPublic ? null : randomBytes(24).toString('base64url');
-  const reader = new EmbeddedRawReader(config.warehouse.path, { timeoutMs: CLICKHOUSE_HTTP_LIMITS.deadlineMs });
-  const iface = createClickHouseHttp({ reader, logger: log, token, databaseAliases: [EMBEDDED_DATABASE_ALIAS] });
-  const listenHost = isPublic ? host : '127.0.0.1';
-  let bound: number;
-  try {
-    bound = await iface.listen(listenHost, port ?? 0);
-  } catch (err) {
-    await reader.close();
-    throw err;
-  }
-  writeInstanceFile(config.dataDir, { v: 1, pid: process.pid, startedAt: new Date().toISOString(), apiUrl, clickhouse: { host: listenHost, port: bound, token } });
-  const url = `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${bound}`;
-  if (isPublic) log.info({ url }, 'ClickHouse HTTP interface listening (read-only)');
-  return {
-    clickhouseUrl: isPublic ? url : null,
-    async close() {
-      removeInstanceFile(config.dataDir);
+  const path = config.warehouse.path;
+  const served: Array<{ iface: ClickHouseHttp; reader: EmbeddedRawReader }> = [];
+  const stop = async () => {
+    for (const { iface, reader } of [...served].reverse()) {
       await iface.close();
       await reader.close();
+    }
+  };
+  const serve = (host: string, port: number, options: { token: string | null; limits: NonNullable<ClickHouseHttpOptions['limits']> }): Promise<number> => {
+    const deadline = options.limits.deadlineMs;
+    const reader = new EmbeddedRawReader(path, deadline !== undefined && Number.isFinite(deadline) ? { timeoutMs: deadline } : {});
+    const iface = createClickHouseHttp({ reader, logger: log, token: options.token, databaseAliases: [EMBEDDED_DATABASE_ALIAS], limits: options.limits });
+    served.push({ iface, reader });
+    return iface.listen(host, port);
+  };
+
+  const token = randomBytes(24).toString('base64url');
+  const { host, port } = config.clickhouseInterface;
+  let privatePort: number;
+  let url: string | null = null;
+  try {
+    privatePort = await serve('127.0.0.1', 0, { token, limits: OWNER_LIMITS });
+    if (port !== null) {
+      const bound = await serve(host, port, { token: null, limits: { ...CLICKHOUSE_HTTP_LIMITS, ...opts.publicLimits } });
+      url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  writeInstanceFile(config.dataDir, { v: 1, pid: process.pid, startedAt: new Date().toISOString(), apiUrl, clickhouse: { host: '127.0.0.1', port: privatePort, token } });
+  if (url) log.info({ url }, 'ClickHouse HTTP interface listening (read-only)');
+  return {
+    clickhouseUrl: url,
+    async close() {
+      removeInstanceFile(config.dataDir);
+      await stop();
     },
   };
 }

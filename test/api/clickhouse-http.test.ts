@@ -127,6 +127,25 @@ describe('ClickHouse HTTP interface', () => {
     }
   });
 
+  it('serves without a deadline or a result cap when told to (the owner\'s private endpoint)', async () => {
+    // The results `small` refuses (past 4 KiB; past 700 ms), and a one-piece Parquet result past its cap.
+    const owner = createClickHouseHttp({ reader, limits: { maxResultBytes: Infinity, deadlineMs: Infinity } });
+    const c = createClient({ url: `http://127.0.0.1:${await owner.listen('127.0.0.1', 0)}`, ...quiet });
+    try {
+      const rows = await (await c.query({ query: 'SELECT number FROM numbers(1000000)', format: 'JSONEachRow' })).json<{ number: string }>();
+      expect(rows).toHaveLength(1_000_000);
+      expect(rows[999_999]).toEqual({ number: '999999' });
+      expect(await (await c.query({ query: 'SELECT sleepEachRow(0.5) AS s FROM numbers(3)', format: 'JSONEachRow' })).json()).toEqual([{ s: 0 }, { s: 0 }, { s: 0 }]);
+      const parquet = await fetch(`http://127.0.0.1:${portOf(owner)}/?query=${encodeURIComponent('SELECT number FROM numbers(100000) FORMAT Parquet')}`);
+      const bytes = Buffer.from(await parquet.arrayBuffer());
+      expect({ status: parquet.status, magic: bytes.subarray(0, 4).toString(), large: bytes.length > 4_096 }).toEqual({ status: 200, magic: 'PAR1', large: true });
+      expect(bytes.includes('__exception__')).toBe(false);
+    } finally {
+      await c.close();
+      await owner.close();
+    }
+  });
+
   it('asks for the password when it has a token', async () => {
     const base = `http://127.0.0.1:${portOf(guarded)}`;
     const anonymous = createClient({ url: base, ...quiet });

@@ -7,7 +7,8 @@ import { runCli, spawnCli, type SpawnedCli } from '../helpers/cli.js';
 
 // `veronikai sql` while `veronikai api` (the platform with the API, as `run` composes it) holds
 // the same embedded data directory: the query goes to the running process and answers exactly
-// as it does when `sql` opens the warehouse itself.
+// as it does when `sql` opens the warehouse itself. run-serving.test.ts does it with `run` itself
+// (and its --clickhouse-port interface).
 
 describe('veronikai sql while an instance serves the data directory', () => {
   let dir: string;
@@ -53,6 +54,11 @@ describe('veronikai sql while an instance serves the data directory', () => {
     const lines = await sql('SELECT number FROM numbers(20000)', '--format', 'jsonl', '--max-rows', '15000');
     expect(lines.stdout).toBe(Array.from({ length: 15_000 }, (_, i) => `{"number":"${i}"}\n`).join(''));
     expect(lines.stderr).toBe('veronikai sql: output stopped after 15000 rows (--max-rows 15000); --max-rows 0 prints every row\n');
+
+    // The instance's owner endpoint sets no deadline; --sql-timeout binds there too (sql goes away at it).
+    const slow = await sql('SELECT sleep(3)', '--sql-timeout', '1s');
+    expect(slow.code).toBe(1);
+    expect(slow.stderr).toMatch(/deadline.*running instance.*--sql-timeout 1s/s);
 
     const write = await sql('DROP TABLE agents');
     expect(write.code).toBe(1);

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { exportSnapshot, type ExportManifest } from '../../src/runtime/export.js';
-import { startInstance } from '../../src/runtime/instance.js';
+import { readInstanceFile, startInstance } from '../../src/runtime/instance.js';
+import { runSql } from '../../src/runtime/warehouse-tasks.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { AGENTS, openFilledWarehouse } from '../api/fixture.js';
 
@@ -14,7 +15,7 @@ import { AGENTS, openFilledWarehouse } from '../api/fixture.js';
 // out), the manifest's checksums are the files', and exporting again gives the same checksums,
 // whether the export opens the warehouse itself or goes through the running instance.
 
-const TABLES = ['agents', 'listings', 'checks', 'verdicts', 'daily_rollups', 'agent_daily_history', 'documents'];
+const TABLES = ['agents', 'listings', 'listing_history', 'checks', 'verdicts', 'daily_rollups', 'agent_daily_history', 'documents'];
 const HIDDEN = "agent_key NOT IN (SELECT agent_key FROM agents FINAL WHERE opt_out = 'hidden')";
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -80,6 +81,39 @@ describe('export', () => {
       const served = await exportSnapshot(config, { out: join(out, 'p4'), format: 'parquet' });
       expect(served.via).toBe('instance');
       expect(served.files.map((f) => [f.sha256, f.rows])).toEqual(first.files.map((f) => [f.sha256, f.rows]));
+    } finally {
+      await instance!.close();
+    }
+  });
+
+  it('exports and queries past the public interface\'s result cap through the running instance', async () => {
+    // The public interface (--clickhouse-port) with a 1 KiB cap; the owner's reads go to the
+    // private endpoint the instance file names, which has none.
+    const cap = 1_024;
+    const served = loadConfig({ dataDir: dirname(wh.path), clickhousePort: '0' }, {});
+    const instance = await startInstance(served, silentLogger, null, { publicLimits: { maxResultBytes: cap } });
+    try {
+      const file = readInstanceFile(served.dataDir)!;
+      expect(file.clickhouse.token).toBeTruthy();
+      expect(instance!.clickhouseUrl).not.toBe(`http://127.0.0.1:${file.clickhouse.port}`);
+
+      const m = await exportSnapshot(served, { out: join(out, 'past-cap'), format: 'parquet' });
+      expect(m.via).toBe('instance');
+      const large = m.files.filter((f) => f.bytes > cap);
+      expect(large.length).toBeGreaterThan(0);
+      for (const f of large) {
+        const [back] = await wh.query<{ n: number }>(`SELECT toUInt32(count()) AS n FROM file('${join(out, 'past-cap', f.file)}', Parquet)`);
+        expect({ table: f.table, rows: back!.n }).toEqual({ table: f.table, rows: f.rows });
+        expect(sha(join(out, 'past-cap', f.file))).toBe(f.sha256);
+      }
+      let rows = 0;
+      const outcome = await runSql(served, 'SELECT number FROM numbers(20000)', { maxRows: 0 }, (batch) => void (rows += batch.length));
+      expect({ ...outcome, rows }).toEqual({ returnedRows: true, rows: 20_000, truncated: false });
+
+      // The public interface still refuses the same reads past its cap.
+      const target = large[0]!;
+      const res = await fetch(`${instance!.clickhouseUrl}/?query=${encodeURIComponent(`${target.query} FORMAT Parquet`)}&${new URLSearchParams(Object.entries(target.params).map(([k, v]) => [`param_${k}`, v]))}`);
+      expect(Buffer.from(await res.arrayBuffer()).toString('latin1')).toMatch(/Code: 396\. DB::Exception: Limit for result exceeded/);
     } finally {
       await instance!.close();
     }

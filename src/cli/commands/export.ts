@@ -8,7 +8,7 @@ import { addSettings, configured, WAREHOUSE_SETTINGS } from '../settings.js';
 export function registerExportCommand(program: Command): void {
   const cmd = program
     .command('export')
-    .description('write a snapshot of the index (agents, listings, checks, verdicts, daily rollups, per-agent daily history, judged documents) with a manifest of row counts and SHA-256 checksums')
+    .description('write a snapshot of the index (agents, listings and their history, checks, verdicts, daily rollups, per-agent daily history, judged documents) with a manifest of row counts and SHA-256 checksums')
     .addHelpText(
       'after',
       `
