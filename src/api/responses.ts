@@ -352,18 +352,22 @@ export const PAGE_MAX = 500;
 
 export interface AgentsPageResponse {
   agents: AgentApiRow[];
+  /** Whether a next page follows (as /stats/agents has it): a filtered page can be short, even empty, and still have one. */
+  more: boolean;
   nextCursor: string | null;
 }
 
-/** A page of agents after the cursor's key ('' from the start), with the cursor of the next page. */
+/**
+ * A page of agents after the cursor's key ('' from the start), with the cursor of the next page.
+ * A filtered page reads a bounded stretch of the key order (agentsPage), so it may hold fewer than
+ * `limit` agents with more after it.
+ */
 export async function agentsPageResponse(
   warehouse: ReadOnlyWarehouse,
   filter: { after: string; limit: number; protocol?: string | undefined; source?: string | undefined; active: 'true' | 'false' | 'all' },
 ): Promise<AgentsPageResponse> {
-  const rows = await agentsPage(warehouse, { ...filter, limit: filter.limit + 1 });
-  const page = rows.slice(0, filter.limit);
-  const nextCursor = rows.length > filter.limit ? encodeCursor(page[page.length - 1]!.key) : null;
-  return { agents: page.map(withIsoTimes), nextCursor };
+  const page = await agentsPage(warehouse, filter);
+  return { agents: page.rows.map(withIsoTimes), more: page.next !== null, nextCursor: page.next === null ? null : encodeCursor(page.next) };
 }
 
 export type AgentResponse = AgentApiRow & { listings: AgentListingApiRow[] } & AgentStatus;

@@ -179,9 +179,14 @@ const agentRowSchema = { type: 'object', additionalProperties: false, required: 
 export const agentsPageResponseSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['agents', 'nextCursor'],
+  required: ['agents', 'more', 'nextCursor'],
   properties: {
     agents: { type: 'array', items: agentRowSchema },
+    more: {
+      type: 'boolean',
+      description:
+        'Whether a next page follows. A filtered page (protocol, source or active=false) reads a bounded stretch of the key order, so it can hold fewer than `limit` agents, or none, and still have more after it',
+    },
     nextCursor: { type: ['string', 'null'], description: 'The cursor of the next page; null on the last' },
   },
 } as const;
@@ -409,7 +414,7 @@ export const agentSearchResponseSchema = {
   properties: {
     checkerVersion: STRING,
     agents: { type: 'array', items: agentSummarySchema },
-    more: { type: 'boolean' },
+    more: { type: 'boolean', description: 'Whether a next page follows. A page reads a bounded stretch of the list, so it can hold fewer than `limit` agents, or none, and still have more after it' },
     nextCursor: { type: ['string', 'null'] },
   },
 } as const;

@@ -253,6 +253,16 @@ export async function censusTotals(wh: ReadOnlyWarehouse, checkerVersion: string
 }
 
 /**
+ * A mark of the agents table that changes whenever an agent is written (new, delisted, hidden):
+ * its stored rows and newest version. The census keeper compares it to decide whether to recount;
+ * a count from the table's parts and one column, not a FINAL read of every row.
+ */
+export async function agentsWriteMark(wh: ReadOnlyWarehouse): Promise<string> {
+  const [row] = await wh.query<{ n: BigIntText; v: BigIntText }>('SELECT count() AS n, max(version) AS v FROM agents');
+  return `${String(row?.n ?? 0)}:${String(row?.v ?? 0)}`;
+}
+
+/**
  * The checker version the API serves, read from small tables: the pinned one (checker_current),
  * else the version most recently counted (census_totals, recounted as its verdicts are written);
  * null when neither has a row (then v_checker_current__v2 decides; see checkerVersionShown).
@@ -345,10 +355,16 @@ export interface AgentPageFilter {
   active: 'true' | 'false' | 'all';
 }
 
-/** Agents in key order after `after`, hidden ones never (Methods §9); `limit` rows at most. */
-export async function agentsPage(wh: ReadOnlyWarehouse, f: AgentPageFilter): Promise<AgentApiRow[]> {
+/**
+ * A page of agents in key order after `after`, hidden ones never (Methods §9), with the key the
+ * next page starts after (null at the end). The list of active (or all) agents is one read up to
+ * a LIMIT over the key. A filter that can match few agents (a protocol, a source, inactive ones)
+ * is applied to the keys read a chunk at a time, as search does (readInRounds), so a page reads a
+ * bounded stretch of the key order and can come back short, or empty, with a next page.
+ */
+export async function agentsPage(wh: ReadOnlyWarehouse, f: AgentPageFilter): Promise<{ rows: AgentApiRow[]; next: string | null }> {
   const where = ['agent_key > {after:String}', "opt_out != 'hidden'"];
-  const params: Record<string, string | number> = { after: f.after, limit: f.limit };
+  const params: Record<string, string | number> = { after: f.after };
   if (f.protocol) {
     where.push('protocol = {protocol:String}');
     params.protocol = f.protocol;
@@ -358,10 +374,48 @@ export async function agentsPage(wh: ReadOnlyWarehouse, f: AgentPageFilter): Pro
     params.source = f.source;
   }
   if (f.active !== 'all') where.push(`active = ${f.active === 'true' ? 1 : 0}`);
-  return wh.query<AgentApiRow>(
-    `SELECT ${AGENT_COLUMNS} FROM agents FINAL WHERE ${where.join(' AND ')} ORDER BY agent_key LIMIT {limit:UInt32}`,
-    params,
+  // Each round: the next `chunk` keys (no FINAL: the cheapest read in key order; a key stored
+  // twice only shortens the stretch), then the stretch's current rows (FINAL over a key range
+  // reads only its granules, in every part), filtered here. Unfiltered pages too: FINAL with
+  // ORDER BY … LIMIT over several parts reads far past the LIMIT. Without a filter (active agents,
+  // the default) a stretch of twice a page is enough, unless many agents in it are inactive or hidden.
+  const filtered = Boolean(f.protocol || f.source || f.active !== 'true');
+  type Head = { agent_key: string; protocol: string; sources: string[]; active: Flag; opt_out: string };
+  let lastShown = '';
+  const found = await readInRounds<string, { agent_key: string }, string>({
+    after: f.after,
+    limit: f.limit,
+    chunk: filtered ? LIST_CHUNK_MAX : Math.min(LIST_CHUNK_MAX, 2 * (f.limit + 1)),
+    read: (after, chunk) =>
+      wh.query<{ agent_key: string }>(
+        'SELECT agent_key FROM agents WHERE agent_key > {after:String} ORDER BY agent_key LIMIT {chunk:UInt32}',
+        { after: after ?? '', chunk },
+      ),
+    keep: async (keys) => {
+      if (keys.length === 0) return [];
+      const heads = await wh.query<Head>(
+        `SELECT agent_key, protocol, sources, active, opt_out FROM agents FINAL
+         WHERE agent_key >= {first:String} AND agent_key <= {last:String} ORDER BY agent_key`,
+        { first: keys[0]!.agent_key, last: keys[keys.length - 1]!.agent_key },
+      );
+      const shown = heads.filter((h) => h.opt_out !== 'hidden');
+      lastShown = shown.at(-1)?.agent_key ?? '';
+      return shown
+        .filter((h) => (!f.protocol || h.protocol === f.protocol) && (!f.source || h.sources.includes(f.source)))
+        .filter((h) => f.active === 'all' || Number(h.active) === (f.active === 'true' ? 1 : 0))
+        .map((h) => h.agent_key);
+    },
+    // The next stretch starts after its last agent that is not hidden (a cursor must not show a
+    // hidden agent's key), or after its end when every agent in it is hidden.
+    resumeAfter: (keys) => lastShown || keys[keys.length - 1]!.agent_key,
+    cursorOf: (key) => key,
+  });
+  // The page's rows by key, the filter applied again (a row may have changed since).
+  const rows = found.rows.length === 0 ? [] : await wh.query<AgentApiRow>(
+    `SELECT ${AGENT_COLUMNS} FROM agents FINAL WHERE agent_key IN {keys:Array(String)} AND ${where.join(' AND ')} ORDER BY agent_key`,
+    { ...params, keys: found.rows },
   );
+  return { rows, next: found.next };
 }
 
 /**
@@ -588,55 +642,88 @@ const wordMatches = (w: string, nameWords: readonly string[], descWords: readonl
 export async function agentListPage(wh: ReadOnlyWarehouse, q: AgentListQuery): Promise<{ rows: AgentListRow[]; next: AgentListCursor | null }> {
   const words = [...q.words].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   const term = words[0] !== undefined ? words[0].slice(0, SEARCH_TERM_MAX) : q.protocol ? `protocol:${q.protocol}` : '';
-  const chunk = Math.min(LIST_CHUNK_MAX, 2 * q.limit + 10);
-  const found: AgentListRow[] = [];
   const seen = new Set<string>();
-  let after = q.after;
-  for (let round = 0; round < LIST_ROUNDS; round++) {
+  type Posting = { sort_key: string; agent_id: string; version: BigIntText };
+  return readInRounds<AgentListCursor, Posting, AgentListRow>({
+    after: q.after,
+    limit: q.limit,
+    chunk: Math.min(LIST_CHUNK_MAX, 2 * q.limit + 10),
     // `term` leads the ORDER BY although it is fixed: without it the engine sorts the term's whole range instead of reading it in order.
-    const postings = await wh.query<{ sort_key: string; agent_id: string; version: BigIntText }>(
-      `SELECT sort_key, agent_id, version FROM agent_search_terms
-       WHERE term = {term:String} AND sort_key >= {sk:String} AND (sort_key > {sk:String} OR agent_id > {id:String})
-       ORDER BY term, sort_key, agent_id LIMIT {chunk:UInt32}`,
-      { term, sk: after?.sortKey ?? '', id: after?.id ?? '', chunk },
-    );
-    const ids = [...new Set(postings.map((p) => p.agent_id))];
-    // Every stored version of these agents (no FINAL: cheaper on a page of ids), the newest kept
-    // below; the words only when the query has more than the one its postings matched.
-    const rows = ids.length === 0 ? [] : await wh.query<{
-      agent_id: string; agent_key: string; name: string; protocol: Protocol; sources: string[]; active: Flag; opt_out: string;
-      sort_key: string; name_words?: string[]; desc_words?: string[]; version: BigIntText;
-    }>(
-      `SELECT agent_id, agent_key, name, protocol, sources, active, opt_out, sort_key, ${words.length > 1 ? 'name_words, desc_words, ' : ''}version
-       FROM agent_search_rows WHERE agent_id IN {ids:Array(String)}`,
-      { ids },
-    );
-    const current = new Map<string, (typeof rows)[number]>();
-    for (const r of rows) {
-      const cur = current.get(r.agent_id);
-      if (!cur || BigInt(r.version) > BigInt(cur.version)) current.set(r.agent_id, r);
-    }
-    // The state filter reads these agents' agent_status rows by key (a chunk at most).
-    const inState = q.state ? await agentKeysInState(wh, q.checkerVersion ?? '', q.state, [...current.values()].map((r) => r.agent_key)) : null;
-    for (const p of postings) {
-      const r = current.get(p.agent_id);
-      if (!r || seen.has(p.agent_id) || String(r.version) !== String(p.version) || r.sort_key !== p.sort_key) continue;
-      if (Number(r.active) !== 1 || r.opt_out === 'hidden' || (q.protocol && r.protocol !== q.protocol)) continue;
-      if ((q.source && !r.sources.includes(q.source)) || (inState && !inState.has(r.agent_key))) continue;
-      if (!words.slice(1).every((w) => wordMatches(w, r.name_words ?? [], r.desc_words ?? []))) continue;
-      seen.add(p.agent_id);
-      found.push({ id: r.agent_id, key: r.agent_key, name: r.name, protocol: r.protocol, sources: r.sources, optOut: r.opt_out, sortKey: r.sort_key });
-      if (found.length > q.limit) {
-        const page = found.slice(0, q.limit);
-        const last = page[page.length - 1]!;
-        return { rows: page, next: { sortKey: last.sortKey, id: last.id } };
+    read: (after, chunk) =>
+      wh.query<Posting>(
+        `SELECT sort_key, agent_id, version FROM agent_search_terms
+         WHERE term = {term:String} AND sort_key >= {sk:String} AND (sort_key > {sk:String} OR agent_id > {id:String})
+         ORDER BY term, sort_key, agent_id LIMIT {chunk:UInt32}`,
+        { term, sk: after?.sortKey ?? '', id: after?.id ?? '', chunk },
+      ),
+    keep: async (postings) => {
+      const ids = [...new Set(postings.map((p) => p.agent_id))];
+      // Every stored version of these agents (no FINAL: cheaper on a page of ids), the newest kept
+      // below; the words only when the query has more than the one its postings matched.
+      const rows = ids.length === 0 ? [] : await wh.query<{
+        agent_id: string; agent_key: string; name: string; protocol: Protocol; sources: string[]; active: Flag; opt_out: string;
+        sort_key: string; name_words?: string[]; desc_words?: string[]; version: BigIntText;
+      }>(
+        `SELECT agent_id, agent_key, name, protocol, sources, active, opt_out, sort_key, ${words.length > 1 ? 'name_words, desc_words, ' : ''}version
+         FROM agent_search_rows WHERE agent_id IN {ids:Array(String)}`,
+        { ids },
+      );
+      const current = new Map<string, (typeof rows)[number]>();
+      for (const r of rows) {
+        const cur = current.get(r.agent_id);
+        if (!cur || BigInt(r.version) > BigInt(cur.version)) current.set(r.agent_id, r);
       }
+      // The state filter reads these agents' agent_status rows by key (a chunk at most).
+      const inState = q.state ? await agentKeysInState(wh, q.checkerVersion ?? '', q.state, [...current.values()].map((r) => r.agent_key)) : null;
+      const found: AgentListRow[] = [];
+      for (const p of postings) {
+        const r = current.get(p.agent_id);
+        if (!r || seen.has(p.agent_id) || String(r.version) !== String(p.version) || r.sort_key !== p.sort_key) continue;
+        if (Number(r.active) !== 1 || r.opt_out === 'hidden' || (q.protocol && r.protocol !== q.protocol)) continue;
+        if ((q.source && !r.sources.includes(q.source)) || (inState && !inState.has(r.agent_key))) continue;
+        if (!words.slice(1).every((w) => wordMatches(w, r.name_words ?? [], r.desc_words ?? []))) continue;
+        seen.add(p.agent_id);
+        found.push({ id: r.agent_id, key: r.agent_key, name: r.name, protocol: r.protocol, sources: r.sources, optOut: r.opt_out, sortKey: r.sort_key });
+      }
+      return found;
+    },
+    resumeAfter: (postings) => {
+      const tail = postings[postings.length - 1]!;
+      return { sortKey: tail.sort_key, id: tail.agent_id };
+    },
+    cursorOf: (r) => ({ sortKey: r.sortKey, id: r.id }),
+  });
+}
+
+/**
+ * A filtered page over an ordered source at a cost bounded whatever the index holds: reads `chunk`
+ * items after the cursor, keeps those `keep` accepts (in order), and goes on for at most
+ * LIST_ROUNDS chunks until it has more than `limit`. `next` is the cursor after the page's last
+ * row when there are more, where reading stopped when out of rounds (so a page can be short, even
+ * empty, with a next one), and null at the end of the source.
+ */
+async function readInRounds<C, P, R>(o: {
+  after: C | null;
+  limit: number;
+  chunk: number;
+  read: (after: C | null, chunk: number) => Promise<P[]>;
+  keep: (items: P[]) => Promise<R[]>;
+  /** Where the next read starts, after a full chunk (non-empty). */
+  resumeAfter: (items: P[]) => C;
+  cursorOf: (row: R) => C;
+}): Promise<{ rows: R[]; next: C | null }> {
+  const found: R[] = [];
+  let after = o.after;
+  for (let round = 0; round < LIST_ROUNDS; round++) {
+    const items = await o.read(after, o.chunk);
+    found.push(...(await o.keep(items)));
+    if (found.length > o.limit) {
+      const page = found.slice(0, o.limit);
+      return { rows: page, next: o.cursorOf(page[page.length - 1]!) };
     }
-    const tail = postings[postings.length - 1];
-    if (postings.length < chunk || !tail) return { rows: found, next: null };
-    after = { sortKey: tail.sort_key, id: tail.agent_id };
+    if (items.length < o.chunk) return { rows: found, next: null };
+    after = o.resumeAfter(items);
   }
-  // Out of rounds with postings left: the page is short, and the next one starts where reading stopped.
   return { rows: found, next: after };
 }
 
@@ -667,7 +754,7 @@ const SNAPSHOT_HIDDEN = "agent_key NOT IN (SELECT agent_key FROM agents FINAL WH
 /**
  * The snapshot's queries, one per table, each ordered by the table's whole dedupe key (unique
  * under FINAL), so the same data always gives the same bytes. `since` ('YYYY-MM-DD') keeps the
- * event and daily tables from that UTC day on; the agents, their listings and the documents are
+ * event and daily tables from that UTC day on; the agents, their listings, the listing history and the documents are
  * whole. agent_daily_history leaves out latency_digest (an engine aggregate state, not data).
  * Documents of hidden agents are left out by the host of their card or endpoint.
  */
@@ -677,6 +764,8 @@ export function snapshotQueries(since: string | null): SnapshotQuery[] {
   return [
     q('agents', `SELECT * FROM agents FINAL WHERE opt_out != 'hidden' ORDER BY agent_key`),
     q('listings', `SELECT * FROM listings FINAL WHERE ${SNAPSHOT_HIDDEN} ORDER BY source, item_id`),
+    // Every listing event, with no --since: a verdict from that day on may rest on a listing event before it.
+    q('listing_history', `SELECT * FROM listing_history FINAL WHERE ${SNAPSHOT_HIDDEN} ORDER BY source, item_id, observed_at, event_id`),
     q('checks', `SELECT * FROM checks FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
        ORDER BY agent_key, observed_at, event_id, checker_version`),
     q('verdicts', `SELECT * FROM verdicts FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}

@@ -17,12 +17,16 @@ describe('agents API and error shape', () => {
       const { status, body } = await get(`/agents?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
       expect(status).toBe(200);
       expect(body.agents.length).toBeLessThanOrEqual(2);
+      expect(body.more).toBe(body.nextCursor !== null);
       keys.push(...body.agents.map((a: { key: string }) => a.key));
       cursor = body.nextCursor;
     } while (cursor);
     const active = (['alpha', 'beta', 'hostile', 'unchecked'] as const).map((a) => AGENTS[a].key).sort();
     expect(keys).toEqual(active);
     expect((await get('/agents?active=false')).body.agents.map((a: { key: string }) => a.key)).toEqual([AGENTS.gone.key]);
+    // A filtered page reads a bounded stretch of keys; this index is well within one, so it is the last page.
+    expect((await get('/agents?active=false')).body).toMatchObject({ more: false, nextCursor: null });
+    expect((await get('/agents?source=no-such-source')).body).toEqual({ agents: [], more: false, nextCursor: null });
     expect((await get('/agents?active=all&protocol=a2a')).body.agents.map((a: { key: string }) => a.key)).toEqual([AGENTS.beta.key]);
     expect((await get('/agents?source=smithery')).body.agents.map((a: { key: string }) => a.key).sort()).toEqual([AGENTS.alpha.key, AGENTS.hostile.key].sort());
   });

@@ -9,6 +9,7 @@ import {
   refreshDailyRollups,
   refreshRunSamples,
 } from '../../warehouse/rollups.js';
+import { agentsWriteMark } from '../../warehouse/queries.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from '../event-processor.js';
 import { CURRENT_CHECKER, type Checker } from './checker.js';
@@ -62,6 +63,12 @@ export class VerdictWriter {
   private readonly documents: DocumentReader;
   /** When this writer last recounted the census (ms); it reads every agent, so not every batch. */
   private censusAt = -Infinity;
+  /** A batch was written since the last count began (its count was skipped, or missed it). */
+  private censusStale = false;
+  /** agentsWriteMark when the last count began ('' before the first). */
+  private agentsMark = '';
+  /** The count under way, which a second caller joins. */
+  private counting: Promise<void> | null = null;
   constructor(
     private readonly warehouse: Warehouse,
     private readonly checker: Checker,
@@ -95,12 +102,55 @@ export class VerdictWriter {
     // daily history), the batch's in-sample checks per run, and now and then the census.
     await refreshAgentStatus(this.warehouse, { agentKeys, checkerVersion });
     await refreshRunSamples(this.warehouse, { checkerVersion, agentKeys, eventIds: events.map((e) => e.id) });
-    if (Date.now() - this.censusAt >= CENSUS_REFRESH_INTERVAL_MS) {
-      await refreshCensus(this.warehouse, checkerVersion);
-      this.censusAt = Date.now();
-    }
+    this.censusStale = true;
+    if (Date.now() - this.censusAt >= CENSUS_REFRESH_INTERVAL_MS) await this.recountCensus();
     for (const j of judged) written.set(j.facts.eventId, j.facts);
     return written;
+  }
+
+  /**
+   * Keeps the census current between batches (the processor runs this while it runs): every
+   * `intervalMs`, unless a count began within it, recounts when a batch was written since the last
+   * count began (the last batches of a run come within a minute of a count, and no batch follows)
+   * or when the agents table changed (the listings processor adds, delists and hides agents with no
+   * probe to follow; a hidden agent must leave the census, Methods §9). Returns the stop.
+   */
+  keepCensusCurrent(intervalMs: number, onError: (err: unknown) => void): () => void {
+    const timer = setInterval(() => {
+      this.catchUpCensus(intervalMs).catch(onError);
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private async catchUpCensus(intervalMs: number): Promise<void> {
+    if (this.counting || Date.now() - this.censusAt < intervalMs) return;
+    if (!this.censusStale && (await agentsWriteMark(this.warehouse)) === this.agentsMark) return;
+    await this.recountCensus();
+  }
+
+  /**
+   * Recounts census_totals for this writer's version, one count at a time. What it marks (no batch
+   * pending, the agents table as seen) is taken before it reads, so a write during the count is
+   * counted again next time.
+   */
+  private recountCensus(): Promise<void> {
+    this.counting ??= (async () => {
+      const stale = this.censusStale;
+      this.censusStale = false;
+      this.censusAt = Date.now();
+      try {
+        this.agentsMark = await agentsWriteMark(this.warehouse);
+        await refreshCensus(this.warehouse, this.checker.version);
+      } catch (err) {
+        this.censusStale ||= stale;
+        this.agentsMark = '';
+        throw err;
+      } finally {
+        this.counting = null;
+      }
+    })();
+    return this.counting;
   }
 }
 
@@ -125,5 +175,9 @@ export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerR
     },
   });
   closeWith(runner as ConsumerRunner<unknown>);
+  const stopCensus = writer.keepCensusCurrent(CENSUS_REFRESH_INTERVAL_MS, (err) =>
+    opts.logger.warn({ err }, 'census recount failed; tried again at the next interval'),
+  );
+  runner.done.then(stopCensus, stopCensus);
   return runner;
 }
