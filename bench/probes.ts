@@ -5,7 +5,15 @@
  * host a distinct 127.x.y.z address under a name of its own (`h17.s3.test`, site `s3.test`)
  * resolved by the engine's injectable lookup, every answer sent after 20 ms.
  *
- *   npx tsx bench/probes.ts [hosts, default 500,1000,2000] [big sites, default 4] [pool, default the worker's]
+ *   npx tsx bench/probes.ts [hosts, default 500,1000,2000] [big sites, default 4] [pool, default the worker's] [engine|worker, default both]
+ *
+ * Two paths, each at every size: `engine`, probeWithDocuments called by a pool of `pool` lanes (what
+ * the worker's handler calls), and `worker`, the real ProbeWorker (the probe-worker command's
+ * consumer group) over a broker: the plan's probes as ProbeRequest events keyed by site, as the
+ * scheduler sends them, then the worker's batches, its produce calls and its commits, timed from
+ * its start (group join included) to the commit of the last request. The last line is the
+ * worker's figure, the engine's beside it. The broker is VERONIKAI_KAFKA_BROKERS when set, else
+ * a local one started for the run.
  *
  * Shape: 90% of the hosts dealt over a few big sites (a hosting platform's subdomains), each of
  * the other 10% a site of its own (the long tail), so there are many hosts per site and many
@@ -52,9 +60,13 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { MCP_BODY_WINDOW_MS } from '../src/producers/http/limits.js';
 import { POLITENESS } from '../src/producers/politeness/constants.js';
+import type { ProbeEvent } from '../src/events/types.js';
+import type { ProbeEngine } from '../src/producers/probe/probe-agent.js';
 import { PROBE_WORKER_CONCURRENCY } from '../src/producers/probe-worker.js';
 
 const SELF = fileURLToPath(import.meta.url);
+/** engine: probeWithDocuments called by a pool, as the worker's handler calls it; worker: the real ProbeWorker over the broker. */
+type Via = 'engine' | 'worker';
 const DELAY_MS = 20;
 
 /** What an endpoint answers to the GET, with its share of endpoints (percent). */
@@ -218,7 +230,65 @@ interface ChildResult {
   statuses: Record<string, number>;
 }
 
-async function child(hosts: number, bigSites: number, port: number, window: number): Promise<void> {
+/**
+ * The worker path: the plan's probes as ProbeRequest events on a probe-requests topic of the
+ * broker (keyed by site, as the scheduler sends them), then the real ProbeWorker (the probe-worker
+ * command's consumer group: its batches, its sink to the probes and documents topics, its commits)
+ * with this engine, until every request's batch is committed. Producing the requests is done
+ * before the clock starts; the worker's group join is inside it.
+ */
+async function workerPath(plan: Plan, engine: ProbeEngine, concurrency: number, onStart: (p: Probe) => void, record: (p: Probe, ev: ProbeEvent) => void): Promise<{ run: () => Promise<void> }> {
+  const { createKafka } = await import('../src/kafka/client.js');
+  const { deleteTopicsWithPrefix, ensureTopics } = await import('../src/kafka/topics-admin.js');
+  const { EventProducer } = await import('../src/kafka/producer.js');
+  const { createLogger } = await import('../src/log.js');
+  const { KafkaObservationSink } = await import('../src/producers/kafka-sink.js');
+  const { ProbeWorker } = await import('../src/producers/probe-worker.js');
+  const { topicNames } = await import('../src/topics.js');
+  const log = createLogger('bench-probes', { level: 'warn' });
+  const kafka = createKafka({ brokers: process.env.BENCH_BROKERS!, clientId: 'bench-probes', logger: log });
+  const prefix = `bench-probes-${process.pid}.`;
+  await ensureTopics(kafka, prefix);
+  const topics = topicNames(prefix);
+  const producer = new EventProducer(kafka, { logger: log });
+  await producer.connect();
+  const byUrl = new Map(plan.probes.map((p) => [p.url, p]));
+  // The engine the worker calls, seen from outside: when each probe starts and what it found.
+  const probe = engine.probeWithDocuments.bind(engine);
+  engine.probeWithDocuments = async (target) => {
+    const p = byUrl.get(target.url)!;
+    onStart(p);
+    const kept = await probe(target);
+    record(p, kept.probe);
+    return kept;
+  };
+  await new KafkaObservationSink(producer, topics).probeRequests(
+    plan.probes.map((p, i) => ({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, observedAt: Date.now(), runId: 'bench', agentKey: p.url, agentId: `a${i}`,
+      protocol: 'mcp', site: `s${p.site}.test`, targetUrl: p.url, transport: 'streamable-http', reason: 'sample', inSample: true,
+    })),
+  );
+  const run = async (): Promise<void> => {
+    let committed = 0;
+    let resolveDone!: () => void;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    const worker = new ProbeWorker({
+      kafka, topics, engine, producer, logger: log, concurrency, groupId: `${prefix}workers`, maxWaitTimeInMs: 100,
+      hooks: { afterCommit: (o) => void ((committed += o.ok + o.dlq + o.dropped) >= plan.probes.length && resolveDone()) },
+    });
+    try {
+      await worker.start();
+      await done;
+      await worker.stop();
+    } finally {
+      await producer.close();
+      await deleteTopicsWithPrefix(kafka, prefix).catch(() => undefined);
+    }
+  };
+  return { run };
+}
+
+async function child(hosts: number, bigSites: number, port: number, window: number, via: Via): Promise<void> {
   const { ProbeEngine } = await import('../src/producers/probe/probe-agent.js');
   const plan = makePlan(hosts, bigSites, port);
   const engine = new ProbeEngine({
@@ -244,32 +314,41 @@ async function child(hosts: number, bigSites: number, port: number, window: numb
   const statuses: Record<string, number> = {};
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
   let next = 0;
   let lastSilentTakenMs = 0;
+  let t0 = 0;
+  const record = (p: Probe, ev: ProbeEvent): void => {
+    const get = ev.exchanges.find((e) => e.role === 'mcp-get') ?? ev.exchanges[0];
+    for (const e of ev.exchanges) {
+      if (e.role === 'mcp-get' && p.kind !== 'silent') {
+        exSum += e.durationMs;
+        exN++;
+      }
+    }
+    const s = `${p.kind}→${get?.status ?? get?.errorClass ?? 'none'}`;
+    statuses[s] = (statuses[s] ?? 0) + 1;
+    if (ev.errorClass !== null || ev.robots !== 'allowed') {
+      const k = `${ev.errorClass ?? 'ok'}/${ev.robots}`;
+      unexpected[k] = (unexpected[k] ?? 0) + 1;
+    }
+  };
+  const taken = (p: Probe): void => {
+    if (p.kind === 'silent') lastSilentTakenMs = performance.now() - t0;
+  };
+  // The worker path's requests go on the broker before the clock starts.
+  const viaWorker = via === 'worker' ? await workerPath(plan, engine, window, taken, record) : null;
+  const cpu0 = process.cpuUsage();
+  t0 = performance.now();
   const worker = async (): Promise<void> => {
     while (next < plan.probes.length) {
       const p = plan.probes[next++]!;
-      if (p.kind === 'silent') lastSilentTakenMs = performance.now() - t0;
+      taken(p);
       const kept = await engine.probeWithDocuments({ protocol: 'mcp', url: p.url, runId: 'bench', transport: 'streamable-http' });
-      const ev = kept.probe;
-      const get = ev.exchanges.find((e) => e.role === 'mcp-get') ?? ev.exchanges[0];
-      for (const e of ev.exchanges) {
-        if (e.role === 'mcp-get' && p.kind !== 'silent') {
-          exSum += e.durationMs;
-          exN++;
-        }
-      }
-      const s = `${p.kind}→${get?.status ?? get?.errorClass ?? 'none'}`;
-      statuses[s] = (statuses[s] ?? 0) + 1;
-      if (ev.errorClass !== null || ev.robots !== 'allowed') {
-        const k = `${ev.errorClass ?? 'ok'}/${ev.robots}`;
-        unexpected[k] = (unexpected[k] ?? 0) + 1;
-      }
+      record(p, kept.probe);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(window, plan.probes.length) }, worker));
+  if (viaWorker) await viaWorker.run();
+  else await Promise.all(Array.from({ length: Math.min(window, plan.probes.length) }, worker));
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);
@@ -372,9 +451,10 @@ function startHosts(plan: () => Plan | null, counts: ServerCounts): Promise<{ po
   });
 }
 
-function runChild(hosts: number, bigSites: number, port: number, window: number): Promise<ChildResult> {
+function runChild(hosts: number, bigSites: number, port: number, window: number, via: Via, brokers: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const c: ChildProcess = fork(SELF, ['--child', String(hosts), String(bigSites), String(port), String(window)], {
+    const c: ChildProcess = fork(SELF, ['--child', String(hosts), String(bigSites), String(port), String(window), via], {
+      env: { ...process.env, BENCH_BROKERS: brokers },
       execArgv: [...process.execArgv, '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -389,6 +469,7 @@ async function parent(): Promise<void> {
   const sizes = (process.argv[2] ?? '500,1000,2000').split(',').map(Number);
   const bigSites = Number(process.argv[3] ?? 4);
   const window = Number(process.argv[4] ?? PROBE_WORKER_CONCURRENCY);
+  const vias: Via[] = process.argv[5] === 'engine' || process.argv[5] === 'worker' ? [process.argv[5]] : ['engine', 'worker'];
   let current: Plan | null = null;
   const counts: ServerCounts = { robots: 0, gets: 0, metadata: 0, connections: 0 };
   const srv = await startHosts(() => current, counts);
@@ -397,23 +478,24 @@ async function parent(): Promise<void> {
   console.log(`limits: ${POLITENESS.perHostConcurrency} per host, ${POLITENESS.perSiteConcurrency} per site; ${bigSites} sites of many hosts and ${SINGLE_SHARE * 100}% of the hosts a site each; a pool of ${window} concurrent probes; MCP body window ${MCP_BODY_WINDOW_MS} ms`);
   console.log(`mix of MCP GET answers: ${MIX.map((m) => `${m.kind} ${m.share}%`).join(', ')}`);
   console.log('');
-  const rows: Array<{ r: ChildResult; idealMs: number; idealEx: number; served: ServerCounts }> = [];
+  const rows: Array<{ via: Via; r: ChildResult; idealMs: number; idealEx: number; served: ServerCounts }> = [];
+  const broker = vias.includes('worker') ? await brokerForRun() : null;
   try {
-    for (const hosts of sizes) {
+    for (const via of vias) for (const hosts of sizes) {
       current = makePlan(hosts, bigSites, srv.port);
       const ideal = idealMakespan(current);
       Object.assign(counts, { robots: 0, gets: 0, metadata: 0, connections: 0 });
       const pcpu0 = process.cpuUsage();
-      const r = await runChild(hosts, bigSites, srv.port, window);
+      const r = await runChild(hosts, bigSites, srv.port, window, via, broker?.brokers ?? '');
       const pcpu = process.cpuUsage(pcpu0);
       const serverCpuMs = (pcpu.user + pcpu.system) / 1000;
       const served = { ...counts };
-      rows.push({ r, idealMs: ideal.ms, idealEx: ideal.exchanges, served });
+      rows.push({ via, r, idealMs: ideal.ms, idealEx: ideal.exchanges, served });
       const achieved = r.probes / (r.wallMs / 1000);
       const idealRate = r.probes / (ideal.ms / 1000);
       const servedEx = served.robots + served.gets + served.metadata;
       console.log(
-        `hosts ${fmt(hosts)} (sites ${r.sites}: ${bigSites} of ${fmt(Math.round((hosts * (1 - SINGLE_SHARE)) / bigSites))} hosts and ${fmt(r.sites - bigSites)} of one; probes ${fmt(r.probes)}): wall ${fmt(r.wallMs / 1000, 2)} s, ideal ${fmt(ideal.ms / 1000, 2)} s → ` +
+        `${via === 'worker' ? 'through the probe worker' : 'the engine'}: hosts ${fmt(hosts)} (sites ${r.sites}: ${bigSites} of ${fmt(Math.round((hosts * (1 - SINGLE_SHARE)) / bigSites))} hosts and ${fmt(r.sites - bigSites)} of one; probes ${fmt(r.probes)}): wall ${fmt(r.wallMs / 1000, 2)} s, ideal ${fmt(ideal.ms / 1000, 2)} s → ` +
           `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, R ${(achieved / idealRate).toFixed(2)}`,
       );
       console.log(
@@ -437,21 +519,48 @@ async function parent(): Promise<void> {
     }
   } finally {
     await srv.close();
+    await broker?.stop();
   }
-  const last = rows[rows.length - 1]!;
+  // The headline is the real path (the worker) when it ran; the engine alone beside it.
+  const ratio = (x: (typeof rows)[number]): number => x.idealMs / x.r.wallMs;
+  const lastOf = (via: Via): (typeof rows)[number] | undefined => rows.filter((x) => x.via === via).at(-1);
+  const last = lastOf('worker') ?? lastOf('engine')!;
+  const engine = last.via === 'worker' ? lastOf('engine') : undefined;
   const achieved = last.r.probes / (last.r.wallMs / 1000);
   const idealRate = last.r.probes / (last.idealMs / 1000);
-  const rss = rows.map((x) => `${fmt(x.r.peakRssMb)} MB at ${fmt(x.r.hosts)}`).join(', ');
+  const rss = rows.filter((x) => x.via === last.via).map((x) => `${fmt(x.r.peakRssMb)} MB at ${fmt(x.r.hosts)}`).join(', ');
   console.log('');
   console.log(
-    `probes: achieved/ideal = ${(achieved / idealRate).toFixed(2)} (hosts ${last.r.hosts}, sites ${last.r.sites}, probes ${last.r.probes}, ` +
-      `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, peak RSS ${rss})`,
+    `probes: achieved/ideal = ${ratio(last).toFixed(2)} (hosts ${last.r.hosts}, sites ${last.r.sites}, probes ${last.r.probes}, ${last.via === 'worker' ? 'through the probe worker, ' : ''}` +
+      `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, peak RSS ${rss}${engine ? `; the engine alone ${ratio(engine).toFixed(2)}` : ''})`,
   );
 }
 
+/** VERONIKAI_KAFKA_BROKERS when set, else a local broker started for the run (the project's stack) and stopped at the end. */
+async function brokerForRun(): Promise<{ brokers: string; stop: () => Promise<void> }> {
+  const given = process.env.VERONIKAI_KAFKA_BROKERS?.trim();
+  if (given) return { brokers: given, stop: async () => undefined };
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { loadConfig } = await import('../src/config.js');
+  const { createLogger } = await import('../src/log.js');
+  const { freePort, startBroker } = await import('../src/stack/kafka-broker.js');
+  const dir = mkdtempSync(join(tmpdir(), 'veronikai-bench-probes-broker-'));
+  const port = await freePort();
+  const broker = await startBroker({ dataDir: dir, cacheDir: loadConfig().cacheDir, port, controllerPort: await freePort([port]), logger: createLogger('bench-probes', { level: 'warn' }), heap: '1g' });
+  return {
+    brokers: broker.brokers,
+    stop: async () => {
+      await broker.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 if (process.argv[2] === '--child') {
-  const [, , , hosts, bigSites, port, window] = process.argv;
-  await child(Number(hosts), Number(bigSites), Number(port), Number(window));
+  const [, , , hosts, bigSites, port, window, via] = process.argv;
+  await child(Number(hosts), Number(bigSites), Number(port), Number(window), via as Via);
   process.exit(0);
 } else {
   await parent();

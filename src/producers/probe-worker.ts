@@ -3,15 +3,17 @@
  *
  * Per message: decode the ProbeRequest (undecodable → dead letters), check the canary before the
  * first probe of each run, probe (politeness inside the engine), and hand the Probe event and the
- * documents it names to the sink. The sink produces the batch's documents to the documents topic
- * (keyed by their SHA-256) first, then its Probe events to the probes topic (keyed by agent key),
- * each waiting for acknowledgement (acks = all), so a probe event is never on Kafka before the
- * documents it names; only then does the runner commit the batch's offset. A crash before the commit probes the batch again; each Probe event's id is derived
+ * documents it names to the sink (or, past PROBE_WORKER_HELD_BYTES held, produce them at once).
+ * Either way the documents go to the documents topic (keyed by their SHA-256) first, then the
+ * Probe events to the probes topic (keyed by agent key), each waiting for acknowledgement
+ * (acks = all), so a probe event is never on Kafka before the documents it names; only then does
+ * the runner commit the batch's offset. A crash before the commit probes the batch again; each Probe event's id is derived
  * from its request's id, so the repeated probe replaces the first one in id-keyed tables.
  *
  * Requests are keyed by site, so the worker owning a partition owns every host of its sites and
  * the per-host, per-site and per-run limits hold without coordination. Messages of a batch are
- * probed concurrently (`concurrency`); the limiter keeps each host and site within its bounds.
+ * probed concurrently (`concurrency`), and the batches of every partition the worker owns at once;
+ * the limiter keeps each host and site within its bounds.
  *
  * Size: each Probe event fits EVENT_MAX_BYTES (the engine sheds headers and bodies past it), and
  * the sink (KafkaObservationSink) splits a batch's events into produce calls of at most
@@ -26,7 +28,7 @@ import { ConsumerRunner, dlq, ok, type ConsumerRunnerHooks, type StepResult } fr
 import { EventProducer } from '../kafka/producer.js';
 import { silentLogger, type Logger } from '../log.js';
 import { decodeStep } from '../kafka/decode-step.js';
-import type { TopicNames } from '../topics.js';
+import { TOPICS, type TopicNames } from '../topics.js';
 import { SETTINGS } from '../config.js';
 import { MAX_URL_CHARS } from './http/limits.js';
 import { chunkMessages, KafkaObservationSink } from './kafka-sink.js';
@@ -36,14 +38,38 @@ import { probeRequestTarget, type ProbeEngine } from './probe/probe-agent.js';
 export const PROBE_WORKER_GROUP = 'veronikai-probe-workers';
 
 /**
- * Probes of one batch held at once (VERONIKAI_PROBE_CONCURRENCY). The limiter, not this number,
- * decides what is sent (2 per host, 6 per site, pacing); a probe waiting for its slot holds only
- * a promise. With a small number (it was 12) every answer's wait left the sites' slots idle: at
- * 20 ms an answer, 6 slots of one site alone need 6 probes in flight, and a batch spans many
- * sites. The default lets a whole batch (64 KiB of probe requests, about 250) wait at once, so
- * every site of the batch can be kept at its limit.
+ * Probes of one partition's batch held at once (VERONIKAI_PROBE_CONCURRENCY), so at most this
+ * many times the partitions a worker owns. The limiter, not this number, decides what is sent
+ * (2 per host, 6 per site, pacing); a probe waiting for its slot holds only a promise, and the
+ * results a batch holds are bounded by PROBE_WORKER_HELD_BYTES. With a small number (it was 12)
+ * every answer's wait left the sites' slots idle: at 20 ms an answer, 6 slots of one site alone
+ * need 6 probes in flight, and a batch spans many sites.
  */
 export const PROBE_WORKER_CONCURRENCY = Number(SETTINGS.probeConcurrency.default);
+
+/**
+ * Bytes of probe results (kept bodies, documents) a worker holds for the sinks of its open batches.
+ * A result that would pass it is produced by its own step instead, so memory stays bounded however
+ * large the batches or the documents; results are otherwise sent a batch at a time (fewer, larger
+ * produce calls, which is what keeps the worker's CPU low).
+ */
+export const PROBE_WORKER_HELD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Bytes of probe requests a batch reads from one partition (about 4,000 requests). Each partition's
+ * batch waits for its slowest probe (a silent stream, a timeout) before the next: larger batches
+ * pay that tail less often, and a worker works on every partition it owns at once, so one
+ * partition's tail leaves the others' sites busy. A crash re-probes at most one batch a partition.
+ */
+export const PROBE_WORKER_BATCH_BYTES = 1024 * 1024;
+
+/** What a kept probe holds in memory: its documents and the bodies its exchanges kept. */
+function heldBytes(kept: KeptProbe): number {
+  let n = 0;
+  for (const d of kept.documents) n += d.body.length;
+  for (const e of kept.probe.exchanges) n += e.body.length;
+  return n;
+}
 
 export interface ProbeWorkerOptions {
   kafka: Kafka;
@@ -60,8 +86,10 @@ export interface ProbeWorkerOptions {
    * between messages, so the session must outlast the longest probe. Default 5 min.
    */
   sessionTimeoutMs?: number;
-  /** Keeps batches small, so a crash re-probes little (default 64 KiB of requests). */
+  /** Bytes of requests a batch reads from one partition (default PROBE_WORKER_BATCH_BYTES). */
   maxBytesPerPartition?: number;
+  /** Bytes of results held for batch sinks (default PROBE_WORKER_HELD_BYTES). */
+  heldBytes?: number;
   /** Longest a fetch waits for new requests (default 1000 ms). */
   maxWaitTimeInMs?: number;
   hooks?: ConsumerRunnerHooks;
@@ -88,7 +116,7 @@ export async function produceDocuments(producer: EventProducer, topics: TopicNam
 }
 
 export class ProbeWorker {
-  readonly runner: ConsumerRunner<KeptProbe>;
+  readonly runner: ConsumerRunner<KeptProbe | null>;
   private readonly producer: EventProducer;
   private readonly ownsProducer: boolean;
   private readonly engine: ProbeEngine;
@@ -105,8 +133,15 @@ export class ProbeWorker {
     const topics = opts.topics;
     const producer = this.producer;
     const probes = new KafkaObservationSink(producer, topics, codec);
+    const send = async (kept: readonly KeptProbe[]): Promise<void> => {
+      // Documents first, then the probe events that name them (in calls of bounded size); resolves once every message is acknowledged.
+      await produceDocuments(producer, topics, kept.flatMap((k) => k.documents), codec);
+      await probes.probes(kept.map((k) => k.probe));
+    };
+    const budget = opts.heldBytes ?? PROBE_WORKER_HELD_BYTES;
+    let held = 0;
 
-    this.runner = new ConsumerRunner<KeptProbe>({
+    this.runner = new ConsumerRunner<KeptProbe | null>({
       kafka: opts.kafka,
       groupId: opts.groupId ?? PROBE_WORKER_GROUP,
       topics: [topics.probeRequests],
@@ -115,12 +150,14 @@ export class ProbeWorker {
       logger: opts.logger,
       fromBeginning: opts.fromBeginning ?? true,
       handlerConcurrency: opts.concurrency ?? PROBE_WORKER_CONCURRENCY,
+      // Requests are keyed by site, so partitions never share a host or a site: their batches run side by side.
+      partitionsConsumedConcurrently: TOPICS.probeRequests.partitions,
       sessionTimeoutMs: opts.sessionTimeoutMs ?? 300_000,
       rebalanceTimeoutMs: Math.max(60_000, opts.sessionTimeoutMs ?? 300_000),
-      maxBytesPerPartition: opts.maxBytesPerPartition ?? 64 * 1024,
+      maxBytesPerPartition: opts.maxBytesPerPartition ?? PROBE_WORKER_BATCH_BYTES,
       ...(opts.maxWaitTimeInMs !== undefined ? { maxWaitTimeInMs: opts.maxWaitTimeInMs } : {}),
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
-      handler: async (msg): Promise<StepResult<KeptProbe>> => {
+      handler: async (msg): Promise<StepResult<KeptProbe | null>> => {
         const decoded = decode(msg.value);
         if (decoded.kind !== 'ok') return decoded;
         const req = decoded.value;
@@ -130,13 +167,24 @@ export class ProbeWorker {
           return dlq(`probe request with a target URL or agent key over ${MAX_URL_CHARS} characters`);
         }
         await engine.beforeRun(req.runId);
-        const kept = await engine.probeWithDocuments(probeRequestTarget(req));
-        return ok({ probe: { ...kept.probe, id: probeEventIdFor(req.id) }, documents: kept.documents });
+        const found = await engine.probeWithDocuments(probeRequestTarget(req));
+        const kept: KeptProbe = { probe: { ...found.probe, id: probeEventIdFor(req.id) }, documents: found.documents };
+        const bytes = heldBytes(kept);
+        if (held + bytes > budget) {
+          // Past the budget: sent now, so the batch holds nothing of it (null: nothing left for the sink).
+          await send([kept]);
+          return ok(null);
+        }
+        held += bytes;
+        return ok(kept);
       },
-      // The sink step: documents, then probe events (in calls of bounded size); resolves once every message is acknowledged.
       sink: async (items) => {
-        await produceDocuments(producer, topics, items.flatMap((i) => i.value.documents), codec);
-        await probes.probes(items.map((i) => i.value.probe));
+        const kept = items.map((i) => i.value).filter((k): k is KeptProbe => k !== null);
+        try {
+          await send(kept);
+        } finally {
+          for (const k of kept) held -= heldBytes(k);
+        }
       },
     });
   }

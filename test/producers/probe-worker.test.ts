@@ -101,6 +101,9 @@ describe('probe worker over Kafka', () => {
       logger: testLogger('probe-worker'),
       sessionTimeoutMs: 30_000,
       maxWaitTimeInMs: 200,
+      // Room for one of the large cards below: the batch holds it for its sink, and the others,
+      // past the budget, are produced by their own steps. Both paths must deliver every event.
+      heldBytes: 700 * 1024,
       hooks: {
         // Between the sink and the commit: the batch's Probe events must already be on the topic.
         afterSinkBeforeCommit: async (outcome) => {
@@ -195,7 +198,7 @@ describe('probe worker over Kafka', () => {
     expect(probes).toHaveLength(3);
   });
 
-  it('a batch of large cards on one site (one request partition) reaches the probes topic: no produce call nears 1 MB', async () => {
+  it('a batch of large cards on one site (one request partition) reaches the probes topic: no produce call nears 1 MB, and results past the held-bytes budget are sent at once', async () => {
     // Five agents on one site, each with a ~500 KB card: one consumer batch, and at least three of
     // the five Probe events share one of the two probes partitions (1.5 MB in one record batch
     // if sent in one call; Kafka's default limit is 1 MB).
