@@ -44,7 +44,7 @@ export const SETTINGS = {
   webhooksMaxAge: { flag: '--webhooks-max-age <duration>', env: 'VERONIKAI_WEBHOOKS_MAX_AGE', help: 'changes observed longer ago than this are not delivered (recorded as stale), so a replay never pages anyone', default: '24h' },
   sqlTimeout: { flag: '--sql-timeout <duration>', env: 'VERONIKAI_SQL_TIMEOUT', help: 'deadline of one `sql` read: the engine stops the query then (its max_execution_time, whole seconds)', default: '5m' },
   budget: { flag: '--budget <n>', env: 'VERONIKAI_DAILY_BUDGET', help: 'probes per daily run', default: '10000' },
-  probeConcurrency: { flag: '--probe-concurrency <n>', env: 'VERONIKAI_PROBE_CONCURRENCY', help: "probes a probe worker holds at once for each request partition it works on, sent or waiting for a slot; the politeness limits (2 per host, 6 per site, pacing) decide what is sent, so this only bounds the worker's memory", default: '256' },
+  probeConcurrency: { flag: '--probe-concurrency <n>', env: 'VERONIKAI_PROBE_CONCURRENCY', help: "probes a probe worker holds at once, sent or waiting for a slot, shared by the request partitions it works on; the politeness limits (2 per host, 6 per site, pacing) decide what is sent, so this only bounds the worker's memory", default: '256' },
   sampleSize: { flag: '--sample-size <n>', env: 'VERONIKAI_SAMPLE_SIZE', help: 'uniform random sample per run', default: '1000' },
   canaryUrl: { flag: '--canary-url <url>', env: 'VERONIKAI_CANARY_URLS', help: "known-good canary target (repeatable); default the listing sources' origins; set the variable empty to turn the canary off", list: true },
   signingKey: { env: 'VERONIKAI_SIGNING_KEY', help: 'Ed25519 private key (PEM) that signs verdicts' },
@@ -107,7 +107,7 @@ export interface Config {
   /** Deadline of one `sql` read, ms (at least a second: the engine counts whole seconds). */
   sqlTimeoutMs: number;
   budget: number;
-  /** Probes a probe worker holds at once per request partition (absent: the default of SETTINGS.probeConcurrency). */
+  /** Probes a probe worker holds at once (absent: the default of SETTINGS.probeConcurrency). */
   probeConcurrency?: number;
   sampleSize: number;
   /** Canary targets; null: the origins of the listing sources (the runtime fills them in). */

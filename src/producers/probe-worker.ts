@@ -38,8 +38,8 @@ import { probeRequestTarget, type ProbeEngine } from './probe/probe-agent.js';
 export const PROBE_WORKER_GROUP = 'veronikai-probe-workers';
 
 /**
- * Probes of one partition's batch held at once (VERONIKAI_PROBE_CONCURRENCY), so at most this
- * many times the partitions a worker owns. The limiter, not this number, decides what is sent
+ * Probes a worker holds at once (VERONIKAI_PROBE_CONCURRENCY), shared by the request partitions
+ * it works on (a share each, rounded up). The limiter, not this number, decides what is sent
  * (2 per host, 6 per site, pacing); a probe waiting for its slot holds only a promise, and the
  * results a batch holds are bounded by PROBE_WORKER_HELD_BYTES. With a small number (it was 12)
  * every answer's wait left the sites' slots idle: at 20 ms an answer, 6 slots of one site alone
@@ -53,7 +53,7 @@ export const PROBE_WORKER_CONCURRENCY = Number(SETTINGS.probeConcurrency.default
  * large the batches or the documents; results are otherwise sent a batch at a time (fewer, larger
  * produce calls, which is what keeps the worker's CPU low).
  */
-export const PROBE_WORKER_HELD_BYTES = 64 * 1024 * 1024;
+export const PROBE_WORKER_HELD_BYTES = 16 * 1024 * 1024;
 
 /**
  * Bytes of probe requests a batch reads from one partition (about 4,000 requests). Each partition's
@@ -63,11 +63,17 @@ export const PROBE_WORKER_HELD_BYTES = 64 * 1024 * 1024;
  */
 export const PROBE_WORKER_BATCH_BYTES = 1024 * 1024;
 
-/** What a kept probe holds in memory: its documents and the bodies its exchanges kept. */
+/** An object's cost beyond the text it holds (the bench measured about 12 KB of heap a held probe of two to four exchanges). */
+const HELD_OBJECT_BYTES = 2 * 1024;
+
+/** What a kept probe holds in memory, roughly: its documents, and each exchange's kept body, URL and headers. */
 function heldBytes(kept: KeptProbe): number {
-  let n = 0;
-  for (const d of kept.documents) n += d.body.length;
-  for (const e of kept.probe.exchanges) n += e.body.length;
+  let n = HELD_OBJECT_BYTES;
+  for (const d of kept.documents) n += d.body.length + d.url.length + HELD_OBJECT_BYTES;
+  for (const e of kept.probe.exchanges) {
+    n += e.body.length + e.url.length + HELD_OBJECT_BYTES;
+    for (const k in e.headers) n += k.length + e.headers[k]!.length;
+  }
   return n;
 }
 
@@ -149,8 +155,10 @@ export class ProbeWorker {
       producer,
       logger: opts.logger,
       fromBeginning: opts.fromBeginning ?? true,
-      handlerConcurrency: opts.concurrency ?? PROBE_WORKER_CONCURRENCY,
-      // Requests are keyed by site, so partitions never share a host or a site: their batches run side by side.
+      // Requests are keyed by site, so partitions never share a host or a site: their batches run
+      // side by side, sharing the worker's probes (the same throughput as a whole share each, with
+      // peak memory flat as the sites grow).
+      handlerConcurrency: Math.ceil((opts.concurrency ?? PROBE_WORKER_CONCURRENCY) / TOPICS.probeRequests.partitions),
       partitionsConsumedConcurrently: TOPICS.probeRequests.partitions,
       sessionTimeoutMs: opts.sessionTimeoutMs ?? 300_000,
       rebalanceTimeoutMs: Math.max(60_000, opts.sessionTimeoutMs ?? 300_000),
