@@ -357,35 +357,24 @@ export interface AgentPageFilter {
 
 /**
  * A page of agents in key order after `after`, hidden ones never (Methods §9), with the key the
- * next page starts after (null at the end). The list of active (or all) agents is one read up to
- * a LIMIT over the key. A filter that can match few agents (a protocol, a source, inactive ones)
- * is applied to the keys read a chunk at a time, as search does (readInRounds), so a page reads a
- * bounded stretch of the key order and can come back short, or empty, with a next page.
+ * next page starts after (null at the end). Read in rounds, as search reads (readInRounds): the
+ * next stretch of keys, then that stretch's stored rows, each agent's newest version kept and
+ * the filter applied here, so a page reads a bounded stretch of the key order, across parts too,
+ * and a filtered page can come back short, or empty, with a next page. Neither read uses FINAL:
+ * on a large table FINAL costs more than the rows it reads (about 15–25 ms a query at 1M agents
+ * for a stretch of 16k rows), and the newest version of a stretch is easy to keep by hand.
  */
 export async function agentsPage(wh: ReadOnlyWarehouse, f: AgentPageFilter): Promise<{ rows: AgentApiRow[]; next: string | null }> {
-  const where = ['agent_key > {after:String}', "opt_out != 'hidden'"];
-  const params: Record<string, string | number> = { after: f.after };
-  if (f.protocol) {
-    where.push('protocol = {protocol:String}');
-    params.protocol = f.protocol;
-  }
-  if (f.source) {
-    where.push('has(sources, {source:String})');
-    params.source = f.source;
-  }
-  if (f.active !== 'all') where.push(`active = ${f.active === 'true' ? 1 : 0}`);
-  // Each round: the next `chunk` keys (no FINAL: the cheapest read in key order; a key stored
-  // twice only shortens the stretch), then the stretch's current rows (FINAL over a key range
-  // reads only its granules, in every part), filtered here. Unfiltered pages too: FINAL with
-  // ORDER BY … LIMIT over several parts reads far past the LIMIT. Without a filter (active agents,
-  // the default) a stretch of twice a page is enough, unless many agents in it are inactive or hidden.
+  // Unfiltered (active agents, the default) a stretch of twice a page is enough, unless many
+  // agents in it are inactive or hidden; a filter that can match few reads the longest stretch.
   const filtered = Boolean(f.protocol || f.source || f.active !== 'true');
-  type Head = { agent_key: string; protocol: string; sources: string[]; active: Flag; opt_out: string };
+  type Stored = AgentApiRow & { optOut: string; version: BigIntText };
   let lastShown = '';
-  const found = await readInRounds<string, { agent_key: string }, string>({
+  return readInRounds<string, { agent_key: string }, AgentApiRow>({
     after: f.after,
     limit: f.limit,
     chunk: filtered ? LIST_CHUNK_MAX : Math.min(LIST_CHUNK_MAX, 2 * (f.limit + 1)),
+    // A key stored twice (not merged yet) only shortens the stretch.
     read: (after, chunk) =>
       wh.query<{ agent_key: string }>(
         'SELECT agent_key FROM agents WHERE agent_key > {after:String} ORDER BY agent_key LIMIT {chunk:UInt32}',
@@ -393,29 +382,29 @@ export async function agentsPage(wh: ReadOnlyWarehouse, f: AgentPageFilter): Pro
       ),
     keep: async (keys) => {
       if (keys.length === 0) return [];
-      const heads = await wh.query<Head>(
-        `SELECT agent_key, protocol, sources, active, opt_out FROM agents FINAL
-         WHERE agent_key >= {first:String} AND agent_key <= {last:String} ORDER BY agent_key`,
+      const stored = await wh.query<Stored>(
+        `SELECT ${AGENT_COLUMNS}, opt_out AS optOut, version FROM agents
+         WHERE agent_key >= {first:String} AND agent_key <= {last:String}`,
         { first: keys[0]!.agent_key, last: keys[keys.length - 1]!.agent_key },
       );
-      const shown = heads.filter((h) => h.opt_out !== 'hidden');
-      lastShown = shown.at(-1)?.agent_key ?? '';
+      // Each agent's newest version, as ReplacingMergeTree(version) keeps it, in key order.
+      const newest = new Map<string, Stored>();
+      for (const r of stored) {
+        const cur = newest.get(r.key);
+        if (!cur || BigInt(r.version) >= BigInt(cur.version)) newest.set(r.key, r);
+      }
+      const shown = [...newest.values()].filter((r) => r.optOut !== 'hidden').sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+      lastShown = shown.at(-1)?.key ?? '';
       return shown
-        .filter((h) => (!f.protocol || h.protocol === f.protocol) && (!f.source || h.sources.includes(f.source)))
-        .filter((h) => f.active === 'all' || Number(h.active) === (f.active === 'true' ? 1 : 0))
-        .map((h) => h.agent_key);
+        .filter((r) => (!f.protocol || r.protocol === f.protocol) && (!f.source || r.sources.includes(f.source)))
+        .filter((r) => f.active === 'all' || Number(r.active) === (f.active === 'true' ? 1 : 0))
+        .map(({ optOut: _o, version: _v, ...row }) => row);
     },
     // The next stretch starts after its last agent that is not hidden (a cursor must not show a
     // hidden agent's key), or after its end when every agent in it is hidden.
     resumeAfter: (keys) => lastShown || keys[keys.length - 1]!.agent_key,
-    cursorOf: (key) => key,
+    cursorOf: (row) => row.key,
   });
-  // The page's rows by key, the filter applied again (a row may have changed since).
-  const rows = found.rows.length === 0 ? [] : await wh.query<AgentApiRow>(
-    `SELECT ${AGENT_COLUMNS} FROM agents FINAL WHERE agent_key IN {keys:Array(String)} AND ${where.join(' AND ')} ORDER BY agent_key`,
-    { ...params, keys: found.rows },
-  );
-  return { rows, next: found.next };
 }
 
 /**
