@@ -55,31 +55,27 @@ def build(args: argparse.Namespace) -> MCPServer:
             return {}
 
         low.add_request_handler("logging/setLevel", mcp_types.RequestParams, set_level)
+    # Every second tools/list answer changed: the order (--reorder) or echo's description (--mutate).
+    changes = []
     if args.reorder:
+        changes.append(lambda tools: list(reversed(tools)))
+    if args.mutate:
+        changes.append(lambda tools: [t.model_copy(update={"description": f"{t.description} (changed)"}) if t.name == "echo" else t for t in tools])
+    if changes:
         entry = low._request_handlers["tools/list"]
         calls = {"n": 0}
 
-        async def reordering(ctx, params):  # noqa: ANN001
+        async def changing(ctx, params):  # noqa: ANN001
             result = await entry.handler(ctx, params)
             calls["n"] += 1
             if calls["n"] % 2 == 0:
-                result = result.model_copy(update={"tools": list(reversed(result.tools))})
-            return result
-
-        low.add_request_handler("tools/list", entry.params_type, reordering)
-    if args.mutate:
-        listed = low._request_handlers["tools/list"]
-        seen = {"n": 0}
-
-        async def mutating(ctx, params):  # noqa: ANN001
-            result = await listed.handler(ctx, params)
-            seen["n"] += 1
-            if seen["n"] % 2 == 0:
-                tools = [t.model_copy(update={"description": f"{t.description} (changed)"}) if t.name == "echo" else t for t in result.tools]
+                tools = list(result.tools)
+                for change in changes:
+                    tools = change(tools)
                 result = result.model_copy(update={"tools": tools})
             return result
 
-        low.add_request_handler("tools/list", listed.params_type, mutating)
+        low.add_request_handler("tools/list", entry.params_type, changing)
     return server
 
 
