@@ -16,7 +16,6 @@
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +29,7 @@ import type { DailyRunReport } from '../../src/runtime/daily.js';
 import { startPlatform, type Platform, type PlatformOptions } from '../../src/runtime/platform.js';
 import { pollUntil } from '../../src/util/poll.js';
 import { entry, startFixtureRegistry, type FixtureRegistry } from '../helpers/fixture-mcp-registry.js';
-import { startHttpServer, type TestServer } from '../helpers/hostile-servers.js';
+import { startRecordingReceiver, type ReceivedRequest, type TestServer } from '../helpers/hostile-servers.js';
 import { setupKafkaTest, testLogger, type KafkaTestContext } from '../helpers/kafka.js';
 import { atomEntryIds, dailyCycle, startMcpServerOn } from '../helpers/watched-agent.js';
 
@@ -38,20 +37,19 @@ const SECRET = 'watchers-e2e-secret-0123456789';
 const SUBSCRIPTION = 'watcher';
 const WAIT = { timeoutMs: 30_000, intervalMs: 200 };
 
-interface Received { headers: IncomingHttpHeaders; body: string }
 interface ChangeRow { change_id: string; kind: string; cause_event_id: string; from_state: string | null; to_state: string | null; summary: string }
 
-const header = (r: Received, name: string): string => {
+const header = (r: ReceivedRequest, name: string): string => {
   const v = r.headers[name];
   return typeof v === 'string' ? v : '';
 };
-const changeIdOf = (r: Received): string => (JSON.parse(r.body) as { change: { id: string } }).change.id;
+const changeIdOf = (r: ReceivedRequest): string => (JSON.parse(r.body) as { change: { id: string } }).change.id;
 
 const count = <T>(xs: readonly T[], x: T) => xs.filter((y) => y === x).length;
 
 describe('watchers end to end: down, then up, across a platform restart', () => {
   const log = testLogger('watchers');
-  const received: Received[] = [];
+  const received: ReceivedRequest[] = [];
   let dir: string;
   let ctx: KafkaTestContext;
   let receiver: TestServer;
@@ -113,15 +111,7 @@ describe('watchers end to end: down, then up, across a platform restart', () => 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'veronikai-watchers-'));
     ctx = await setupKafkaTest(import.meta.url, { create: false });
-    receiver = await startHttpServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(204);
-        res.end();
-      });
-    });
+    receiver = await startRecordingReceiver(received);
     // Every kind: the test then shows that only the down and the up arrive for them, once each.
     const file = join(dir, 'webhooks.json');
     writeFileSync(file, JSON.stringify({ subscriptions: [{ id: SUBSCRIPTION, url: `${receiver.url}/hook`, secret: SECRET }] }));

@@ -55,6 +55,25 @@ export function startHttpServer(handler: http.RequestListener, host = '127.0.0.1
   return track(http.createServer(handler), 'http', host);
 }
 
+/** A request a recording receiver got: its headers and its body as text. */
+export interface ReceivedRequest {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver: answers every request 204 and records it in `received`, in arrival order. */
+export async function startRecordingReceiver(received: ReceivedRequest[]): Promise<TestServer> {
+  return startHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(204);
+      res.end();
+    });
+  });
+}
+
 /** A raw TCP server: the handler owns the socket (for responses node:http cannot produce). */
 export function startRawServer(onSocket: (socket: net.Socket) => void, host = '127.0.0.1'): Promise<TestServer> {
   const server = net.createServer((s) => {

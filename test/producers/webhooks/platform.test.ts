@@ -4,7 +4,6 @@
  * stops the start before anything is opened.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,7 @@ import type { AgentChangeEvent } from '../../../src/events/types.js';
 import { agentId } from '../../../src/identity/agent-key.js';
 import { startPlatform, type Platform } from '../../../src/runtime/platform.js';
 import { deliveryId, verifySignature } from '../../../src/producers/webhooks/signature.js';
-import { startHttpServer, type TestServer } from '../../helpers/hostile-servers.js';
+import { startRecordingReceiver, type ReceivedRequest, type TestServer } from '../../helpers/hostile-servers.js';
 import { kafkaBrokers, testLogger, uniqueTopicPrefix, waitFor } from '../../helpers/kafka.js';
 
 const SECRET = 'platform-secret-0123456789';
@@ -23,19 +22,11 @@ describe('webhooks in the platform', () => {
   const dir = mkdtempSync(join(tmpdir(), 'veronikai-webhooks-platform-'));
   let receiver: TestServer;
   let platform: Platform | undefined;
-  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const received: ReceivedRequest[] = [];
   const file = join(dir, 'webhooks.json');
 
   beforeAll(async () => {
-    receiver = await startHttpServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(204);
-        res.end();
-      });
-    });
+    receiver = await startRecordingReceiver(received);
     writeFileSync(file, JSON.stringify({ subscriptions: [{ id: 'ops', url: `${receiver.url}/hook`, secret: SECRET, kinds: ['down', 'up'] }] }));
   });
 
