@@ -31,11 +31,12 @@
  * The broker: VERONIKAI_KAFKA_BROKERS when set, else a local one started for the run (the project's
  * stack, src/stack/kafka-broker.ts) and stopped at the end. The warehouse: an embedded one
  * (chdb), migrated, in a temporary directory removed at the end. Topics carry a prefix of their own.
- * The replay's time is broken down by warehouse call, judgement and signature (bench/_timing.ts).
+ * The replay's time is broken down by warehouse call, judgement and signature (bench/_timing.ts),
+ * and the run prints the ceiling its own figures set: decode, judge and sign over every core.
  */
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -255,6 +256,31 @@ async function main(): Promise<void> {
       console.log(`  ${r.what.padEnd(48)} ${secs(r.ms).padStart(9)}  ${((100 * r.ms) / replay.ms).toFixed(1).padStart(5)} %  (${fmt(r.calls)} calls, ${(r.ms / r.calls).toFixed(2)} ms each)`);
     }
     console.log(`  ${'rest'.padEnd(48)} ${secs(replay.ms - accounted).padStart(9)}  ${((100 * (replay.ms - accounted)) / replay.ms).toFixed(1).padStart(5)} %`);
+
+    // The most this machine allows whatever the warehouse costs: decode, judge and sign are CPU on
+    // some thread for every event, so even with a free warehouse and every core busy the replay
+    // runs at most cores / (their CPU an event). Measured in this run; the signature beside a bare
+    // node:crypto Ed25519 signature of a payload's size, the floor of a signed verdict.
+    const judgeSignMs = timings.rows().filter((r) => r.what.startsWith('judge') || r.what.startsWith('sign')).reduce((a, r) => a + r.ms, 0);
+    const decodeUs = (1000 * consume.cpuMs) / N;
+    const judgeSignUs = (1000 * judgeSignMs) / replayed;
+    const cores = availableParallelism();
+    const ceilingRate = (cores * 1e6) / (decodeUs + judgeSignUs);
+    const bareKey = generateKeyPairSync('ed25519').privateKey;
+    const payload = Buffer.alloc(400, 'x');
+    const tSign = performance.now();
+    for (let i = 0; i < 20_000; i++) cryptoSign(null, payload, bareKey);
+    const bareSignUs = ((performance.now() - tSign) * 1000) / 20_000;
+    const warehouseUs = (1000 * (accounted - judgeSignMs)) / replayed;
+    console.log('');
+    console.log(
+      `the warehouse's statements (one at a time in the engine) took ${warehouseUs.toFixed(0)} µs an event: however fast the rest, at most ` +
+        `${fmt(1e6 / warehouseUs)}/s, R ≤ ${(1e6 / warehouseUs / consumeRate).toFixed(2)}`,
+    );
+    console.log(
+      `ceiling with a free warehouse on ${cores} cores: decode ${decodeUs.toFixed(0)} µs + judge and sign ${judgeSignUs.toFixed(0)} µs an event ` +
+        `(a bare Ed25519 signature alone ${bareSignUs.toFixed(0)} µs) → at most ${fmt(ceilingRate)}/s, R ≤ ${(ceilingRate / consumeRate).toFixed(2)}`,
+    );
 
     await deleteTopicsWithPrefix(kafka, prefix).catch(() => undefined);
     const r = replayRate / consumeRate;

@@ -1,12 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, parseDuration, parseSourceSettings, UsageError } from '../src/config.js';
 
 describe('the opt-out file', () => {
+  const dirs: string[] = [];
+  const tempDir = (): string => (dirs.push(mkdtempSync(join(tmpdir(), 'veronikai-optout-'))), dirs.at(-1)!);
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
   it('is validated at start through the configuration', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'veronikai-optout-'));
+    const dir = tempDir();
     const good = join(dir, 'good.json');
     writeFileSync(good, JSON.stringify([{ match: 'host:a.example', mode: 'hidden', reason: 'r' }]));
     const bad = join(dir, 'bad.json');
@@ -17,7 +21,7 @@ describe('the opt-out file', () => {
   });
 
   it('takes a BOM, and refuses an unknown key or a wildcard over a public suffix, naming the setting', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'veronikai-optout-'));
+    const dir = tempDir();
     const write = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
     const bom = write('bom.json', '\ufeff' + JSON.stringify([{ match: 'host:a.example', mode: 'hidden' }]));
     expect(loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: bom }).optOutFile).toBe(bom);

@@ -4,6 +4,7 @@ import { ChdbSession, chdbStreams, toWarehouseError } from './embedded.js';
 import { WarehouseError } from './errors.js';
 import { isKeyword, type Token } from './lexer.js';
 import { checkReadOnly, connectionSettings } from './read-only.js';
+import { Serial } from '../util/serial.js';
 
 /**
  * A read-only connection that hands back the engine's own output bytes in any
@@ -77,7 +78,7 @@ export interface RawReaderOptions {
 export class EmbeddedRawReader implements RawReader {
   readonly database = 'default';
   private readonly chdb: ChdbSession;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly streams = new Serial();
 
   constructor(path: string, options: RawReaderOptions = {}) {
     const settings = connectionSettings({ readOnly: true, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
@@ -93,14 +94,12 @@ export class EmbeddedRawReader implements RawReader {
   async *stream(sql: string, opts: RawQueryOptions): AsyncGenerator<RawChunk> {
     const statement = checkReadOnly(sql);
     const format = formatOf(statement.tokens) ?? opts.format;
-    // Wait for the streams before this one: one at a time per session.
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
-    const before = this.queue;
-    this.queue = before.then(() => mine);
-    void this.chdb.hold(mine);
+    // One stream at a time per session, in arrival order; close() waits for this one.
+    let finished!: () => void;
+    void this.chdb.hold(new Promise<void>((r) => (finished = r)));
+    let release: (() => void) | undefined;
     try {
-      await before;
+      release = await this.streams.acquire();
       if (opts.signal?.aborted) throw new WarehouseError('timeout', 'the query was cancelled before it started');
       const session = this.chdb.get();
       const params = opts.params ?? {};
@@ -139,7 +138,8 @@ export class EmbeddedRawReader implements RawReader {
         stream.cancel();
       }
     } finally {
-      release();
+      release?.();
+      finished();
     }
   }
 

@@ -3,7 +3,7 @@
  * (null, an empty record), a map of nulls, an enum, fixed, float, double, a recursive linked
  * list and nested arrays of maps. The bounds must hold for any schema the codec is given.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventCodec } from '../../src/events/codec.js';
@@ -30,6 +30,10 @@ export const ODD_SCHEMA = {
 
 export function oddCodec(): EventCodec {
   const dir = mkdtempSync(join(tmpdir(), 'odd-schemas-'));
-  writeFileSync(join(dir, 'odd.avsc'), JSON.stringify(ODD_SCHEMA));
-  return new EventCodec(dir);
+  try {
+    writeFileSync(join(dir, 'odd.avsc'), JSON.stringify(ODD_SCHEMA));
+    return new EventCodec(dir); // reads its schemas here, so the directory can go
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
