@@ -5,15 +5,16 @@
  * host a distinct 127.x.y.z address under a name of its own (`h17.s3.test`, site `s3.test`)
  * resolved by the engine's injectable lookup, every answer sent after 20 ms.
  *
- *   npx tsx bench/probes.ts [hosts, default 500,1000,2000] [big sites, default 4] [pool, default the worker's] [engine|worker, default both]
+ *   npx tsx bench/probes.ts [hosts, default 500,1000,2000] [big sites, default 4] [pool, default the worker's] [engine|worker|command, default all three]
  *
- * Two paths, each at every size: `engine`, probeWithDocuments called by a pool of `pool` lanes (what
- * the worker's handler calls), and `worker`, the real ProbeWorker (the probe-worker command's
+ * Three paths, each at every size: `engine`, probeWithDocuments called by a pool of `pool` lanes
+ * (what the worker's handler calls); `worker`, the real ProbeWorker (the probe-worker command's
  * consumer group) over a broker: the plan's probes as ProbeRequest events keyed by site, as the
  * scheduler sends them, then the worker's batches, its produce calls and its commits, timed from
- * its start (group join included) to the commit of the last request. The last line is the
- * worker's figure, the engine's beside it. The broker is VERONIKAI_KAFKA_BROKERS when set, else
- * a local one started for the run.
+ * its start (group join included) to the commit of the last request; and `command`, the real
+ * `veronikai probe-worker --allow-loopback` command itself (see commandPath). The last line is
+ * the command's figure, the other two beside it. The worker's broker is VERONIKAI_KAFKA_BROKERS
+ * when set, else a local one started for the run; the command always gets a local one of its own.
  *
  * Shape: 90% of the hosts dealt over a few big sites (a hosting platform's subdomains), each of
  * the other 10% a site of its own (the long tail), so there are many hosts per site and many
@@ -53,6 +54,7 @@
  * alone and starts from nothing.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
@@ -65,8 +67,15 @@ import type { ProbeEngine } from '../src/producers/probe/probe-agent.js';
 import { PROBE_WORKER_CONCURRENCY } from '../src/producers/probe-worker.js';
 
 const SELF = fileURLToPath(import.meta.url);
-/** engine: probeWithDocuments called by a pool, as the worker's handler calls it; worker: the real ProbeWorker over the broker. */
-type Via = 'engine' | 'worker';
+const CLI = fileURLToPath(new URL('../bin/veronikai.js', import.meta.url));
+const HOSTS_PRELOAD = new URL('./_hosts-preload.mjs', import.meta.url).href;
+/**
+ * engine: probeWithDocuments called by a pool, as the worker's handler calls it; worker: the real
+ * ProbeWorker over the broker, in the bench's child; command: the real `probe-worker` command.
+ */
+type Via = 'engine' | 'worker' | 'command';
+const VIAS: readonly Via[] = ['engine', 'worker', 'command'];
+const VIA_NAMES: Record<Via, string> = { engine: 'the engine', worker: 'through the probe worker', command: 'through the probe-worker command' };
 const DELAY_MS = 20;
 
 /** What an endpoint answers to the GET, with its share of endpoints (percent). */
@@ -288,6 +297,131 @@ async function workerPath(plan: Plan, engine: ProbeEngine, concurrency: number, 
   return { run };
 }
 
+/** Milliseconds of CPU (user + system) a process has used, from /proc (USER_HZ ticks of 10 ms). */
+function procCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A process's resident set (VmRSS) or its peak (VmHWM), in MB, from /proc. */
+function procMemMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/**
+ * The command path: the real `veronikai probe-worker --allow-loopback` (bin/veronikai.js, a process
+ * of its own, with `--probe-concurrency` the pool size), its host names answered by
+ * bench/_hosts-preload.mjs as /etc/hosts entries would. The requests go on the unprefixed
+ * probe-requests topic of a broker started for this path alone (the command has no topic prefix,
+ * so never a shared broker), with ids new for each size (the topics outlive a size; each command
+ * commits its batches when stopped, so the next starts past them). The clock runs from the
+ * command's "probe worker running" line (its group joined) to the arrival of the last request's
+ * Probe event on the probes topic, read by a consumer of the bench's. Peak RSS (VmHWM) and CPU
+ * are the command process's, from /proc before it is stopped with SIGINT. What only an engine in
+ * the bench's own process shows (slots in flight, event-loop delay, heap) is not known here.
+ */
+async function commandPath(plan: Plan, window: number, brokers: string): Promise<ChildResult> {
+  const { spawn } = await import('node:child_process');
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { eventCodec } = await import('../src/events/codec.js');
+  const { createKafka } = await import('../src/kafka/client.js');
+  const { ensureTopics } = await import('../src/kafka/topics-admin.js');
+  const { EventProducer } = await import('../src/kafka/producer.js');
+  const { createLogger } = await import('../src/log.js');
+  const { KafkaObservationSink } = await import('../src/producers/kafka-sink.js');
+  const { topicNames } = await import('../src/topics.js');
+  const log = createLogger('bench-probes', { level: 'warn' });
+  const kafka = createKafka({ brokers, clientId: 'bench-probes-command', logger: log });
+  const topics = topicNames('');
+  await ensureTopics(kafka, '');
+  const dir = mkdtempSync(join(tmpdir(), 'veronikai-bench-probes-command-'));
+  const hostsFile = join(dir, 'hosts.json');
+  const names: Record<string, string> = {};
+  for (let h = 0; h < plan.hosts; h++) names[hostName(h, siteOfHost(h, plan.hosts, plan.bigSites))] = addressOf(h);
+  writeFileSync(hostsFile, JSON.stringify(names));
+
+  const size = `${plan.hosts}-${Date.now()}`;
+  const byId = new Map(plan.probes.map((p, i) => [`bench-${size}-${i}`, p]));
+  const producer = new EventProducer(kafka, { logger: log });
+  await producer.connect();
+  await new KafkaObservationSink(producer, topics).probeRequests(
+    [...byId].map(([id, p], i) => ({
+      id, observedAt: Date.now(), runId: 'bench', agentKey: p.url, agentId: `a${i}`,
+      protocol: 'mcp', site: `s${p.site}.test`, targetUrl: p.url, transport: 'streamable-http', reason: 'sample', inSample: true,
+    })),
+  );
+  await producer.close();
+
+  // The bench's reader of the probes topic: the clock stops at the last request's event.
+  const codec = eventCodec();
+  const seen = new Set<string>();
+  let exSum = 0;
+  let exN = 0;
+  const unexpected: Record<string, number> = {};
+  const statuses: Record<string, number> = {};
+  let lastAt = 0;
+  let allSeen!: () => void;
+  const everyEvent = new Promise<void>((r) => (allSeen = r));
+  const reader = kafka.consumer({ groupId: `bench-probes-reader-${size}`, maxWaitTimeInMs: 50 });
+  await reader.connect();
+  await reader.subscribe({ topics: [topics.probes], fromBeginning: true });
+  await reader.run({
+    eachMessage: async ({ message }) => {
+      const ev = codec.decodeAs('Probe', message.value!);
+      const id = ev.requestId ?? '';
+      const p = byId.get(id);
+      if (!p || seen.has(id)) return;
+      seen.add(id);
+      const get = ev.exchanges.find((e) => e.role === 'mcp-get') ?? ev.exchanges[0];
+      if (get?.role === 'mcp-get' && p.kind !== 'silent') (exSum += get.durationMs, exN++);
+      const k = `${p.kind}→${get?.status ?? get?.errorClass ?? 'none'}`;
+      statuses[k] = (statuses[k] ?? 0) + 1;
+      if (ev.errorClass !== null || ev.robots !== 'allowed') {
+        const u = `${ev.errorClass ?? 'ok'}/${ev.robots}`;
+        unexpected[u] = (unexpected[u] ?? 0) + 1;
+      }
+      if (seen.size === byId.size) (lastAt = performance.now(), allSeen());
+    },
+  });
+
+  const cmd = spawn(process.execPath, [CLI, 'probe-worker', '--allow-loopback', '--brokers', brokers, '--data-dir', dir, '--probe-concurrency', String(window)], {
+    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${HOSTS_PRELOAD}`.trim(), BENCH_HOSTS_FILE: hostsFile, VERONIKAI_CANARY_URLS: '', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  cmd.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  cmd.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => cmd.on('close', (code) => r(code)));
+  const failed = exited.then((code) => Promise.reject(new Error(`the probe-worker command exited (${code}) before the end\n${err.slice(-2000)}`)));
+  try {
+    await Promise.race([failed, new Promise<void>((r) => cmd.stdout.on('data', () => /probe worker running/.test(out) && r()))]);
+    const t0 = performance.now();
+    const pid = cmd.pid!;
+    const rssBeforeMb = procMemMb(pid, 'VmRSS');
+    const cpu0 = procCpuMs(pid);
+    await Promise.race([failed, everyEvent]);
+    const cpuMs = procCpuMs(pid) - cpu0;
+    const peakRssMb = procMemMb(pid, 'VmHWM');
+    cmd.kill('SIGINT');
+    const code = await exited;
+    if (code !== 0) throw new Error(`the probe-worker command exited with ${code} on SIGINT\n${err.slice(-2000)}`);
+    return {
+      hosts: plan.hosts, sites: plan.sites, probes: plan.probes.length, wallMs: lastAt - t0, cpuMs, rssBeforeMb, peakRssMb,
+      heapPeakMb: NaN, retainedMb: NaN, bigSiteInFlight: NaN, bigSiteInFlightEarly: NaN, lastSilentTakenMs: NaN,
+      meanGetMs: exSum / Math.max(1, exN), loopDelayMeanMs: NaN, loopDelayP99Ms: NaN, unexpected, statuses,
+    };
+  } finally {
+    if (cmd.exitCode === null) (cmd.kill('SIGKILL'), await exited);
+    void failed.catch(() => undefined);
+    await reader.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function child(hosts: number, bigSites: number, port: number, window: number, via: Via): Promise<void> {
   const { ProbeEngine } = await import('../src/producers/probe/probe-agent.js');
   const plan = makePlan(hosts, bigSites, port);
@@ -469,7 +603,7 @@ async function parent(): Promise<void> {
   const sizes = (process.argv[2] ?? '500,1000,2000').split(',').map(Number);
   const bigSites = Number(process.argv[3] ?? 4);
   const window = Number(process.argv[4] ?? PROBE_WORKER_CONCURRENCY);
-  const vias: Via[] = process.argv[5] === 'engine' || process.argv[5] === 'worker' ? [process.argv[5]] : ['engine', 'worker'];
+  const vias: Via[] = VIAS.includes(process.argv[5] as Via) ? [process.argv[5] as Via] : [...VIAS];
   let current: Plan | null = null;
   const counts: ServerCounts = { robots: 0, gets: 0, metadata: 0, connections: 0 };
   const srv = await startHosts(() => current, counts);
@@ -480,13 +614,15 @@ async function parent(): Promise<void> {
   console.log('');
   const rows: Array<{ via: Via; r: ChildResult; idealMs: number; idealEx: number; served: ServerCounts }> = [];
   const broker = vias.includes('worker') ? await brokerForRun() : null;
+  // The command has no topic prefix: a broker of its own, never a shared one.
+  const commandBroker = vias.includes('command') ? await brokerForRun(true) : null;
   try {
     for (const via of vias) for (const hosts of sizes) {
       current = makePlan(hosts, bigSites, srv.port);
       const ideal = idealMakespan(current);
       Object.assign(counts, { robots: 0, gets: 0, metadata: 0, connections: 0 });
       const pcpu0 = process.cpuUsage();
-      const r = await runChild(hosts, bigSites, srv.port, window, via, broker?.brokers ?? '');
+      const r = via === 'command' ? await commandPath(current, window, commandBroker!.brokers) : await runChild(hosts, bigSites, srv.port, window, via, broker?.brokers ?? '');
       const pcpu = process.cpuUsage(pcpu0);
       const serverCpuMs = (pcpu.user + pcpu.system) / 1000;
       const served = { ...counts };
@@ -495,51 +631,58 @@ async function parent(): Promise<void> {
       const idealRate = r.probes / (ideal.ms / 1000);
       const servedEx = served.robots + served.gets + served.metadata;
       console.log(
-        `${via === 'worker' ? 'through the probe worker' : 'the engine'}: hosts ${fmt(hosts)} (sites ${r.sites}: ${bigSites} of ${fmt(Math.round((hosts * (1 - SINGLE_SHARE)) / bigSites))} hosts and ${fmt(r.sites - bigSites)} of one; probes ${fmt(r.probes)}): wall ${fmt(r.wallMs / 1000, 2)} s, ideal ${fmt(ideal.ms / 1000, 2)} s → ` +
+        `${VIA_NAMES[via]}: hosts ${fmt(hosts)} (sites ${r.sites}: ${bigSites} of ${fmt(Math.round((hosts * (1 - SINGLE_SHARE)) / bigSites))} hosts and ${fmt(r.sites - bigSites)} of one; probes ${fmt(r.probes)}): wall ${fmt(r.wallMs / 1000, 2)} s, ideal ${fmt(ideal.ms / 1000, 2)} s → ` +
           `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, R ${(achieved / idealRate).toFixed(2)}`,
       );
       console.log(
         `  requests served ${fmt(servedEx)} (robots.txt ${fmt(served.robots)} for ${fmt(hosts)} hosts, GET ${fmt(served.gets)}, metadata ${fmt(served.metadata)}; ideal ${fmt(ideal.exchanges)}) over ${fmt(served.connections)} connections, ` +
           `${fmt(servedEx / (r.wallMs / 1000))} requests/s; engine CPU ${fmt(r.cpuMs / 1000, 2)} s (${fmt((r.cpuMs * 1000) / servedEx)} µs a request, ${fmt((100 * r.cpuMs) / r.wallMs)}% of one core); hosts' CPU ${fmt(serverCpuMs / 1000, 2)} s`,
       );
-      console.log(`  peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB before the first probe), peak heap ${fmt(r.heapPeakMb)} MB, heap retained after the run ${fmt(r.retainedMb)} MB`);
-      console.log(`  in flight per big site ${r.bigSiteInFlight.toFixed(2)} on average, ${r.bigSiteInFlightEarly.toFixed(2)} over the first 80% of the run (limit ${POLITENESS.perSiteConcurrency}); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); engine event-loop delay mean ${r.loopDelayMeanMs.toFixed(1)} ms, p99 ${r.loopDelayP99Ms.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
+      if (via === 'command') {
+        console.log(`  peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB when it started working); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
+      } else {
+        console.log(`  peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB before the first probe), peak heap ${fmt(r.heapPeakMb)} MB, heap retained after the run ${fmt(r.retainedMb)} MB`);
+        console.log(`  in flight per big site ${r.bigSiteInFlight.toFixed(2)} on average, ${r.bigSiteInFlightEarly.toFixed(2)} over the first 80% of the run (limit ${POLITENESS.perSiteConcurrency}); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); engine event-loop delay mean ${r.loopDelayMeanMs.toFixed(1)} ms, p99 ${r.loopDelayP99Ms.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
+      }
       // The same bound with the exchange time the engine measured: what is left is the schedule's own loss.
       const atMeasured = idealMakespan(current, r.meanGetMs);
       console.log(
         `  at the measured ${r.meanGetMs.toFixed(1)} ms an exchange the limits allow ${fmt(atMeasured.ms / 1000, 2)} s: schedule efficiency ${(atMeasured.ms / r.wallMs).toFixed(2)}; ` +
           `the rest of the gap is the time an exchange took beyond the host's ${DELAY_MS} ms`,
       );
-      console.log(
-        `  the last silent stream was taken from the list at ${fmt(r.lastSilentTakenMs / 1000, 2)} s, so the run lasts at least ${fmt((r.lastSilentTakenMs + MCP_BODY_WINDOW_MS) / 1000, 2)} s ` +
-          `(probes are taken in arrival order by ${fmt(window)} lanes; the ideal may start every silent stream first)`,
-      );
+      if (via !== 'command') {
+        console.log(
+          `  the last silent stream was taken from the list at ${fmt(r.lastSilentTakenMs / 1000, 2)} s, so the run lasts at least ${fmt((r.lastSilentTakenMs + MCP_BODY_WINDOW_MS) / 1000, 2)} s ` +
+            `(probes are taken in arrival order by ${fmt(window)} lanes; the ideal may start every silent stream first)`,
+        );
+      }
       const odd = Object.entries(r.unexpected);
       if (odd.length > 0) console.log(`  probes without an answer: ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);
     }
   } finally {
     await srv.close();
     await broker?.stop();
+    await commandBroker?.stop();
   }
-  // The headline is the real path (the worker) when it ran; the engine alone beside it.
+  // The headline is the real command when it ran; the other paths beside it.
   const ratio = (x: (typeof rows)[number]): number => x.idealMs / x.r.wallMs;
   const lastOf = (via: Via): (typeof rows)[number] | undefined => rows.filter((x) => x.via === via).at(-1);
-  const last = lastOf('worker') ?? lastOf('engine')!;
-  const engine = last.via === 'worker' ? lastOf('engine') : undefined;
+  const last = lastOf('command') ?? lastOf('worker') ?? lastOf('engine')!;
+  const others = VIAS.filter((v) => v !== last.via).flatMap((v) => (lastOf(v) ? [`${VIA_NAMES[v]} ${ratio(lastOf(v)!).toFixed(2)}`] : []));
   const achieved = last.r.probes / (last.r.wallMs / 1000);
   const idealRate = last.r.probes / (last.idealMs / 1000);
   const rss = rows.filter((x) => x.via === last.via).map((x) => `${fmt(x.r.peakRssMb)} MB at ${fmt(x.r.hosts)}`).join(', ');
   console.log('');
   console.log(
-    `probes: achieved/ideal = ${ratio(last).toFixed(2)} (hosts ${last.r.hosts}, sites ${last.r.sites}, probes ${last.r.probes}, ${last.via === 'worker' ? 'through the probe worker, ' : ''}` +
-      `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, peak RSS ${rss}${engine ? `; the engine alone ${ratio(engine).toFixed(2)}` : ''})`,
+    `probes: achieved/ideal = ${ratio(last).toFixed(2)} (hosts ${last.r.hosts}, sites ${last.r.sites}, probes ${last.r.probes}, ${VIA_NAMES[last.via]}, ` +
+      `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, peak RSS ${rss}${others.length > 0 ? `; ${others.join(', ')}` : ''})`,
   );
 }
 
-/** VERONIKAI_KAFKA_BROKERS when set, else a local broker started for the run (the project's stack) and stopped at the end. */
-async function brokerForRun(): Promise<{ brokers: string; stop: () => Promise<void> }> {
+/** VERONIKAI_KAFKA_BROKERS when set (unless `own`), else a local broker started for the run (the project's stack) and stopped at the end. */
+async function brokerForRun(own = false): Promise<{ brokers: string; stop: () => Promise<void> }> {
   const given = process.env.VERONIKAI_KAFKA_BROKERS?.trim();
-  if (given) return { brokers: given, stop: async () => undefined };
+  if (given && !own) return { brokers: given, stop: async () => undefined };
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');

@@ -85,3 +85,18 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The events on `topic` from its earliest offset (a group of its own), decoded, once `atLeast` of them have arrived. */
+export async function readTopicUntil<T>(kafka: Kafka, topic: string, decode: (v: Buffer) => T, atLeast: number, timeoutMs = 30_000): Promise<T[]> {
+  const out: T[] = [];
+  const consumer = kafka.consumer({ groupId: uniqueGroupId('reader'), maxWaitTimeInMs: 200 });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void (message.value && out.push(decode(message.value))) });
+    await waitFor(() => out.length >= atLeast, timeoutMs, `${atLeast} event(s) on ${topic}`);
+  } finally {
+    await consumer.disconnect();
+  }
+  return out;
+}

@@ -7,8 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Admin, Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventCodec } from '../../src/events/codec.js';
-import type { CanaryEvent, DocumentEvent, ProbeEvent, ProbeRequestEvent } from '../../src/events/types.js';
-import { agentId, agentKey, siteOf } from '../../src/identity/agent-key.js';
+import type { CanaryEvent, DocumentEvent, ProbeEvent } from '../../src/events/types.js';
 import type { BatchOutcome } from '../../src/kafka/consumer-runner.js';
 import { EventProducer } from '../../src/kafka/producer.js';
 import { Canary } from '../../src/producers/canary.js';
@@ -18,25 +17,9 @@ import { ProbeWorker, canaryEventSink, probeEventIdFor } from '../../src/produce
 import { startHttpServer, type TestServer } from '../helpers/hostile-servers.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, waitFor, type KafkaTestContext } from '../helpers/kafka.js';
 import { startA2AAgent, startMcpStreamableStateless, type Peer } from '../helpers/peers.js';
+import { probeRequest as request } from '../helpers/probe-requests.js';
 
 const codec = eventCodec();
-
-function request(protocol: 'a2a' | 'mcp', url: string, runId: string): ProbeRequestEvent {
-  const key = agentKey(protocol, protocol === 'a2a' ? { cardUrl: url } : { endpointUrl: url })!;
-  return {
-    id: `req-${protocol}-${Math.random().toString(36).slice(2)}`,
-    observedAt: Date.now(),
-    runId,
-    agentKey: key,
-    agentId: agentId(key),
-    protocol,
-    site: siteOf(url),
-    targetUrl: url,
-    transport: protocol === 'mcp' ? 'streamable-http' : null,
-    reason: 'sample',
-    inSample: true,
-  };
-}
 
 async function readAll<T>(ctx: KafkaTestContext, topic: string, decode: (v: Buffer) => T, into: T[]): Promise<Consumer> {
   const consumer = ctx.kafka.consumer({ groupId: uniqueGroupId('reader'), maxWaitTimeInMs: 200 });
