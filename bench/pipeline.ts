@@ -274,7 +274,7 @@ async function main(): Promise<void> {
     const warehouseUs = (1000 * (accounted - judgeSignMs)) / replayed;
     console.log('');
     console.log(
-      `the warehouse's statements (one at a time in the engine) took ${warehouseUs.toFixed(0)} µs an event: however fast the rest, at most ` +
+      `the warehouse's calls (rows serialised, then the engine's statements, one at a time) took ${warehouseUs.toFixed(0)} µs an event: however fast the rest, at most ` +
         `${fmt(1e6 / warehouseUs)}/s, R ≤ ${(1e6 / warehouseUs / consumeRate).toFixed(2)}`,
     );
     console.log(

@@ -4,19 +4,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventCodec } from '../../src/events/codec.js';
-import type { ListingEvent } from '../../src/events/types.js';
+import { generateSigningKeyPair } from '../../src/conformance/index.js';
+import type { ListingEvent, ProbeEvent } from '../../src/events/types.js';
+import { siteOf } from '../../src/identity/agent-key.js';
 import { createEventProducer } from '../../src/kafka/producer.js';
 import { setupKafkaTest, uniqueGroupId, type KafkaTestContext } from '../helpers/kafka.js';
-import type { CrashPoint } from './dedupe-crash-worker.js';
+import { probeEvent, probeExchange } from '../helpers/probe-events.js';
+import type { CrashedProcessor, CrashPoint } from './crash-worker.js';
 
 /**
  * A processor killed (SIGKILL) at each point of a batch, then restarted on the same consumer
  * group and warehouse, ends with exactly the rows of a run that never crashed:
- *   before its insert; in the middle of the batch (listings written, half the agents);
+ *   before its insert; in the middle of the batch (its first table written, half of the second);
  *   after its insert and before its offset commit.
- * The dedupe processor is the one under test: its sink reads the warehouse to merge agents,
- * so a half-applied batch is where a non-idempotent write would show. It runs in a child
- * process (test/faults/dedupe-crash-worker.ts) with its own chdb session, and crashes on the
+ * Two processors are under test. Dedupe: its sink reads the warehouse to merge agents, so a
+ * half-applied batch is where a non-idempotent write would show. Verdicts: the most tables a
+ * batch writes (checks, verdicts, agent_latest, then the rollups, daily history, status rows and
+ * run samples recomputed from them) and change events published before the commit. Each runs in
+ * a child process (test/faults/crash-worker.ts) with its own chdb session, and crashes on the
  * second batch, so a committed batch comes before the crash.
  */
 
@@ -60,10 +65,25 @@ function events(): ListingEvent[] {
   return out;
 }
 
-interface Snapshot {
-  listings: Record<string, unknown>[];
-  agents: Record<string, unknown>[];
+/**
+ * Probes of 40 MCP agents on 12 sites over the last 3 days (inside the raw tables' 90 days, so
+ * the change derivation reads them): each agent up, then down or up, some in the sample.
+ */
+function probes(): ProbeEvent[] {
+  const day0 = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 3 * 86_400_000;
+  const out: ProbeEvent[] = [];
+  for (let d = 0; d < 3; d++) {
+    for (let i = 0; i < 40; i++) {
+      const url = `https://mcp-${i}.site${i % 12}.example/mcp`;
+      const down = d > 0 && (i + d) % 4 === 0;
+      const exchange = down ? probeExchange('mcp-get', url, 503) : probeExchange('mcp-get', url, 405, '', { allow: 'POST' });
+      out.push(probeEvent(day0 + d * 86_400_000 + i * 60_000, `probe-${d}-${i}`, url, 'mcp', [exchange], { inSample: i % 3 === 0, runId: `run-${d}` }));
+    }
+  }
+  return out;
 }
+
+type Snapshot = Record<string, Record<string, unknown>[]>;
 interface WorkerResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -74,6 +94,8 @@ describe('a processor crashing at each point of a batch', () => {
   let ctx: KafkaTestContext;
   const dirs: string[] = [];
 
+  const signingKey = generateSigningKeyPair().privateKeyPem;
+
   beforeAll(async () => {
     ctx = await setupKafkaTest(import.meta.url, { maxPartitions: 2 });
     const producer = await createEventProducer(ctx.kafka);
@@ -82,6 +104,11 @@ describe('a processor crashing at each point of a batch', () => {
       ctx.topics.listings,
       events().map((e) => ({ key: `${e.source}:${e.itemId}`, value: codec.encode('Listing', e) })),
     );
+    // Probe events keyed by site, as the probe worker's requests are.
+    await producer.send(
+      ctx.topics.probes,
+      probes().map((e) => ({ key: siteOf(e.targetUrl), value: codec.encode('Probe', e) })),
+    );
     await producer.close();
   });
   afterAll(async () => {
@@ -89,11 +116,13 @@ describe('a processor crashing at each point of a batch', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  const worker = (dir: string, group: string, crashAt: CrashPoint) =>
+  const worker = (processor: CrashedProcessor, dir: string, group: string, crashAt: CrashPoint) =>
     new Promise<WorkerResult>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'dedupe-crash-worker.ts')], {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'crash-worker.ts')], {
         env: {
           ...process.env,
+          PROCESSOR: processor,
+          SIGNING_KEY_PEM: signingKey,
           BROKERS: ctx.brokers,
           PREFIX: ctx.prefix,
           GROUP: group,
@@ -114,29 +143,46 @@ describe('a processor crashing at each point of a batch', () => {
     });
 
   /** A fresh warehouse and group: crash (unless 'none'), then a clean run; the clean run's snapshot. */
-  const scenario = async (crashAt: CrashPoint): Promise<{ crashed: WorkerResult | null; snapshot: Snapshot }> => {
-    const dir = mkdtempSync(join(tmpdir(), `veronikai-crash-${crashAt}-`));
+  const scenario = (processor: CrashedProcessor) => async (crashAt: CrashPoint): Promise<{ crashed: WorkerResult | null; snapshot: Snapshot }> => {
+    const dir = mkdtempSync(join(tmpdir(), `veronikai-crash-${processor}-${crashAt}-`));
     dirs.push(dir);
-    const group = uniqueGroupId(`crash-${crashAt}`);
-    const crashed = crashAt === 'none' ? null : await worker(dir, group, crashAt);
-    const clean = await worker(dir, group, 'none');
+    const group = uniqueGroupId(`crash-${processor}-${crashAt}`);
+    const crashed = crashAt === 'none' ? null : await worker(processor, dir, group, crashAt);
+    const clean = await worker(processor, dir, group, 'none');
     expect(clean.code, clean.stderr).toBe(0);
     return { crashed, snapshot: JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as Snapshot };
   };
 
-  it('ends with the same listings and agents as a run without the crash, for every crash point', { timeout: 150_000 }, async () => {
+  const POINTS = ['none', 'before-insert', 'mid-batch', 'after-insert'] as const;
+
+  it('dedupe ends with the same listings and agents as a run without the crash, for every crash point', { timeout: 150_000 }, async () => {
     // All four at once: each has its own group and warehouse, and most of their time is waiting.
-    const [baseline, ...crashes] = await Promise.all((['none', 'before-insert', 'mid-batch', 'after-insert'] as const).map(scenario));
+    const [baseline, ...crashes] = await Promise.all(POINTS.map(scenario('dedupe')));
     // 55 remotes (items 0..4 share theirs with 50..54), 5 of them moved to a new URL; the 10 deleted stay, inactive.
     // (Each item's two events fall in one batch, so a moved item's old URL never became an agent.)
     expect(baseline!.snapshot.listings).toHaveLength(ITEMS);
     expect(baseline!.snapshot.agents).toHaveLength(55);
-    expect(baseline!.snapshot.agents.filter((a) => Number(a.active) === 1)).toHaveLength(45);
+    expect(baseline!.snapshot.agents!.filter((a) => Number(a.active) === 1)).toHaveLength(45);
     for (const [i, point] of (['before-insert', 'mid-batch', 'after-insert'] as const).entries()) {
       const { crashed, snapshot } = crashes[i]!;
       expect(crashed?.signal, `${point}: ${crashed?.stderr}`).toBe('SIGKILL');
       expect(snapshot.listings, point).toEqual(baseline!.snapshot.listings);
       expect(snapshot.agents, point).toEqual(baseline!.snapshot.agents);
+    }
+  });
+  it('verdicts ends with the same checks, verdicts, latest states and read model as a run without the crash, for every crash point', { timeout: 150_000 }, async () => {
+    const [baseline, ...crashes] = await Promise.all(POINTS.map(scenario('verdicts')));
+    const base = baseline!.snapshot;
+    expect(base.checks).toHaveLength(120);
+    expect(base.verdicts).toHaveLength(120);
+    expect(base.agent_latest).toHaveLength(40);
+    expect(base.agent_status).toHaveLength(40);
+    expect(base.checks!.filter((c) => c.uptime === 'down').length).toBeGreaterThan(0);
+    expect(base.daily_rollups!.length).toBeGreaterThanOrEqual(3);
+    for (const [i, point] of (['before-insert', 'mid-batch', 'after-insert'] as const).entries()) {
+      const { crashed, snapshot } = crashes[i]!;
+      expect(crashed?.signal, `${point}: ${crashed?.stderr}`).toBe('SIGKILL');
+      for (const table of Object.keys(base).filter((t) => t !== 'batches')) expect(snapshot[table], `${point}: ${table}`).toEqual(base[table]);
     }
   });
 });
