@@ -240,6 +240,33 @@ interface ChildResult {
 }
 
 /**
+ * A Kafka client on `brokers`, the platform's topics under `prefix` (created), and the plan's
+ * probes on its probe-requests topic as ProbeRequest events keyed by site, as the scheduler sends
+ * them (probe i's request id `idOf(i)`). The producer stays open for the caller to use and close.
+ */
+async function requestsOnBroker(plan: Plan, brokers: string, clientId: string, prefix: string, idOf: (i: number) => string) {
+  const { createKafka } = await import('../src/kafka/client.js');
+  const { ensureTopics } = await import('../src/kafka/topics-admin.js');
+  const { EventProducer } = await import('../src/kafka/producer.js');
+  const { createLogger } = await import('../src/log.js');
+  const { KafkaObservationSink } = await import('../src/producers/kafka-sink.js');
+  const { topicNames } = await import('../src/topics.js');
+  const log = createLogger('bench-probes', { level: 'warn' });
+  const kafka = createKafka({ brokers, clientId, logger: log });
+  await ensureTopics(kafka, prefix);
+  const topics = topicNames(prefix);
+  const producer = new EventProducer(kafka, { logger: log });
+  await producer.connect();
+  await new KafkaObservationSink(producer, topics).probeRequests(
+    plan.probes.map((p, i) => ({
+      id: idOf(i), observedAt: Date.now(), runId: 'bench', agentKey: p.url, agentId: `a${i}`,
+      protocol: 'mcp', site: `s${p.site}.test`, targetUrl: p.url, transport: 'streamable-http', reason: 'sample', inSample: true,
+    })),
+  );
+  return { kafka, topics, log, producer };
+}
+
+/**
  * The worker path: the plan's probes as ProbeRequest events on a probe-requests topic of the
  * broker (keyed by site, as the scheduler sends them), then the real ProbeWorker (the probe-worker
  * command's consumer group: its batches, its sink to the probes and documents topics, its commits)
@@ -247,20 +274,8 @@ interface ChildResult {
  * before the clock starts; the worker's group join is inside it.
  */
 async function workerPath(plan: Plan, engine: ProbeEngine, concurrency: number, onStart: (p: Probe) => void, record: (p: Probe, ev: ProbeEvent) => void): Promise<{ run: () => Promise<void> }> {
-  const { createKafka } = await import('../src/kafka/client.js');
-  const { deleteTopicsWithPrefix, ensureTopics } = await import('../src/kafka/topics-admin.js');
-  const { EventProducer } = await import('../src/kafka/producer.js');
-  const { createLogger } = await import('../src/log.js');
-  const { KafkaObservationSink } = await import('../src/producers/kafka-sink.js');
+  const { deleteTopicsWithPrefix } = await import('../src/kafka/topics-admin.js');
   const { ProbeWorker } = await import('../src/producers/probe-worker.js');
-  const { topicNames } = await import('../src/topics.js');
-  const log = createLogger('bench-probes', { level: 'warn' });
-  const kafka = createKafka({ brokers: process.env.BENCH_BROKERS!, clientId: 'bench-probes', logger: log });
-  const prefix = `bench-probes-${process.pid}.`;
-  await ensureTopics(kafka, prefix);
-  const topics = topicNames(prefix);
-  const producer = new EventProducer(kafka, { logger: log });
-  await producer.connect();
   const byUrl = new Map(plan.probes.map((p) => [p.url, p]));
   // The engine the worker calls, seen from outside: when each probe starts and what it found.
   const probe = engine.probeWithDocuments.bind(engine);
@@ -271,12 +286,8 @@ async function workerPath(plan: Plan, engine: ProbeEngine, concurrency: number, 
     record(p, kept.probe);
     return kept;
   };
-  await new KafkaObservationSink(producer, topics).probeRequests(
-    plan.probes.map((p, i) => ({
-      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, observedAt: Date.now(), runId: 'bench', agentKey: p.url, agentId: `a${i}`,
-      protocol: 'mcp', site: `s${p.site}.test`, targetUrl: p.url, transport: 'streamable-http', reason: 'sample', inSample: true,
-    })),
-  );
+  const prefix = `bench-probes-${process.pid}.`;
+  const { kafka, topics, log, producer } = await requestsOnBroker(plan, process.env.BENCH_BROKERS!, 'bench-probes', prefix, (i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
   const run = async (): Promise<void> => {
     let committed = 0;
     let resolveDone!: () => void;
@@ -327,16 +338,6 @@ async function commandPath(plan: Plan, window: number, brokers: string): Promise
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { eventCodec } = await import('../src/events/codec.js');
-  const { createKafka } = await import('../src/kafka/client.js');
-  const { ensureTopics } = await import('../src/kafka/topics-admin.js');
-  const { EventProducer } = await import('../src/kafka/producer.js');
-  const { createLogger } = await import('../src/log.js');
-  const { KafkaObservationSink } = await import('../src/producers/kafka-sink.js');
-  const { topicNames } = await import('../src/topics.js');
-  const log = createLogger('bench-probes', { level: 'warn' });
-  const kafka = createKafka({ brokers, clientId: 'bench-probes-command', logger: log });
-  const topics = topicNames('');
-  await ensureTopics(kafka, '');
   const dir = mkdtempSync(join(tmpdir(), 'veronikai-bench-probes-command-'));
   const hostsFile = join(dir, 'hosts.json');
   const names: Record<string, string> = {};
@@ -344,15 +345,9 @@ async function commandPath(plan: Plan, window: number, brokers: string): Promise
   writeFileSync(hostsFile, JSON.stringify(names));
 
   const size = `${plan.hosts}-${Date.now()}`;
-  const byId = new Map(plan.probes.map((p, i) => [`bench-${size}-${i}`, p]));
-  const producer = new EventProducer(kafka, { logger: log });
-  await producer.connect();
-  await new KafkaObservationSink(producer, topics).probeRequests(
-    [...byId].map(([id, p], i) => ({
-      id, observedAt: Date.now(), runId: 'bench', agentKey: p.url, agentId: `a${i}`,
-      protocol: 'mcp', site: `s${p.site}.test`, targetUrl: p.url, transport: 'streamable-http', reason: 'sample', inSample: true,
-    })),
-  );
+  const idOf = (i: number): string => `bench-${size}-${i}`;
+  const byId = new Map(plan.probes.map((p, i) => [idOf(i), p]));
+  const { kafka, topics, producer } = await requestsOnBroker(plan, brokers, 'bench-probes-command', '', idOf);
   await producer.close();
 
   // The bench's reader of the probes topic: the clock stops at the last request's event.
