@@ -30,9 +30,13 @@ export const SETTINGS = {
   clickhousePassword: { env: 'VERONIKAI_CLICKHOUSE_PASSWORD', help: 'password on a ClickHouse server' },
   host: { flag: '--host <host>', env: 'VERONIKAI_HOST', help: 'API listen address', default: '127.0.0.1' },
   port: { flag: '--port <port>', env: 'VERONIKAI_PORT', help: 'API port; 0 picks a free one', default: '8787' },
-  publicUrl: { env: 'VERONIKAI_PUBLIC_URL', help: "the API's public base URL (e.g. https://index.example), for the feeds' absolute links; unset: each request's protocol and Host" },
+  publicUrl: { flag: '--public-url <url>', env: 'VERONIKAI_PUBLIC_URL', help: "the API's public base URL (e.g. https://index.example) for absolute links (feeds, agent pages, webhooks); unset: each request's protocol and Host, and feeds are not cacheable by shared caches" },
   clickhouseHost: { flag: '--clickhouse-host <host>', env: 'VERONIKAI_CLICKHOUSE_HOST', help: 'listen address of the read-only ClickHouse HTTP interface', default: '127.0.0.1' },
   clickhousePort: { flag: '--clickhouse-port <port>', env: 'VERONIKAI_CLICKHOUSE_PORT', help: 'serve a read-only ClickHouse HTTP interface over the embedded warehouse on this port (off when unset; 0 picks a free one)' },
+  clickhouseHttpUser: { flag: '--clickhouse-http-user <name>', env: 'VERONIKAI_CLICKHOUSE_HTTP_USER', help: 'user the ClickHouse HTTP interface asks for', default: 'default' },
+  // No flag: a password on a command line is visible to every user of the machine.
+  clickhouseHttpPassword: { env: 'VERONIKAI_CLICKHOUSE_HTTP_PASSWORD', help: 'password the ClickHouse HTTP interface asks for; unset: generated once and kept in clickhouse-http-password (0600) in the data dir' },
+  clickhouseHttpHosts: { flag: '--clickhouse-http-host <name>', env: 'VERONIKAI_CLICKHOUSE_HTTP_HOSTS', help: 'a name clients reach the ClickHouse HTTP interface by, besides its listen address and localhost; requests for other Host names are refused (repeatable)', list: true },
   contact: { flag: '--contact <email>', env: 'VERONIKAI_CONTACT', help: "contact address carried in the crawler's User-Agent", default: 'crawler@veronikai.invalid' },
   sourceUrl: { flag: '--source-url <name=url>', env: 'VERONIKAI_SOURCE_URLS', help: "a listing source's base URL (repeatable)", list: true },
   disableSource: { flag: '--disable-source <name>', env: 'VERONIKAI_SOURCES_DISABLED', help: 'turn a source off (repeatable)', list: true },
@@ -95,8 +99,12 @@ export interface Config {
   apiPort: number;
   /** The API's public base URL without a trailing slash; null: each request's own. */
   publicUrl: string | null;
-  /** The read-only ClickHouse HTTP interface over the embedded warehouse; port null: off (only the private one for `sql`). */
-  clickhouseInterface: { host: string; port: number | null };
+  /**
+   * The read-only ClickHouse HTTP interface over the embedded warehouse; port null: off (only the
+   * private one for `sql`). Its user and password (null: the data dir's generated one), and the
+   * names besides its listen address and localhost that requests may carry in Host.
+   */
+  clickhouseInterface: { host: string; port: number | null; user: string; password: string | null; allowedHosts: string[] };
   contact: string;
   /** Per-source base URL overrides, e.g. mcp-registry=http://127.0.0.1:8080. */
   sourceUrls: Record<string, string>;
@@ -167,6 +175,20 @@ export function parseHttpUrl(value: string, setting: string): URL {
     throw new UsageError(`${setting} must not carry credentials in the URL (user:password@…); the address is logged and recorded`);
   }
   return url;
+}
+
+/** A base URL links are built under: http(s), no credentials, no query or fragment (a path prefix is fine); no trailing slash. */
+export function parsePublicUrl(value: string, setting: string): string {
+  const url = parseHttpUrl(value, setting);
+  if (/[?#]/.test(value)) throw new UsageError(`${setting} must be a base URL without a query or fragment, got "${value}"`);
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+/** A bare host name or IP address (no scheme, port or path), as a Host header names it. */
+export function parseHostName(value: string, setting: string): string {
+  const v = value.trim().toLowerCase();
+  if (/^[a-z0-9._-]+$/.test(v) || /^(\[[0-9a-f:.]+\]|[0-9a-f.]*:[0-9a-f:.]*)$/.test(v)) return v;
+  throw new UsageError(`${setting} must be a host name or IP address (no scheme, port or path), got "${value}"`);
 }
 
 /**
@@ -280,12 +302,19 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
   const apiPort = parsePort(get('port')!, `port (${settingName('port')})`);
   const apiHost = get('host')!;
   const publicUrlRaw = get('publicUrl')?.trim();
-  const publicUrl = publicUrlRaw ? parseHttpUrl(publicUrlRaw, `public URL (${settingName('publicUrl')})`).href.replace(/\/+$/, '') : null;
+  const publicUrl = publicUrlRaw ? parsePublicUrl(publicUrlRaw, `public URL (${settingName('publicUrl')})`) : null;
   const clickhousePortRaw = get('clickhousePort');
   const clickhouseInterface = {
     host: get('clickhouseHost')!,
     port: clickhousePortRaw === undefined || clickhousePortRaw === '' ? null : parsePort(clickhousePortRaw, `ClickHouse interface port (${settingName('clickhousePort')})`),
+    user: get('clickhouseHttpUser')!.trim(),
+    password: get('clickhouseHttpPassword') || null,
+    allowedHosts: listOf(rawList('clickhouseHttpHosts', flags, env).join(',')).map((h) => parseHostName(h, `ClickHouse interface host name (${settingName('clickhouseHttpHosts')})`)),
   };
+  // A user name with a colon cannot be sent in Basic auth.
+  if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(clickhouseInterface.user)) {
+    throw new UsageError(`ClickHouse interface user (${settingName('clickhouseHttpUser')}) must be 1 to 64 letters, digits or _ . @ -, got "${clickhouseInterface.user}"`);
+  }
   if (clickhouseInterface.port !== null && warehouse.kind !== 'embedded') {
     throw new UsageError(`${settingName('clickhousePort')} serves the embedded warehouse; a ClickHouse server (${settingName('warehouse')}) already has its own HTTP interface`);
   }

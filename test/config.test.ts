@@ -74,6 +74,16 @@ describe('configuration', () => {
     expect(c.warehouse).toEqual({ kind: 'server', url: 'http://127.0.0.1:8123', database: 'veronikai', username: 'reader', password: 'pw' });
   });
 
+  it('takes the public URL from --public-url or VERONIKAI_PUBLIC_URL, as an http(s) base URL', () => {
+    expect(loadConfig({}, {}).publicUrl).toBeNull();
+    expect(loadConfig({}, { VERONIKAI_PUBLIC_URL: 'https://index.example/' }).publicUrl).toBe('https://index.example');
+    expect(loadConfig({ publicUrl: 'https://index.example/veronikai/' }, { VERONIKAI_PUBLIC_URL: 'https://other.example' }).publicUrl).toBe('https://index.example/veronikai');
+    for (const bad of ['index.example', 'ftp://index.example', 'https://u:p@index.example', 'https://index.example/?x=1', 'https://index.example/#top']) {
+      expect(() => loadConfig({ publicUrl: bad }, {}), bad).toThrow(UsageError);
+      expect(() => loadConfig({ publicUrl: bad }, {}), bad).toThrow(/public URL \(VERONIKAI_PUBLIC_URL \/ --public-url\)/);
+    }
+  });
+
   it('parses every duration one way, with a unit', () => {
     expect(parseDuration('250ms', 'x')).toBe(250);
     expect(parseDuration('2s', 'x')).toBe(2000);

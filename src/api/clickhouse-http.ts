@@ -1,12 +1,11 @@
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLogger, type Logger } from '../log.js';
+import { createAdmission, type AdmissionOptions } from './clickhouse-http-admission.js';
 import { WarehouseError } from '../warehouse/errors.js';
-import { tokenize } from '../warehouse/lexer.js';
-import { formatOf, type RawReader } from '../warehouse/raw-reader.js';
-import { checkReadOnly } from '../warehouse/read-only.js';
+import type { RawReader } from '../warehouse/raw-reader.js';
 
 /**
  * A ClickHouse-compatible HTTP interface over the embedded engine, read-only, so that
@@ -17,13 +16,15 @@ import { checkReadOnly } from '../warehouse/read-only.js';
  * - `GET /?query=…` and `POST /` with the query in the body (a `query` parameter beside a body
  *   is its first part, as on a server); `GET /` and `/ping` answer `Ok.`;
  * - `default_format` (a FORMAT clause in the query wins), `param_<name>` for `{name:Type}`
- *   placeholders, `database`, `query_id` (echoed in `X-ClickHouse-Query-Id`), credentials as
- *   `X-ClickHouse-User`/`X-ClickHouse-Key`, `user`/`password` or Basic auth;
+ *   placeholders, `database`, `query_id` (echoed in `X-ClickHouse-Query-Id`);
+ * - a user and password as `X-ClickHouse-User`/`X-ClickHouse-Key`, `user`/`password` or Basic
+ *   auth, and no request from a browser page of another site (clickhouse-http-admission.ts);
  * - errors as a server sends them: status by code, text body `Code: N. DB::Exception: … (NAME)
  *   (version …)` and the `X-ClickHouse-Exception-Code` header; an error after the first bytes
  *   went out is appended in the 25.11+ framing (`X-ClickHouse-Exception-Tag`) that clients detect;
- * - one reading statement per request (`checkReadOnly`: no writes, no file or network functions,
- *   no INTO OUTFILE), `readonly=1` in the engine, so a setting cannot be changed (a settings
+ * - one reading statement per request, as the engine parses it (the reader's guard: reads of the
+ *   served schema only, allowed functions only, no INTO OUTFILE, no SETTINGS), `readonly=1` and the
+ *   session's limits in the engine, so a setting cannot be changed (a settings
  *   parameter is refused with code 164 as a read-only user's would be; transport ones that change
  *   nothing here are ignored), a deadline and a cap on the bytes of one result.
  */
@@ -123,24 +124,19 @@ function contentTypeOf(format: string): string {
   return 'application/octet-stream';
 }
 
-/** The statement's own output format (`… FORMAT Name` at its end), if any. */
-export function formatClause(sql: string): string | null {
-  try {
-    return formatOf(tokenize(sql).filter((t) => !(t.kind === 'punct' && t.text === ';')));
-  } catch {
-    return null;
-  }
-}
-
 export interface ClickHouseHttpOptions {
   reader: RawReader;
   logger?: Logger;
   /**
-   * When set, every request must carry this password (`X-ClickHouse-Key`, `password` or Basic
-   * auth): the private endpoint `run` and `api` serve to `sql`, `export` and `report`, its secret
-   * in the 0600 instance file.
+   * The user and password every request but `/ping` must carry: the public interface's, or, on
+   * the private endpoint `run` and `api` serve to `sql`, `export` and `report`, `default` and the
+   * token of the 0600 instance file. Null asks for none (tests of the query path only).
    */
-  token?: string | null;
+  credentials: AdmissionOptions['credentials'];
+  /** Names clients may reach the interface by besides its listen address and loopback (the Host header). */
+  allowedHosts?: readonly string[];
+  /** Answer the challenge with which the private endpoint proves itself to `sql` (see clickhouse-http-admission.ts). */
+  challenge?: boolean;
   /** Names `database` may take besides the engine's own (e.g. the configured database name). */
   databaseAliases?: readonly string[];
   /** Overrides of CLICKHOUSE_HTTP_LIMITS; `Infinity` lifts a limit (the owner's private endpoint, see instance.ts). */
@@ -152,21 +148,6 @@ export interface ClickHouseHttp {
   /** Listens; resolves with the port (0 picks a free one). */
   listen(host: string, port: number): Promise<number>;
   close(): Promise<void>;
-}
-
-/** Parses `Authorization: Basic …` into its password. */
-function basicPassword(header: string | undefined): string | null {
-  const m = /^Basic\s+(.+)$/i.exec(header ?? '');
-  if (!m) return null;
-  const text = Buffer.from(m[1]!, 'base64').toString('utf8');
-  const colon = text.indexOf(':');
-  return colon < 0 ? null : text.slice(colon + 1);
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 async function readBody(req: IncomingMessage, max: number): Promise<string> {
@@ -184,6 +165,7 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
   const limits = { ...CLICKHOUSE_HTTP_LIMITS, ...opts.limits };
   const log = (opts.logger ?? silentLogger).child({ component: 'clickhouse-http' });
   const databases = new Set([opts.reader.database, ...(opts.databaseAliases ?? [])]);
+  const admission = createAdmission({ credentials: opts.credentials, ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}), ...(opts.challenge ? { challenge: true } : {}) });
   let version = 'unknown';
   let active = 0;
 
@@ -206,15 +188,16 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
       res.writeHead(200, { 'Content-Type': 'text/html; charset=UTF-8' }).end('Ok.\n');
       return;
     }
+    // Before anything else is looked at, and before the body is read.
+    const admitted = admission.admit(req, url);
+    if (admitted.kind === 'refused') throw new ClickHouseHttpError(admitted.refusal.code, admitted.refusal.message, admitted.refusal.type);
+    if (admitted.kind === 'challenge') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8', 'Cache-Control': 'no-store' }).end(admitted.body);
+      return;
+    }
     if (url.pathname !== '/') throw new ClickHouseHttpError(48, `There is no handler for ${url.pathname}: this interface serves / and /ping`);
     if (req.method !== 'GET' && req.method !== 'POST') throw new ClickHouseHttpError(48, `HTTP method ${req.method} is not supported here`);
 
-    if (opts.token) {
-      const given = (req.headers['x-clickhouse-key'] as string | undefined) ?? url.searchParams.get('password') ?? basicPassword(req.headers.authorization);
-      if (given === null || given === undefined || !sameSecret(given, opts.token)) {
-        throw new ClickHouseHttpError(516, 'default: Authentication failed: password is incorrect, or there is no user with such name');
-      }
-    }
     const params: Record<string, string> = {};
     for (const [name, value] of url.searchParams) {
       if (name.startsWith('param_')) params[name.slice('param_'.length)] = value;
@@ -227,8 +210,7 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
     const query = [url.searchParams.get('query') ?? '', body].filter((s) => s.trim() !== '').join('\n');
     if (Buffer.byteLength(query) > limits.maxQueryBytes) throw new ClickHouseHttpError(62, `Max query size exceeded: the query is longer than ${limits.maxQueryBytes} bytes`);
     if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
-    checkReadOnly(query);
-    const format = formatClause(query) ?? url.searchParams.get('default_format') ?? 'TabSeparated';
+    const format = url.searchParams.get('default_format') ?? 'TabSeparated';
     const queryId = url.searchParams.get('query_id') || randomUUID();
     await run(req, res, query, format, params, queryId);
   }
@@ -257,11 +239,13 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
     let rows: number | null = 0;
     try {
       let next = await Promise.race([it.next(), deadline]);
+      // The statement's own FORMAT clause, as the engine parsed it, wins over default_format.
+      const served = next.done ? format : next.value.format;
       res.writeHead(200, {
-        'Content-Type': contentTypeOf(format),
+        'Content-Type': contentTypeOf(served),
         'X-ClickHouse-Server-Display-Name': 'veronikai',
         'X-ClickHouse-Query-Id': queryId,
-        'X-ClickHouse-Format': format,
+        'X-ClickHouse-Format': served,
         'X-ClickHouse-Timezone': 'UTC',
         'X-ClickHouse-Exception-Tag': tag,
         // The row count is known only at the end: a trailer (clients that do not read trailers ignore it).
@@ -322,6 +306,7 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
     async listen(host, port) {
       // The engine's version, for the exception texts clients parse.
       for await (const chunk of opts.reader.stream('SELECT version()', { format: 'TabSeparated' })) version = Buffer.from(chunk.bytes).toString('utf8').trim() || version;
+      admission.listeningOn(host);
       server.listen(port, host);
       await once(server, 'listening');
       return (server.address() as AddressInfo).port;

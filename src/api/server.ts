@@ -21,7 +21,7 @@ export { PAGE_DEFAULT, PAGE_MAX } from './responses.js';
 export interface ApiOptions {
   warehouse: ReadOnlyWarehouse;
   logger?: Logger;
-  /** The API's public base URL (feeds' absolute links); absent: each request's protocol and Host. */
+  /** The API's public base URL (absolute links: feeds, the agent page); absent: each request's protocol and Host. */
   publicUrl?: string | null;
 }
 
@@ -40,7 +40,7 @@ export function buildApi({ warehouse, logger, publicUrl }: ApiOptions) {
   registerOpenApi(base);
   const app = base.withTypeProvider<JsonSchemaToTsProvider>();
   void app.register(healthRoutes, { warehouse });
-  void app.register(agentRoutes, { warehouse });
+  void app.register(agentRoutes, { warehouse, publicUrl });
   void app.register(statsRoutes, { warehouse });
   void app.register(dashboardRoutes, { warehouse });
   void app.register(badgeRoutes, { warehouse });

@@ -1,12 +1,13 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, SETTINGS, type Config, type ConfigOverrides, type SettingKey, type SettingSpec } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
+import { ensurePrivateDir } from '../util/private-dir.js';
 
 /** The settings every role that touches Kafka and the warehouse takes. */
 export const PLATFORM_SETTINGS = ['dataDir', 'cacheDir', 'brokers', 'warehouse', 'clickhouseDatabase', 'clickhouseUser', 'contact', 'logLevel'] as const satisfies readonly SettingKey[];
 /** The warehouse alone (migrate, sql). */
 export const WAREHOUSE_SETTINGS = ['dataDir', 'warehouse', 'clickhouseDatabase', 'clickhouseUser', 'logLevel'] as const satisfies readonly SettingKey[];
-export const API_SETTINGS = ['host', 'port'] as const satisfies readonly SettingKey[];
+export const API_SETTINGS = ['host', 'port', 'publicUrl'] as const satisfies readonly SettingKey[];
 export const SOURCE_SETTINGS = ['sourceUrl', 'disableSource', 'termsForbid', 'maxPages', 'pageDelay', 'optOutFile'] as const satisfies readonly SettingKey[];
 export const SCHEDULE_SETTINGS = ['budget', 'sampleSize', 'optOutFile', 'canaryUrl', 'signingKeyFile'] as const satisfies readonly SettingKey[];
 
@@ -36,8 +37,25 @@ export function overridesFrom(opts: Record<string, unknown>): ConfigOverrides {
   return out as ConfigOverrides;
 }
 
-/** The configuration from a command's flags (over the environment), and a logger at its level. */
-export function configured(opts: Record<string, unknown>, name: string): { config: Config; log: Logger } {
+/**
+ * When a command keeps state in the data directory under a configuration: the embedded warehouse,
+ * the local broker (no --brokers), or always (watermarks, the signing key). A command with a
+ * ClickHouse server and external brokers then does not create a directory it never uses.
+ */
+export type DataDirUse = (config: Config) => boolean;
+export const DATA_DIR_ALWAYS: DataDirUse = () => true;
+export const DATA_DIR_EMBEDDED_WAREHOUSE: DataDirUse = (c) => c.warehouse.kind === 'embedded';
+export const DATA_DIR_LOCAL_BROKER: DataDirUse = (c) => c.kafkaBrokers.length === 0;
+export const DATA_DIR_LOCAL_STATE: DataDirUse = (c) => DATA_DIR_EMBEDDED_WAREHOUSE(c) || DATA_DIR_LOCAL_BROKER(c);
+
+/**
+ * The configuration from a command's flags (over the environment), and a logger at its level.
+ * A command that keeps state in the data directory names when (`dataDir`): the directory is then
+ * created, or tightened, owner-only here, before anything in the command opens it.
+ */
+export function configured(opts: Record<string, unknown>, name: string, dataDir?: DataDirUse): { config: Config; log: Logger } {
   const config = loadConfig(overridesFrom(opts));
-  return { config, log: createLogger(name, { level: config.logLevel }) };
+  const log = createLogger(name, { level: config.logLevel });
+  if (dataDir?.(config)) ensurePrivateDir(config.dataDir, log);
+  return { config, log };
 }

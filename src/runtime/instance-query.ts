@@ -53,13 +53,14 @@ export class InstanceRawReader implements RawReader {
         throw errorFromText(text, res.statusCode);
       }
       const tag = String(res.headers['x-clickhouse-exception-tag'] ?? '');
+      const format = String(res.headers['x-clickhouse-format'] ?? opts.format);
       let tail: Buffer = Buffer.alloc(0);
       for await (const d of res as AsyncIterable<Buffer>) {
         tail = tail.length === 0 ? d : Buffer.concat([tail, d]);
         if (tail.length > TAIL_BYTES) {
           const out = tail.subarray(0, tail.length - TAIL_BYTES);
           tail = Buffer.from(tail.subarray(tail.length - TAIL_BYTES));
-          yield { bytes: out, rows: 0 };
+          yield { bytes: out, rows: 0, format };
         }
       }
       const marker = tag ? ` ${tag}\r\n__exception__\r\n` : '\r\n__exception__\r\n';
@@ -67,7 +68,7 @@ export class InstanceRawReader implements RawReader {
       if (tag && text.endsWith(marker)) {
         const start = text.lastIndexOf(`\r\n__exception__\r\n${tag}\n`);
         const msg = Buffer.from(text.slice(start + `\r\n__exception__\r\n${tag}\n`.length, text.lastIndexOf('\n', text.length - marker.length)), 'latin1').toString('utf8');
-        if (start > 0) yield { bytes: tail.subarray(0, Buffer.byteLength(text.slice(0, start), 'latin1')), rows: 0 };
+        if (start > 0) yield { bytes: tail.subarray(0, Buffer.byteLength(text.slice(0, start), 'latin1')), rows: 0, format };
         throw errorFromText(msg, 200);
       }
       // The instance sends the row count as a trailer once the result is complete (when the format's output says it).
@@ -78,7 +79,7 @@ export class InstanceRawReader implements RawReader {
       } catch {
         rows = null;
       }
-      yield { bytes: tail, rows };
+      yield { bytes: tail, rows, format };
     } finally {
       res.destroy();
     }
@@ -98,21 +99,21 @@ export async function sqlOnInstance(
   // which stops the streamed query in the instance.
   const deadline = opts.timeoutMs !== undefined ? AbortSignal.timeout(opts.timeoutMs) : undefined;
   try {
-    return await readRows(info, query, opts, onRows, deadline);
+    return await readRows(new InstanceRawReader(info), query, opts, onRows, deadline);
   } catch (err) {
     if (deadline?.aborted) throw new WarehouseError('timeout', `the query ran past its deadline of ${opts.timeoutMs} ms on the running instance (pid ${info.pid})`, { cause: err });
     throw err;
   }
 }
 
-async function readRows(
-  info: InstanceInfo,
+/** One statement's JSONEachRow rows through a raw reader, in batches, at most `maxRows` (0: all). */
+export async function readRows(
+  reader: RawReader,
   query: string,
   opts: { params?: Readonly<Record<string, unknown>>; maxRows?: number },
   onRows: (rows: Record<string, unknown>[]) => void | Promise<void>,
   signal: AbortSignal | undefined,
 ): Promise<{ returnedRows: true; rows: number; truncated: boolean }> {
-  const reader = new InstanceRawReader(info);
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(opts.params ?? {})) params[k] = typeof v === 'string' ? v : JSON.stringify(v);
   const limit = opts.maxRows !== undefined && opts.maxRows > 0 ? opts.maxRows : Infinity;

@@ -3,9 +3,13 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { CLICKHOUSE_HTTP_LIMITS, createClickHouseHttp, type ClickHouseHttp, type ClickHouseHttpOptions } from '../api/clickhouse-http.js';
+import { CHALLENGE_PATH, challengeProof, sameSecret } from '../api/clickhouse-http-admission.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { EmbeddedRawReader } from '../warehouse/raw-reader.js';
+import { ownerSchema, publicSchema, type ServedSchema } from '../warehouse/guard/schema.js';
+import { OWNER_QUERY_LIMITS, PUBLIC_QUERY_LIMITS, type QuerySessionLimits } from '../warehouse/limits.js';
+import { passwordSource, publicCredentials } from './clickhouse-password.js';
 
 /**
  * The running-instance file: `<data dir>/instance.json`, written by `run` and `api` once they
@@ -14,10 +18,12 @@ import { EmbeddedRawReader } from '../warehouse/raw-reader.js';
  * directory instead of failing on its lock. It names the process (pid) and a private ClickHouse
  * HTTP interface on 127.0.0.1 whose password (`token`) is only in this file, written 0600, with
  * the owner's limits (OWNER_LIMITS); the public one `--clickhouse-port` asks for is served beside
- * it, with the public limits, and is not in the file.
+ * it, with the public limits and its own password, and is not in the file.
  *
  * A file whose process is gone (killed, crashed) is stale: readers say so, remove it and open
- * the warehouse themselves.
+ * the warehouse themselves. A file whose pid lives on is trusted only once the endpoint proves it
+ * holds the file's token and runs as that pid (a challenge, see proveInstance): the pid may have
+ * been reused and the port taken by anything, which must receive neither the token nor a query.
  */
 
 export const INSTANCE_FILE = 'instance.json';
@@ -80,42 +86,82 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** `GET /ping` of an interface answered `Ok.` within `timeoutMs`. */
-export function pingInterface(host: string, port: number, timeoutMs = 2_000): Promise<boolean> {
+/**
+ * The real user id of a process, where the system says (Linux's process status files); null
+ * elsewhere or when it cannot be read. Best effort: a pid of another user cannot be our instance.
+ */
+export function processUid(pid: number): number | null {
+  try {
+    const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Bytes of a challenge answer read at most (an answer is 65). */
+const MAX_PROOF_BYTES = 1_024;
+
+/**
+ * Asks the endpoint the file names to prove, before it receives anything secret, that it holds
+ * the file's token and runs as the file's pid: it gets a fresh random nonce and must answer
+ * HMAC-SHA256(token, nonce:pid) (clickhouse-http-admission.ts). Null when it did; else why not.
+ */
+export function proveInstance(info: InstanceInfo, timeoutMs = 2_000): Promise<string | null> {
+  const { host, port, token } = info.clickhouse;
+  if (!token) return Promise.resolve(`the instance file names no token for port ${port}`);
+  const nonce = randomBytes(32).toString('hex');
+  const expected = challengeProof(token, nonce, info.pid);
+  const noAnswer = `process ${info.pid} does not answer on port ${port}`;
   return new Promise((resolve) => {
-    const req = request({ host, port, path: '/ping', method: 'GET', timeout: timeoutMs }, (res) => {
+    const req = request({ host: connectHost(host), port, path: `${CHALLENGE_PATH}?nonce=${nonce}`, method: 'GET', timeout: timeoutMs }, (res) => {
       let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve(res.statusCode === 200 && body.startsWith('Ok.')));
-      res.on('error', () => resolve(false));
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        body += d;
+        if (body.length > MAX_PROOF_BYTES) req.destroy();
+      });
+      res.on('end', () => {
+        const proven = res.statusCode === 200 && sameSecret(body.trim(), expected);
+        resolve(proven ? null : `what answers on port ${port} does not prove it is process ${info.pid} holding the instance file's token`);
+      });
+      res.on('error', () => resolve(noAnswer));
+      res.on('aborted', () => resolve(noAnswer));
     });
     req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
+    req.on('error', () => resolve(noAnswer));
     req.end();
   });
 }
 
 export type InstanceLookup =
   | { state: 'none' }
-  /** The file names a process that is gone, or one that does not answer: removed (when asked). */
-  | { state: 'stale'; info: InstanceInfo; reason: string }
+  /**
+   * The file names a process that is gone (the file is removed, when asked), or one that lives
+   * but is not a proven instance of ours (the file is kept: that process may still be starting).
+   */
+  | { state: 'stale'; info: InstanceInfo; reason: string; removed: boolean }
   | { state: 'running'; info: InstanceInfo };
 
 /**
  * The instance that serves this data directory, if one does. A file whose pid is gone is stale;
- * so is one whose process lives but whose interface does not answer (the pid was reused, or the
- * process hangs): the caller then opens the warehouse itself, and the engine's lock says
- * whether the directory is really free.
+ * so is one whose process lives but runs as another user, does not answer, or does not prove it
+ * holds the file's token (the pid was reused and something else took the port, or the process
+ * hangs): the caller then opens the warehouse itself, and the engine's lock says whether the
+ * directory is really free. Nothing secret is sent before the proof.
  */
 export async function findInstance(dataDir: string, opts: { removeStale?: boolean } = {}): Promise<InstanceLookup> {
   const info = readInstanceFile(dataDir);
   if (!info) return { state: 'none' };
   let reason: string | null = null;
+  const uid = processUid(info.pid);
   if (!processAlive(info.pid)) reason = `process ${info.pid} is gone`;
-  else if (!(await pingInterface(connectHost(info.clickhouse.host), info.clickhouse.port))) reason = `process ${info.pid} does not answer on port ${info.clickhouse.port}`;
+  else if (uid !== null && process.getuid && uid !== process.getuid()) reason = `process ${info.pid} belongs to another user (uid ${uid})`;
+  else reason = await proveInstance(info);
   if (reason === null) return { state: 'running', info };
-  if (opts.removeStale !== false && !processAlive(info.pid)) rmSync(instancePath(dataDir), { force: true });
-  return { state: 'stale', info, reason };
+  const removed = opts.removeStale !== false && !processAlive(info.pid);
+  if (removed) rmSync(instancePath(dataDir), { force: true });
+  return { state: 'stale', info, reason, removed };
 }
 
 /** Where to connect to reach a listener on `host` (a wildcard address is reached on loopback). */
@@ -139,6 +185,8 @@ export const OWNER_LIMITS = { deadlineMs: Infinity, maxResultBytes: Infinity } a
 export interface RunningInstance {
   /** The public ClickHouse interface's URL when --clickhouse-port asked for it, else null. */
   clickhouseUrl: string | null;
+  /** Its user and where its password is (never the password), e.g. `user default, password in <file>`. */
+  clickhouseLogin: string | null;
   close(): Promise<void>;
 }
 
@@ -148,9 +196,9 @@ export interface StartInstanceOptions {
 }
 
 /**
- * Serves the embedded warehouse's private ClickHouse HTTP interface (127.0.0.1, a token, the
- * owner's limits) and, when --clickhouse-port asks, the public one (--clickhouse-host, no
- * password, CLICKHOUSE_HTTP_LIMITS), then writes the instance file naming the private one;
+ * Serves the embedded warehouse's private ClickHouse HTTP interface (127.0.0.1, user `default`
+ * and a token, the owner's limits, the challenge) and, when --clickhouse-port asks, the public
+ * one (--clickhouse-host, the configured user and password, CLICKHOUSE_HTTP_LIMITS), then writes the instance file naming the private one;
  * close() removes the file first, then stops serving. Each interface has its own read-only
  * session: the public one's engine deadline (max_execution_time, which readonly=1 keeps a query
  * from lifting) must not bind the owner, and a slow public client must not queue the owner's
@@ -166,32 +214,37 @@ export async function startInstance(config: Config, log: Logger, apiUrl: string 
       await reader.close();
     }
   };
-  const serve = (host: string, port: number, options: { token: string | null; limits: NonNullable<ClickHouseHttpOptions['limits']> }): Promise<number> => {
+  const serve = (host: string, port: number, options: Pick<ClickHouseHttpOptions, 'credentials' | 'allowedHosts' | 'challenge'> & { limits: NonNullable<ClickHouseHttpOptions['limits']>; schema: ServedSchema; engine: QuerySessionLimits }): Promise<number> => {
     const deadline = options.limits.deadlineMs;
-    const reader = new EmbeddedRawReader(path, deadline !== undefined && Number.isFinite(deadline) ? { timeoutMs: deadline } : {});
-    const iface = createClickHouseHttp({ reader, logger: log, token: options.token, databaseAliases: [EMBEDDED_DATABASE_ALIAS], limits: options.limits });
+    const reader = new EmbeddedRawReader(path, { schema: options.schema, limits: options.engine, ...(deadline !== undefined && Number.isFinite(deadline) ? { timeoutMs: deadline } : {}) });
+    const { schema: _schema, engine: _engine, ...http } = options;
+    const iface = createClickHouseHttp({ reader, logger: log, databaseAliases: [EMBEDDED_DATABASE_ALIAS, 'default'], ...http });
     served.push({ iface, reader });
     return iface.listen(host, port);
   };
 
   const token = randomBytes(24).toString('base64url');
-  const { host, port } = config.clickhouseInterface;
+  const { host, port, allowedHosts } = config.clickhouseInterface;
   let privatePort: number;
   let url: string | null = null;
+  let login: string | null = null;
   try {
-    privatePort = await serve('127.0.0.1', 0, { token, limits: OWNER_LIMITS });
+    privatePort = await serve('127.0.0.1', 0, { credentials: { user: 'default', password: token }, challenge: true, limits: OWNER_LIMITS, schema: ownerSchema(), engine: OWNER_QUERY_LIMITS });
     if (port !== null) {
-      const bound = await serve(host, port, { token: null, limits: { ...CLICKHOUSE_HTTP_LIMITS, ...opts.publicLimits } });
+      const credentials = publicCredentials(config);
+      const bound = await serve(host, port, { credentials: { user: credentials.user, password: credentials.password }, allowedHosts, limits: { ...CLICKHOUSE_HTTP_LIMITS, ...opts.publicLimits }, schema: publicSchema(), engine: PUBLIC_QUERY_LIMITS });
       url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+      login = `user ${credentials.user}, password ${passwordSource(credentials)}`;
     }
   } catch (err) {
     await stop();
     throw err;
   }
   writeInstanceFile(config.dataDir, { v: 1, pid: process.pid, startedAt: new Date().toISOString(), apiUrl, clickhouse: { host: '127.0.0.1', port: privatePort, token } });
-  if (url) log.info({ url }, 'ClickHouse HTTP interface listening (read-only)');
+  if (url) log.info({ url, allowedHosts }, `ClickHouse HTTP interface listening (read-only): ${login}`);
   return {
     clickhouseUrl: url,
+    clickhouseLogin: login,
     async close() {
       removeInstanceFile(config.dataDir);
       await stop();

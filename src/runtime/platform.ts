@@ -47,6 +47,8 @@ export interface Platform {
   apiUrl: string | null;
   /** Where the read-only ClickHouse HTTP interface listens, when --clickhouse-port asked for it. */
   clickhouseUrl: string | null;
+  /** Its user and where its password is (never the password itself). */
+  clickhouseLogin: string | null;
   /**
    * Resolves with the reason when a processor or the probe worker stops on a failure (its
    * `done` rejects); never settles otherwise. The platform does not restart it: whoever runs
@@ -225,10 +227,12 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     // The running-instance file and the ClickHouse interface, so `sql` and `export` can read the
     // embedded warehouse this process holds (see instance.ts).
     let clickhouseUrl: string | null = null;
+    let clickhouseLogin: string | null = null;
     if (opts.api !== false && warehouse) {
       const instance = await startInstance(config, log, apiUrl);
       if (instance) {
         clickhouseUrl = instance.clickhouseUrl;
+        clickhouseLogin = instance.clickhouseLogin;
         closers.push(() => instance.close());
       }
     }
@@ -254,6 +258,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       groups: defaultPipelineGroups(undefined, prefix),
       apiUrl,
       clickhouseUrl,
+      clickhouseLogin,
       failed,
       close,
     };

@@ -1,12 +1,14 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { migrate, type MigrateResult } from '../warehouse/migrate.js';
-import { tokenize } from '../warehouse/lexer.js';
 import { openWarehouse, type OpenOptions } from '../warehouse/open.js';
 import type { QueryParams, Warehouse } from '../warehouse/warehouse.js';
 import { WarehouseError } from '../warehouse/errors.js';
-import { findInstance } from './instance.js';
-import { sqlOnInstance } from './instance-query.js';
+import { findInstance, instancePath } from './instance.js';
+import { readRows, sqlOnInstance } from './instance-query.js';
+import { EmbeddedRawReader } from '../warehouse/raw-reader.js';
+import { OWNER_QUERY_LIMITS } from '../warehouse/limits.js';
+import { engineFormatted } from '../warehouse/guard/guard.js';
 
 /** Opens the configured warehouse for one task and closes it after, whatever happens. */
 export async function withWarehouse<T>(config: Config, opts: OpenOptions, task: (w: Warehouse) => Promise<T>): Promise<T> {
@@ -26,9 +28,10 @@ export function migrateWarehouse(config: Config, log: Logger, dryRun = false): P
 /** Statements that return rows; anything else (DDL, INSERT, OPTIMIZE, …) runs without a result. */
 const RETURNS_ROWS = new Set(['SELECT', 'WITH', 'SHOW', 'DESC', 'DESCRIBE', 'EXISTS', 'EXPLAIN', 'CHECK', 'VALUES']);
 
-function returnsRows(sql: string): boolean {
-  const first = tokenize(sql).find((t) => !(t.kind === 'punct' && t.text === '('));
-  return first?.kind === 'word' && RETURNS_ROWS.has(first.value.toUpperCase());
+/** Whether the statement, as the engine formats it, returns rows. */
+function returnsRows(formatted: string): boolean {
+  const first = /^[(\s]*([A-Za-z]+)/.exec(formatted)?.[1] ?? '';
+  return RETURNS_ROWS.has(first.toUpperCase());
 }
 
 export interface SqlOptions {
@@ -37,6 +40,8 @@ export interface SqlOptions {
   write?: boolean;
   /** Stop after this many rows; 0 or absent: no limit. */
   maxRows?: number;
+  /** Told when an instance file names a live process that is not a proven instance (the read then opens the warehouse here). */
+  onStaleInstance?: (note: string) => void;
 }
 
 export interface SqlOutcome {
@@ -61,22 +66,43 @@ export async function runSql(config: Config, query: string, opts: SqlOptions, on
       if (opts.write) throw new WarehouseError('refused', `a running instance (pid ${found.info.pid}) holds ${config.dataDir}: stop it to use --write (reads go to it)`);
       return sqlOnInstance(found.info, query, { ...opts, timeoutMs: config.sqlTimeoutMs }, onRows);
     }
+    if (found.state === 'stale' && !found.removed) opts.onStaleInstance?.(`not using ${instancePath(config.dataDir)}: ${found.reason}; opening the warehouse here`);
   }
-  // The deadline binds reads only: a --write statement (a migration by hand, an OPTIMIZE) may rightly be long.
-  return withWarehouse(config, opts.write ? {} : { readOnly: true, timeoutMs: config.sqlTimeoutMs }, async (w) => {
-    if (opts.write && !returnsRows(query)) {
+  if (!opts.write) {
+    if (config.warehouse.kind === 'embedded') {
+      // Someone's SQL: through a raw reader, whose guard lets the engine decide what it is.
+      const reader = new EmbeddedRawReader(config.warehouse.path, { timeoutMs: config.sqlTimeoutMs, limits: OWNER_QUERY_LIMITS });
+      try {
+        return await readRows(reader, query, opts, onRows, undefined);
+      } finally {
+        await reader.close();
+      }
+    }
+    // A ClickHouse server decides itself: one statement a request, readonly=1, its own file sandbox.
+    return withWarehouse(config, { readOnly: true, timeoutMs: config.sqlTimeoutMs }, (w) => streamRows(w.stream(query, opts.params), opts, onRows));
+  }
+  return withWarehouse(config, {}, async (w) => {
+    // chdb would run every statement of a string: the engine's formatter refuses a second one. The
+    // text itself runs (the formatter leaves an INSERT's inline data out), and --write is the
+    // owner's full power anyway.
+    const formatted = await engineFormatted(w, query);
+    if (!returnsRows(formatted)) {
       await w.exec(query, opts.params);
       return { returnedRows: false, rows: 0, truncated: false };
     }
-    const limit = opts.maxRows !== undefined && opts.maxRows > 0 ? opts.maxRows : Infinity;
-    let rows = 0;
-    // Leaving the loop early stops the query in the engine.
-    for await (const batch of w.stream(query, opts.params)) {
-      const room = limit - rows;
-      await onRows(batch.length > room ? batch.slice(0, room) : batch);
-      rows += Math.min(batch.length, room);
-      if (batch.length > room) return { returnedRows: true, rows, truncated: true };
-    }
-    return { returnedRows: true, rows, truncated: false };
+    return streamRows(w.stream(query, opts.params), opts, onRows);
   });
+}
+
+async function streamRows(batches: AsyncIterable<Record<string, unknown>[]>, opts: SqlOptions, onRows: (rows: Record<string, unknown>[]) => void | Promise<void>): Promise<SqlOutcome> {
+  const limit = opts.maxRows !== undefined && opts.maxRows > 0 ? opts.maxRows : Infinity;
+  let rows = 0;
+  // Leaving the loop early stops the query in the engine.
+  for await (const batch of batches) {
+    const room = limit - rows;
+    await onRows(batch.length > room ? batch.slice(0, room) : batch);
+    rows += Math.min(batch.length, room);
+    if (batch.length > room) return { returnedRows: true, rows, truncated: true };
+  }
+  return { returnedRows: true, rows, truncated: false };
 }

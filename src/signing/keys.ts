@@ -12,7 +12,8 @@ import { keyIdOf } from '../conformance/attestation.js';
  * 2. `VERONIKAI_SIGNING_KEY_FILE`: a path to such a PEM file;
  * 3. otherwise `<data dir>/keys/attestation-ed25519.pem`, generated on first use for the
  *    embedded default (mode 0600 in a 0700 directory), with the public key beside it as
- *    `attestation-ed25519.pub.pem` for anyone who verifies. Two processes starting at once
+ *    `attestation-ed25519.pub.pem` for anyone who verifies (0600 as well, like everything the
+ *    owner-only data directory holds: copy it out to publish it). Two processes starting at once
  *    cannot end up with different keys: the file is created by an atomic link that fails
  *    when another process won.
  *
@@ -96,6 +97,8 @@ export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | nu
   if (existsSync(path)) return fromDataDir();
 
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // mkdir's mode passes through the umask; the directory must end exactly owner-only.
+  chmodSync(dirname(path), 0o700);
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(tmp, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
@@ -111,6 +114,7 @@ export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | nu
   if (!won) return fromDataDir();
   chmodSync(path, 0o600);
   const pubPath = join(opts.dataDir, SIGNING_PUBLIC_KEY_FILE);
-  writeFileSync(pubPath, publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o644 });
+  writeFileSync(pubPath, publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o600 });
+  chmodSync(pubPath, 0o600);
   return done(privateKey, 'generated', path);
 }

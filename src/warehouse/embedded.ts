@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Session, type ChdbQueryStream } from 'chdb';
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
-import { isKeyword, oneStatement, type Token } from './lexer.js';
-import { checkReadOnly, connectionSettings, prepareStatement, type ConnectionOptions } from './read-only.js';
-import { assertTableName, normalizeParams, parseJsonEachRow, refusedWrite, toJsonEachRow, type QueryParams, type Warehouse } from './warehouse.js';
+import { ENGINE_MEMORY_CAP_BYTES } from './limits.js';
+import { connectionSettings, type ConnectionOptions } from './read-only.js';
+import { assertTableName, normalizeParams, parseJsonEachRow, refusedWrite, toJsonEachRow, trimStatement, type QueryParams, type Warehouse } from './warehouse.js';
 
 /**
  * See ConnectionOptions. chdb cannot interrupt a one-shot query, so at the
@@ -30,21 +30,22 @@ export interface QueryStats {
 }
 
 /**
- * Whether chdb can stream this statement: a SELECT (or WITH … SELECT, or a parenthesised
- * one). chdb refuses to stream anything else, SHOW, DESCRIBE, EXISTS and EXPLAIN among the
- * reading verbs ("Streaming query is not supported", code 36), so those run in one piece;
- * their results are small.
+ * Whether chdb can stream this statement of ours: a SELECT (or WITH … SELECT, or a parenthesised
+ * one). chdb refuses to stream anything else ("Streaming query is not supported", code 36), so
+ * those run in one piece; their results are small.
  */
-export function chdbStreams(tokens: readonly Token[]): boolean {
-  const first = tokens.find((t) => !(t.kind === 'punct' && t.text === '('));
-  return isKeyword(first, 'SELECT') || isKeyword(first, 'WITH');
+function chdbStreams(statement: string): boolean {
+  return /^[(\s]*(SELECT|WITH)\b/i.test(statement);
 }
 
 /**
  * Settings given to the engine at connect, so results look the same as from a
  * server (see Warehouse): 64-bit integers as JSON strings.
  */
-const CONNECTION_ARGS = ['--output_format_json_quote_64bit_integers=1'];
+export const CONNECTION_ARGS = ['--output_format_json_quote_64bit_integers=1', `--max_server_memory_usage=${ENGINE_MEMORY_CAP_BYTES}`];
+
+/** chdb turns introspection functions on; a read-only session has no use for them. */
+export const READ_ONLY_ARGS = ['--allow_introspection_functions=0'];
 
 /** Settings of every insert: a misspelled field is an error; date-times are parsed best-effort. */
 const INSERT_SETTINGS = { input_format_skip_unknown_fields: 0, date_time_input_format: 'best_effort' } as const;
@@ -62,8 +63,8 @@ const INSERT_SETTINGS = { input_format_skip_unknown_fields: 0, date_time_input_f
  *   used here); parameterized calls are serialized process-wide by chdb;
  * - a timed-out or aborted call keeps running inside the engine (until its
  *   `max_execution_time`, when the connection has a deadline);
- * - it runs every statement of a multi-statement string, so each call is
- *   checked to hold exactly one (see lexer.ts);
+ * - it runs every statement of a multi-statement string: only our own SQL comes here, one
+ *   statement a call; someone's SQL goes through the raw reader's guard (guard/guard.ts);
  * - sessions on the same directory keep their own connect-time settings, so a
  *   read-only session (readonly=1) can sit beside a writing one.
  */
@@ -82,7 +83,7 @@ export class EmbeddedWarehouse implements Warehouse {
     this.onQueryStats = options.onQueryStats;
     // Settings given at connect hold for every call of this session and cannot be
     // changed by a statement under readonly=1; other sessions on the directory keep theirs.
-    const args = [...CONNECTION_ARGS, ...Object.entries(connectionSettings(options)).map(([k, v]) => `--${k}=${v}`)];
+    const args = [...CONNECTION_ARGS, ...Object.entries(connectionSettings(options)).map(([k, v]) => `--${k}=${v}`), ...(this.readOnly ? READ_ONLY_ARGS : [])];
     try {
       mkdirSync(this.path, { recursive: true });
     } catch (err) {
@@ -106,13 +107,12 @@ export class EmbeddedWarehouse implements Warehouse {
   }
 
   async *stream<T = Record<string, unknown>>(sql: string, params?: QueryParams): AsyncGenerator<T[]> {
-    const checked = this.readOnly ? checkReadOnly(sql) : oneStatement(sql);
-    if (!chdbStreams(checked.tokens)) {
-      yield await this.query<T>(checked.text, params);
+    const statement = trimStatement(sql);
+    if (!chdbStreams(statement)) {
+      yield await this.query<T>(statement, params);
       return;
     }
     const session = this.open();
-    const statement = checked.text;
     const bound = normalizeParams(params);
     let stream: ChdbQueryStream;
     try {
@@ -169,7 +169,7 @@ export class EmbeddedWarehouse implements Warehouse {
 
   private async run(sql: string, params: QueryParams | undefined, format: string): Promise<string> {
     const session = this.open();
-    const statement = prepareStatement(sql, this.readOnly);
+    const statement = trimStatement(sql);
     const opts = { format, ...(this.timeoutMs === undefined ? {} : { timeout: this.timeoutMs }) };
     const bound = normalizeParams(params);
     const pending =

@@ -1,7 +1,7 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
-import { connectionSettings, prepareStatement, type ConnectionOptions } from './read-only.js';
-import { assertTableName, normalizeParams, normalizeValue, refusedWrite, type QueryParams, type Warehouse } from './warehouse.js';
+import { connectionSettings, type ConnectionOptions } from './read-only.js';
+import { assertTableName, normalizeParams, normalizeValue, refusedWrite, trimStatement, type QueryParams, type Warehouse } from './warehouse.js';
 
 export interface ServerOptions {
   /** http(s) origin of the ClickHouse HTTP interface, e.g. http://127.0.0.1:8123 */
@@ -76,7 +76,7 @@ export class ServerWarehouse implements Warehouse {
 
   async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
     const client = this.open();
-    const statement = prepareStatement(sql, this.readOnly);
+    const statement = trimStatement(sql);
     try {
       const bound = normalizeParams(params);
       const rs = await client.query({
@@ -93,7 +93,7 @@ export class ServerWarehouse implements Warehouse {
 
   async *stream<T = Record<string, unknown>>(sql: string, params?: QueryParams): AsyncGenerator<T[]> {
     const client = this.open();
-    const statement = prepareStatement(sql, this.readOnly);
+    const statement = trimStatement(sql);
     let rs: Awaited<ReturnType<ClickHouseClient['query']>> | undefined;
     try {
       const bound = normalizeParams(params);
@@ -115,7 +115,7 @@ export class ServerWarehouse implements Warehouse {
   async exec(sql: string, params?: QueryParams): Promise<void> {
     if (this.readOnly) throw refusedWrite('exec');
     const client = this.open();
-    const statement = prepareStatement(sql, false);
+    const statement = trimStatement(sql);
     try {
       const bound = normalizeParams(params);
       await client.command({

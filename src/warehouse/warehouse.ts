@@ -59,6 +59,14 @@ export interface Warehouse extends ReadOnlyWarehouse {
 }
 
 /** What a read-only connection answers to exec and insert. */
+/**
+ * Our own statement as it goes to the engine: without trailing semicolons. Someone's SQL never
+ * comes here unguarded (see guard/guard.ts).
+ */
+export function trimStatement(sql: string): string {
+  return sql.trim().replace(/[;\s]+$/, '');
+}
+
 export function refusedWrite(what: string): WarehouseError {
   return new WarehouseError('refused', `refused on a read-only connection: ${what} writes`);
 }

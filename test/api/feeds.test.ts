@@ -112,7 +112,8 @@ describe('change feeds', () => {
     const res = await get('/feed.atom');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
-    expect(res.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    // No public URL here: the links come from Host, so no shared cache may keep the feed.
+    expect(res.headers['cache-control']).toMatch(/^private, max-age=\d+$/);
     expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     const atom = atomOf(res.body);
@@ -239,6 +240,53 @@ describe('change feeds', () => {
     } finally {
       await pub.close();
     }
+  });
+
+  // A shared cache in front of the API keys a response by its URL, not by Host: a feed whose links
+  // follow the Host header must say so and must not be shared, or one forged request poisons it.
+  const hostDependent = ['/feed.atom', '/feed.json', `/agents/${idOf('alpha')}/feed.atom`];
+
+  it('with a public URL, a forged Host appears in no feed or agent page, and feeds stay public without Vary: Host', async () => {
+    const pub = buildApi({ warehouse: wh, publicUrl: 'https://veronikai.example' });
+    try {
+      const evil = (url: string, headers: Record<string, string> = {}) => pub.inject({ method: 'GET', url, headers: { host: 'evil.example', ...headers } });
+      for (const url of hostDependent) {
+        const res = await evil(url);
+        expect(res.statusCode, url).toBe(200);
+        expect(res.body, url).not.toContain('evil.example');
+        expect(res.body, url).toContain('https://veronikai.example/');
+        expect(res.headers['cache-control'], url).toMatch(/^public, max-age=\d+$/);
+        expect(String(res.headers.vary ?? ''), url).not.toMatch(/host/i);
+        // The bytes (so the ETag) do not depend on the Host either.
+        expect((await evil(url, { host: 'index.example:8787' })).headers.etag, url).toBe(res.headers.etag);
+      }
+      const page = await evil(`/agents/${idOf('alpha')}`, { accept: 'text/html' });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain('evil.example');
+      expect(page.body).toContain(`https://veronikai.example/badge/${idOf('alpha')}/uptime.svg`);
+    } finally {
+      await pub.close();
+    }
+  });
+
+  it('without a public URL, Host-made links come with Vary: Host and private caching, on 200 and 304 alike', async () => {
+    for (const url of hostDependent) {
+      const res = await get(url, { host: 'evil.example' });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).toContain('http://evil.example/');
+      expect(res.headers.vary, url).toMatch(/(^|,\s*)Host(\s*,|$)/);
+      expect(res.headers['cache-control'], url).toMatch(/^private, max-age=\d+$/);
+      expect(res.headers['cache-control'], url).not.toMatch(/public/);
+      const again = await get(url, { host: 'evil.example', 'if-none-match': String(res.headers.etag) });
+      expect(again.statusCode, url).toBe(304);
+      expect(again.headers.vary, url).toMatch(/(^|,\s*)Host(\s*,|$)/);
+      expect(again.headers['cache-control'], url).toMatch(/^private, /);
+    }
+    // The agent page's badge snippet is Host-made too: never stored, and it varies by Host as by Accept.
+    const page = await get(`/agents/${idOf('alpha')}`, { host: 'evil.example', accept: 'text/html' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(String(page.headers.vary).split(/,\s*/)).toEqual(['Accept', 'Host']);
   });
 
   it(`keeps at most ${FEED_LIMIT} entries, the newest`, async () => {

@@ -10,7 +10,7 @@
  * with any other test that runs a command at the same time.
  */
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { runCli, spawnCli, type SpawnedCli } from '../helpers/cli.js';
 import { startFixtureRegistry, type FixtureRegistry } from '../helpers/fixture-mcp-registry.js';
 
 const URL_LINE = /^ClickHouse HTTP interface \(read-only\) on (http:\/\/\S+)$/m;
+const LOGIN_LINE = /^ClickHouse HTTP interface login: user default, password in (\S+)$/m;
 const QUERY = 'SELECT sha256, url, bytes FROM documents FINAL ORDER BY sha256';
 
 describe('veronikai run serves its data directory', () => {
@@ -54,6 +55,12 @@ describe('veronikai run serves its data directory', () => {
     );
     await run.waitForStdout(URL_LINE, 120_000);
     const url = URL_LINE.exec(run.stdout)![1]!;
+    // The password is generated into the data directory and named, never printed.
+    await run.waitForStdout(LOGIN_LINE);
+    const passwordFile = LOGIN_LINE.exec(run.stdout)![1]!;
+    expect(passwordFile).toBe(join(dir, 'clickhouse-http-password'));
+    const password = readFileSync(passwordFile, 'utf8').trim();
+    expect(run.stdout).not.toContain(password);
     const instance = readInstanceFile(dir);
     expect(instance).toMatchObject({ pid: run.child.pid });
     // The owner's reads go to the private endpoint (no public limits), not to the public interface.
@@ -68,16 +75,21 @@ describe('veronikai run serves its data directory', () => {
     expect(write.stderr).toMatch(/refused/);
 
     // The public interface at the printed URL, read by the official client as Grafana or DBeaver would.
-    const client = createClient({ url, database: 'veronikai', log: { level: ClickHouseLogLevel.OFF } });
+    const client = createClient({ url, database: 'veronikai', password, log: { level: ClickHouseLogLevel.OFF } });
+    const anonymous = createClient({ url, database: 'veronikai', log: { level: ClickHouseLogLevel.OFF } });
     try {
-      const rows = await (await client.query({ query: 'SELECT url FROM documents FINAL WHERE bytes = {b:UInt32} ORDER BY url', query_params: { b: 12 }, format: 'JSONEachRow' })).json<{ url: string }>();
-      expect(rows.map((r) => r.url)).toEqual(['a', 'b', 'c'].map((k) => `https://${k}.example/.well-known/agent-card.json`));
+      await expect(anonymous.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '516', type: 'AUTHENTICATION_FAILED' });
+      // It serves the public schema: the judged documents are the owner's only (they could name a hidden agent).
+      const rows = await (await client.query({ query: 'SELECT name FROM system.tables WHERE name = {t:String}', query_params: { t: 'agents' }, format: 'JSONEachRow' })).json<{ name: string }>();
+      expect(rows).toEqual([{ name: 'agents' }]);
+      await expect(client.query({ query: 'SELECT url FROM documents FINAL', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '60' });
       await expect(client.insert({ table: 'documents', values: [{ sha256: 'd'.repeat(64), text: '{}', valid_utf8: 1, bytes: 2, url: 'https://d.example/', observed_at: '2026-01-04 00:00:00.000' }], format: 'JSONEachRow' })).rejects.toMatchObject({
         code: '164',
         type: 'READONLY',
       });
     } finally {
       await client.close();
+      await anonymous.close();
     }
 
     // Stopped the way an operator stops it: a clean exit, the instance file gone.

@@ -52,10 +52,10 @@ describe('veronikai sql', () => {
     const r = await sql('SELECT 1 AS a; DROP TABLE listings');
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/refused: more than one statement/);
+    expect(r.stderr).toMatch(/Multi-statements are not allowed/);
     const hidden = await sql("SELECT 'x' AS a /* ' */; DROP TABLE listings -- ", '--write');
     expect(hidden.code).toBe(1);
-    expect(hidden.stderr).toMatch(/refused: more than one statement/);
+    expect(hidden.stderr).toMatch(/Multi-statements are not allowed/);
     expect(await tableCount()).toBe(2);
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { exportSnapshot, type ExportManifest } from '../../src/runtime/export.js';
+import { CLICKHOUSE_PASSWORD_FILE } from '../../src/runtime/clickhouse-password.js';
 import { readInstanceFile, startInstance } from '../../src/runtime/instance.js';
 import { runSql } from '../../src/runtime/warehouse-tasks.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
@@ -110,9 +111,11 @@ describe('export', () => {
       const outcome = await runSql(served, 'SELECT number FROM numbers(20000)', { maxRows: 0 }, (batch) => void (rows += batch.length));
       expect({ ...outcome, rows }).toEqual({ returnedRows: true, rows: 20_000, truncated: false });
 
-      // The public interface still refuses the same reads past its cap.
-      const target = large[0]!;
-      const res = await fetch(`${instance!.clickhouseUrl}/?query=${encodeURIComponent(`${target.query} FORMAT Parquet`)}&${new URLSearchParams(Object.entries(target.params).map(([k, v]) => [`param_${k}`, v]))}`);
+      // The public interface (with its password, on its public schema) still refuses a read past its cap.
+      const password = readFileSync(join(served.dataDir, CLICKHOUSE_PASSWORD_FILE), 'utf8').trim();
+      const res = await fetch(`${instance!.clickhouseUrl}/?query=${encodeURIComponent('SELECT number FROM numbers(100000) FORMAT Parquet')}`, {
+        headers: { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': password },
+      });
       expect(Buffer.from(await res.arrayBuffer()).toString('latin1')).toMatch(/Code: 396\. DB::Exception: Limit for result exceeded/);
     } finally {
       await instance!.close();

@@ -19,6 +19,9 @@ describe('signing keys from configuration', () => {
     const first = loadSigningKey({ dataDir: dir });
     expect(first.source).toBe('generated');
     expect(statSync(first.path!).mode & 0o777).toBe(0o600);
+    // Everything it writes in the data directory is owner-only, the public key and its directory too.
+    expect(statSync(join(dir, 'keys', 'attestation-ed25519.pub.pem')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'keys')).mode & 0o777).toBe(0o700);
     expect(readFileSync(join(dir, 'keys', 'attestation-ed25519.pub.pem'), 'utf8')).toContain('BEGIN PUBLIC KEY');
     const again = loadSigningKey({ dataDir: dir });
     expect(again.source).toBe('data-dir');

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +10,7 @@ import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 // A read-only connection beside a writing one on the same data directory, as the API
-// runs beside the processors. Every attack of issue 10 item 1 must be refused and leave
-// the table, the file system and the loopback server untouched.
+// runs beside the processors: the engine's own read-only mode and deadline.
 
 async function caught(p: Promise<unknown>): Promise<WarehouseError> {
   try {
@@ -64,10 +62,8 @@ describe('read-only warehouse connection (embedded)', () => {
 
   const count = async () => (await writer.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM items'))[0]!.n;
 
-  it('reads, streams, and keeps semicolons inside strings, comments and identifiers', async () => {
+  it('reads and streams', async () => {
     expect(reader.readOnly).toBe(true);
-    expect(await reader.query("SELECT id FROM items WHERE id = 'b;c' -- ; DROP TABLE items\n;")).toEqual([{ id: 'b;c' }]);
-    expect(await reader.query('SELECT /* ; DROP TABLE items; */ $$;$$ AS `a;b`')).toEqual([{ 'a;b': ';' }]);
     expect(await reader.query('SELECT {id:String} AS v', { id: "x'; DROP TABLE items; --" })).toEqual([{ v: "x'; DROP TABLE items; --" }]);
     expect(await all(reader.stream<{ id: string }>('SELECT id FROM items ORDER BY id'))).toEqual([{ id: 'a' }, { id: 'b;c' }]);
   });
@@ -87,47 +83,19 @@ describe('read-only warehouse connection (embedded)', () => {
     expect((await caught(reader.query('SELECT 1 SETTINGS readonly = 0'))).kind).toBe('refused');
   });
 
+  // Only our own SQL runs here (someone's goes through the guard, guard.test.ts); the engine's
+  // readonly=1 still refuses every write, and introspection is off.
   it.each([
-    ['a second statement', 'SELECT 1 AS a; DROP TABLE items'],
-    ['a second statement after a string', "SELECT ';' AS a; DROP TABLE items"],
-    ['a second statement after a nested comment', "SELECT 1 /* /* */ ' */; DROP TABLE items; -- '"],
-    ['a second statement after a heredoc', "SELECT $$'$$; DROP TABLE items; SELECT '$$'"],
-    ['a second statement after a backticked name', 'SELECT 1 AS `x;`; DROP TABLE items'],
     ['DROP', 'DROP TABLE items'],
     ['INSERT', "INSERT INTO items VALUES ('z')"],
-    ['INSERT … SELECT', 'INSERT INTO items SELECT * FROM items'],
     ['ALTER … DELETE', 'ALTER TABLE items DELETE WHERE 1'],
     ['TRUNCATE', 'TRUNCATE TABLE items'],
     ['SET', 'SET readonly = 0'],
-    ['SYSTEM', 'SYSTEM DROP MARK CACHE'],
-    ['file()', "SELECT * FROM file('/etc/hostname', 'LineAsString')"],
-    ['the scalar file()', "SELECT file('/etc/hostname') AS f"],
-    ['a backticked file()', "SELECT `file`('/etc/hostname') AS f"],
-    ['a quoted file() behind a comment', `SELECT "file" /* x */ ('/etc/hostname') AS f`],
-    ['INTO OUTFILE', 'SELECT 1 INTO /* x */ OUTFILE'],
-    ['s3()', "SELECT * FROM s3('http://127.0.0.1:1/bucket/x.csv', 'CSV')"],
-    ['remote()', "SELECT * FROM remote('127.0.0.1:9000', system.one)"],
-    ['a nested table function', "SELECT * FROM (SELECT * FROM mysql('127.0.0.1:3306', 'db', 't', 'u', 'p'))"],
-  ])('refuses %s and changes nothing', async (_what, sql) => {
-    const err = await caught(reader.query(sql));
-    expect(err.kind).toBe('refused');
-    expect(err.message).toMatch(/statement|read-only/);
+    ['the table function file()', "SELECT * FROM file('/etc/hostname', 'LineAsString')"],
+    ['an introspection function', 'SELECT addressToSymbol(toUInt64(1))'],
+  ])('the engine refuses %s and nothing changes', async (_what, sql) => {
+    await caught(reader.query(sql));
     expect(await count()).toBe(2);
-  });
-
-  it('refuses url() to a loopback server before it is reached', async () => {
-    const err = await caught(reader.query(`SELECT * FROM url('${loopbackUrl}x', 'LineAsString')`));
-    expect(err.kind).toBe('refused');
-    expect(err.message).toContain('url()');
-    expect(hits).toEqual([]);
-  });
-
-  it('refuses INTO OUTFILE and writes no file', async () => {
-    const target = join(dir, 'out.txt');
-    const err = await caught(reader.query(`SELECT id FROM items INTO OUTFILE '${target}'`));
-    expect(err.kind).toBe('refused');
-    expect(err.message).toContain('INTO OUTFILE');
-    expect(existsSync(target)).toBe(false);
   });
 
   it('refuses exec and insert', async () => {
@@ -141,19 +109,5 @@ describe('read-only warehouse connection (embedded)', () => {
     const err = await caught(reader.query('SELECT count() FROM numbers(100000000000)'));
     expect(err.kind).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(10_000);
-  });
-
-  it('knows every table function of the engine: each is safe or refused', async () => {
-    const { REFUSED_FUNCTIONS, SAFE_TABLE_FUNCTIONS } = await import('../../src/warehouse/read-only.js');
-    const names = (await writer.query<{ name: string }>('SELECT name FROM system.table_functions')).map((r) => r.name);
-    const known = new Set([...REFUSED_FUNCTIONS, ...SAFE_TABLE_FUNCTIONS]);
-    expect(names.filter((n) => !known.has(n))).toEqual([]);
-  });
-
-  it('a writing connection runs one statement and refuses a second one too', async () => {
-    await writer.exec('CREATE TABLE t (a UInt8) ENGINE = Memory;');
-    const err = await caught(writer.query('SELECT 1 AS a; DROP TABLE t'));
-    expect(err.kind).toBe('refused');
-    expect(await writer.query('EXISTS TABLE t')).toEqual([{ result: 1 }]);
   });
 });

@@ -28,7 +28,7 @@ export interface AgentPageData {
   days: AgentDayRow[];
   changes: AgentChangeRow[];
   corrections: AgentChangeRow[];
-  /** This server's origin as the client reached it (for the badge snippet). */
+  /** The base of the badge snippet's links: the public URL, else this server as the client reached it. */
   origin: string;
   today: string;
   generatedAt: string;

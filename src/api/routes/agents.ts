@@ -2,6 +2,7 @@ import { sendError } from '../errors.js';
 import { agentPageData, renderAgentPage } from '../pages/agent.js';
 import { notFoundPage, PAGE_CSP, prefersHtml, sendPage } from '../pages/html.js';
 import { decodeCursor } from '../format.js';
+import { linkBase } from '../links.js';
 import { agentResponse, agentsPageResponse, PAGE_DEFAULT } from '../responses.js';
 import { agentParamsSchema, agentResponses, agentsPageResponseSchema, agentsQuerySchema, errorResponses, noQuerySchema } from '../schemas.js';
 import type { ApiRoutes } from './types.js';
@@ -12,7 +13,7 @@ const AGENT_ID = /^[0-9a-f]{16}$/;
  * GET /agents (paged by an opaque cursor) and GET /agents/:id, as JSON or, for a client that
  * prefers HTML (a browser), as the agent page. Hidden agents are never served (Methods §9).
  */
-export const agentRoutes: ApiRoutes = async (app, { warehouse }) => {
+export const agentRoutes: ApiRoutes = async (app, { warehouse, publicUrl }) => {
   app.get('/agents', { schema: { querystring: agentsQuerySchema, response: { 200: agentsPageResponseSchema, ...errorResponses(400, 500) } } }, async (req, reply) => {
     const after = req.query.cursor ? decodeCursor(req.query.cursor) : '';
     if (after === null) return sendError(reply, 400, 'invalid_cursor', 'invalid cursor');
@@ -36,7 +37,8 @@ export const agentRoutes: ApiRoutes = async (app, { warehouse }) => {
       if (html) return sendPage(reply, notFoundPage('No agent has this id, or its owner asked for it to be hidden.', req.id), PAGE_CSP, 404);
       return sendError(reply, 404, 'not_found', 'agent not found');
     }
-    if (html) return sendPage(reply, renderAgentPage(await agentPageData(warehouse, agent, `${req.protocol}://${req.host}`)), PAGE_CSP);
+    // The page's badge snippet holds absolute links (links.ts); pages are never stored (no-store).
+    if (html) return sendPage(reply, renderAgentPage(await agentPageData(warehouse, agent, linkBase(req, reply, publicUrl).url)), PAGE_CSP);
     return agent;
   });
 };

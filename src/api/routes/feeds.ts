@@ -1,12 +1,12 @@
-import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { agentById, agentChanges } from '../../warehouse/queries.js';
-import type { ReadOnlyWarehouse } from '../../warehouse/warehouse.js';
 import { sendError } from '../errors.js';
 import { atomFeed, FEED_LIMIT, JSON_FEED_VERSION, jsonFeed, type FeedContext } from '../feeds.js';
+import { linkBase } from '../links.js';
 import { currentCheckerVersion } from '../responses.js';
 import { agentParamsSchema, errorResponses, noQuerySchema } from '../schemas.js';
 import { notModifiedResponse, sendCached } from './badges.js';
+import type { ApiRoutes } from './types.js';
 
 /**
  * GET /feed.atom, GET /feed.json (JSON Feed 1.1): the ecosystem's newest changes; GET
@@ -16,23 +16,19 @@ import { notModifiedResponse, sendCached } from './badges.js';
  * the bytes and If-None-Match → 304, so a reader polling every few minutes costs a query and no
  * body; one minute of caching, since a feed is read to hear about changes soon.
  *
- * Links are absolute: under the public URL when one is configured, else the request's protocol
- * and Host (a Host that is not a plain host[:port] is not echoed).
+ * Links are absolute (links.ts): under the public URL when one is configured, and then the feed
+ * is `public`; else from the request's protocol and Host, and then it varies by Host and is
+ * `private`. Private rather than no-store: a reader's own cache is keyed by the URL it asked for,
+ * Host included, so it may keep the feed and revalidate with the ETag (a 304, no body); only a
+ * shared cache could hand one client's Host-made links to another.
  */
 
 export const FEED_MAX_AGE_S = 60;
-const CACHE_CONTROL = `public, max-age=${FEED_MAX_AGE_S}`;
+const cacheControl = (shared: boolean) => `${shared ? 'public' : 'private'}, max-age=${FEED_MAX_AGE_S}`;
 const AGENT_ID = /^[0-9a-f]{16}$/;
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 export const ATOM_CONTENT_TYPE = 'application/atom+xml; charset=utf-8';
 export const JSON_FEED_CONTENT_TYPE = 'application/feed+json; charset=utf-8';
-
-/** `protocol://host[:port]` of the links: the configured public URL, else the request's own. */
-export function baseUrlOf(req: FastifyRequest, publicUrl: string | null | undefined): string {
-  if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  return `${req.protocol}://${HOST.test(req.host) ? req.host : 'localhost'}`;
-}
 
 const atomResponse = {
   description: 'An Atom 1.0 feed (RFC 4287), newest change first',
@@ -100,22 +96,21 @@ const jsonFeedResponse = {
   content: { 'application/feed+json': { schema: jsonFeedSchema } },
 } as const;
 
-type FeedRoutes = FastifyPluginAsyncJsonSchemaToTs<{ Options: { warehouse: ReadOnlyWarehouse; publicUrl?: string | null } }>;
-
-export const feedRoutes: FeedRoutes = async (app, { warehouse, publicUrl }) => {
-  const ecosystem = async (req: FastifyRequest): Promise<{ rows: Awaited<ReturnType<typeof agentChanges>>; ctx: FeedContext }> => ({
-    rows: await agentChanges(warehouse, { checkerVersion: await currentCheckerVersion(warehouse), limit: FEED_LIMIT }),
-    ctx: { baseUrl: baseUrlOf(req, publicUrl), scope: { kind: 'ecosystem' } },
-  });
+export const feedRoutes: ApiRoutes = async (app, { warehouse, publicUrl }) => {
+  const ecosystem = async (req: FastifyRequest, reply: FastifyReply): Promise<{ rows: Awaited<ReturnType<typeof agentChanges>>; ctx: FeedContext; shared: boolean }> => {
+    const base = linkBase(req, reply, publicUrl);
+    const rows = await agentChanges(warehouse, { checkerVersion: await currentCheckerVersion(warehouse), limit: FEED_LIMIT });
+    return { rows, ctx: { baseUrl: base.url, scope: { kind: 'ecosystem' } }, shared: base.shared };
+  };
 
   app.get('/feed.atom', { schema: { querystring: noQuerySchema, response: { 200: atomResponse, 304: notModifiedResponse, ...errorResponses(400, 500) } } }, async (req, reply) => {
-    const { rows, ctx } = await ecosystem(req);
-    return sendCached(req, reply, atomFeed(rows, ctx), { contentType: ATOM_CONTENT_TYPE, cacheControl: CACHE_CONTROL });
+    const { rows, ctx, shared } = await ecosystem(req, reply);
+    return sendCached(req, reply, atomFeed(rows, ctx), { contentType: ATOM_CONTENT_TYPE, cacheControl: cacheControl(shared) });
   });
 
   app.get('/feed.json', { schema: { querystring: noQuerySchema, response: { 200: jsonFeedResponse, 304: notModifiedResponse, ...errorResponses(400, 500) } } }, async (req, reply) => {
-    const { rows, ctx } = await ecosystem(req);
-    return sendCached(req, reply, JSON.stringify(jsonFeed(rows, ctx)), { contentType: JSON_FEED_CONTENT_TYPE, cacheControl: CACHE_CONTROL });
+    const { rows, ctx, shared } = await ecosystem(req, reply);
+    return sendCached(req, reply, JSON.stringify(jsonFeed(rows, ctx)), { contentType: JSON_FEED_CONTENT_TYPE, cacheControl: cacheControl(shared) });
   });
 
   app.get(
@@ -125,8 +120,9 @@ export const feedRoutes: FeedRoutes = async (app, { warehouse, publicUrl }) => {
       const agent = AGENT_ID.test(req.params.id) ? await agentById(warehouse, req.params.id) : null;
       if (!agent) return sendError(reply, 404, 'not_found', 'agent not found');
       const rows = await agentChanges(warehouse, { agentId: agent.id, checkerVersion: await currentCheckerVersion(warehouse), limit: FEED_LIMIT });
-      const ctx: FeedContext = { baseUrl: baseUrlOf(req, publicUrl), scope: { kind: 'agent', id: agent.id, name: agent.name } };
-      return sendCached(req, reply, atomFeed(rows, ctx), { contentType: ATOM_CONTENT_TYPE, cacheControl: CACHE_CONTROL });
+      const base = linkBase(req, reply, publicUrl);
+      const ctx: FeedContext = { baseUrl: base.url, scope: { kind: 'agent', id: agent.id, name: agent.name } };
+      return sendCached(req, reply, atomFeed(rows, ctx), { contentType: ATOM_CONTENT_TYPE, cacheControl: cacheControl(base.shared) });
     },
   );
 };

@@ -5,7 +5,7 @@ import { startPlatform } from '../../runtime/platform.js';
 import { crawl, crawlFailed, repeatEvery } from '../../runtime/roles.js';
 import { onShutdown } from '../../runtime/shutdown.js';
 import { formatCrawlProgress, formatSummary, say } from '../format.js';
-import { addSettings, configured, PLATFORM_SETTINGS, SOURCE_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_ALWAYS, PLATFORM_SETTINGS, SOURCE_SETTINGS } from '../settings.js';
 
 const repeatable = (v: string, p: string[] = []) => [...p, v];
 
@@ -40,7 +40,7 @@ export function registerCrawlCommand(program: Command): void {
     .option('--every <duration>', 'keep running and crawl again at this interval (e.g. 24h)')
     .action(async (opts: Record<string, unknown>) => {
       const every = opts.every ? parseDuration(String(opts.every), '--every') : null;
-      const { config, log } = configured(opts, 'veronikai-crawl');
+      const { config, log } = configured(opts, 'veronikai-crawl', DATA_DIR_ALWAYS);
       const sources = (opts.source as string[] | undefined) ?? [];
       // With --every, a signal ends the wait at once, or the crawl in progress after it finishes.
       const shutdown = every === null ? null : onShutdown();

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../../config.js';
 import { dispute, disputeCandidates, disputeReason, type DisputeOutcome } from '../../runtime/dispute.js';
 import { formatDispute } from '../format.js';
-import { addSettings, configured, PLATFORM_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_LOCAL_STATE, PLATFORM_SETTINGS } from '../settings.js';
 
 /**
  * `veronikai dispute <agent-url> --reason TEXT [--protocol a2a|mcp] [--json]`: for the operator who
@@ -45,7 +45,7 @@ async function runDispute(target: string, opts: DisputeOptions & Record<string, 
   const reason = disputeReason(String(opts.reason ?? ''));
   if (opts.protocol !== undefined && opts.protocol !== 'a2a' && opts.protocol !== 'mcp') throw new UsageError('--protocol must be a2a or mcp');
   disputeCandidates(target, opts.protocol);
-  const { config, log } = configured(opts, 'veronikai-dispute');
+  const { config, log } = configured(opts, 'veronikai-dispute', DATA_DIR_LOCAL_STATE);
   const outcome = await dispute(config, log, { target, reason, ...(opts.protocol ? { protocol: opts.protocol } : {}) });
   if (opts.json) {
     const { dispute: d, request, workersListening, kafkaVia } = outcome;

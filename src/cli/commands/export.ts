@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { EXPORT_FORMATS, exportSnapshot, parseSinceDate, type ExportFormat } from '../../runtime/export.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { say } from '../format.js';
-import { addSettings, configured, WAREHOUSE_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';
 
 /** `veronikai export`: a reproducible snapshot of the index (seed 001 §7). */
 export function registerExportCommand(program: Command): void {
@@ -22,7 +22,7 @@ exporting the same data again gives the same checksums (manifest.json, SHA256SUM
     .option('--since <date>', 'checks, verdicts and daily tables from this UTC day on (YYYY-MM-DD); agents, listings and documents whole')
     .action(async (opts: Record<string, unknown>) => {
       const since = typeof opts.since === 'string' ? parseSinceDate(opts.since) : null;
-      const { config } = configured(opts, 'veronikai-export');
+      const { config } = configured(opts, 'veronikai-export', DATA_DIR_EMBEDDED_WAREHOUSE);
       try {
         const m = await exportSnapshot(config, { out: String(opts.out), format: opts.format as ExportFormat, since });
         for (const f of m.files) say(`${f.file}: ${f.rows} row(s), ${f.bytes} bytes, sha256 ${f.sha256}`);

@@ -3,7 +3,7 @@ import { migrateWarehouse } from '../../runtime/warehouse-tasks.js';
 import { MigrationError } from '../../warehouse/migrate.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { say } from '../format.js';
-import { addSettings, configured, WAREHOUSE_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';
 
 /** `veronikai migrate`: applies the pending clickhouse/NNNN_*.sql migrations, idempotently. */
 export function registerMigrateCommand(program: Command): void {
@@ -11,7 +11,7 @@ export function registerMigrateCommand(program: Command): void {
   addSettings(cmd, WAREHOUSE_SETTINGS)
     .option('--dry-run', 'only list the migrations that would be applied')
     .action(async (opts: Record<string, unknown>) => {
-      const { config, log } = configured(opts, 'veronikai-migrate');
+      const { config, log } = configured(opts, 'veronikai-migrate', DATA_DIR_EMBEDDED_WAREHOUSE);
       const dryRun = Boolean(opts.dryRun);
       try {
         const result = await migrateWarehouse(config, log, dryRun);

@@ -3,7 +3,7 @@ import { startPlatform, type PlatformOptions } from '../../runtime/platform.js';
 import { untilStopped } from '../../runtime/roles.js';
 import { onShutdown } from '../../runtime/shutdown.js';
 import { say } from '../format.js';
-import { addSettings, configured, PLATFORM_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_LOCAL_BROKER, PLATFORM_SETTINGS } from '../settings.js';
 
 /**
  * The probe policy `--allow-loopback` (SETTINGS.allowLoopback) asks for in the roles that probe
@@ -22,7 +22,7 @@ export function registerProbeWorkerCommand(program: Command): void {
   const cmd = program.command('probe-worker').description('consume probe requests and emit probe events until stopped');
   addSettings(cmd, PLATFORM_SETTINGS, ['canaryUrl', 'sourceUrl', 'probeConcurrency', 'allowLoopback'])
     .action(async (opts: Record<string, unknown>) => {
-      const { config, log } = configured(opts, 'veronikai-probe-worker');
+      const { config, log } = configured(opts, 'veronikai-probe-worker', DATA_DIR_LOCAL_BROKER);
       const probePolicy = probePolicyFrom(opts);
       const shutdown = onShutdown();
       try {

@@ -4,7 +4,7 @@ import { parseDuration, UsageError } from '../../config.js';
 import { replayGroups, ReplayError, runReplay, type ReplayProgress } from '../../runtime/replay.js';
 import { onShutdown } from '../../runtime/shutdown.js';
 import { formatReplayProgress, formatReplaySummary, say } from '../format.js';
-import { addSettings, configured, PLATFORM_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_LOCAL_STATE, PLATFORM_SETTINGS } from '../settings.js';
 
 /** Without a TTY, a structured progress line this often. */
 const LOG_EVERY_MS = 5_000;
@@ -43,7 +43,7 @@ export function registerReplayCommand(program: Command): void {
         return;
       }
       const timeoutMs = parseDuration(String(opts.timeout), '--timeout');
-      const { config, log } = configured(opts, 'veronikai-replay');
+      const { config, log } = configured(opts, 'veronikai-replay', DATA_DIR_LOCAL_STATE);
       const tty = Boolean(process.stderr.isTTY);
       let lastLogged = 0;
       let drawn = false;

@@ -3,7 +3,7 @@ import { parseSinceDate } from '../../runtime/export.js';
 import { censusReport } from '../../runtime/report.js';
 import { renderCensusHtml, renderCensusMarkdown } from '../../stats/census-report.js';
 import { WarehouseError } from '../../warehouse/errors.js';
-import { addSettings, configured, WAREHOUSE_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';
 
 /** `veronikai report census`: seed 001's tables from the index's own data. */
 export function registerReportCommand(program: Command): void {
@@ -17,7 +17,7 @@ export function registerReportCommand(program: Command): void {
     .addOption(new Option('--format <format>', 'output').choices(['md', 'json', 'html']).default('md'))
     .action(async (opts: Record<string, unknown>) => {
       const day = typeof opts.date === 'string' ? parseSinceDate(opts.date, '--date') : null;
-      const { config } = configured(opts, 'veronikai-report');
+      const { config } = configured(opts, 'veronikai-report', DATA_DIR_EMBEDDED_WAREHOUSE);
       try {
         const r = await censusReport(config, { day });
         const text = opts.format === 'json' ? `${JSON.stringify(r, null, 2)}\n` : opts.format === 'html' ? renderCensusHtml(r) : renderCensusMarkdown(r);

@@ -4,7 +4,7 @@ import { startPlatform } from '../../runtime/platform.js';
 import { runDailyCycles } from '../../runtime/roles.js';
 import { onShutdown } from '../../runtime/shutdown.js';
 import { formatDailyReport, formatSummary, say } from '../format.js';
-import { API_SETTINGS, addSettings, configured, PLATFORM_SETTINGS, SCHEDULE_SETTINGS, SOURCE_SETTINGS } from '../settings.js';
+import { addSettings, API_SETTINGS, configured, DATA_DIR_ALWAYS, PLATFORM_SETTINGS, SCHEDULE_SETTINGS, SOURCE_SETTINGS } from '../settings.js';
 import { sourceOption } from './crawl.js';
 import { probePolicyFrom } from './probe-worker.js';
 
@@ -13,18 +13,19 @@ export function registerRunCommand(program: Command): void {
   const cmd = program
     .command('run')
     .description('run everything in one process: local Kafka broker, embedded ClickHouse, listing sources, processors and the API');
-  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'webhooksFile', 'webhooksMaxAge', 'probeConcurrency', 'allowLoopback'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
+  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'clickhouseHttpUser', 'clickhouseHttpHosts', 'webhooksFile', 'webhooksMaxAge', 'probeConcurrency', 'allowLoopback'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
     .addOption(sourceOption())
     .option('--full', 'full resync of every source on the first pass')
     .option('--every <duration>', 'run again (crawl, probes, judgement, rollups) at this interval', '24h')
     .option('--once', 'do one daily run, say what it did, then exit')
     .action(async (opts: Record<string, unknown>) => {
       const every = parseDuration(String(opts.every), '--every');
-      const { config, log } = configured(opts, 'veronikai');
+      const { config, log } = configured(opts, 'veronikai', DATA_DIR_ALWAYS);
       const platform = await startPlatform(config, { log, probePolicy: probePolicyFrom(opts) });
       say(`VeronikAI API listening on ${platform.apiUrl}  (try ${platform.apiUrl}/agents)`);
       say(`data directory: ${config.dataDir}; Kafka: ${platform.kafka.brokers}; warehouse: ${config.warehouse.kind}`);
       if (platform.clickhouseUrl) say(`ClickHouse HTTP interface (read-only) on ${platform.clickhouseUrl}`);
+      if (platform.clickhouseLogin) say(`ClickHouse HTTP interface login: ${platform.clickhouseLogin}`);
       if (platform.webhooks) say(`webhooks: ${platform.webhooks.subscriptionCount} subscription(s) from ${config.webhooks.file}`);
       const shutdown = opts.once ? null : onShutdown();
       shutdown?.signal.addEventListener('abort', () => say(`received ${String(shutdown.signal.reason)}, shutting down`), { once: true });

@@ -4,7 +4,7 @@ import { startPlatform } from '../../runtime/platform.js';
 import { dailyRunOn, repeatEvery } from '../../runtime/roles.js';
 import { onShutdown } from '../../runtime/shutdown.js';
 import { formatDailyReport, say } from '../format.js';
-import { addSettings, configured, PLATFORM_SETTINGS, SCHEDULE_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_LOCAL_STATE, PLATFORM_SETTINGS, SCHEDULE_SETTINGS } from '../settings.js';
 
 /**
  * `veronikai schedule`: the scheduler as a role of its own. Plans a daily run from the
@@ -18,7 +18,7 @@ export function registerScheduleCommand(program: Command): void {
     .option('--every <duration>', 'keep running and schedule again at this interval (e.g. 24h)')
     .action(async (opts: Record<string, unknown>) => {
       const every = opts.every ? parseDuration(String(opts.every), '--every') : null;
-      const { config, log } = configured(opts, 'veronikai-schedule');
+      const { config, log } = configured(opts, 'veronikai-schedule', DATA_DIR_LOCAL_STATE);
       // With --every, a signal ends the wait at once, or the daily run in progress after it finishes.
       const shutdown = every === null ? null : onShutdown();
       try {

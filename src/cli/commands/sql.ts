@@ -5,7 +5,7 @@ import { parseCount, SETTINGS, UsageError } from '../../config.js';
 import { runSql } from '../../runtime/warehouse-tasks.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { SQL_DEFAULT_MAX_ROWS } from '../../warehouse/limits.js';
-import { addSettings, configured, WAREHOUSE_SETTINGS } from '../settings.js';
+import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';
 
 /** Characters gathered before one write to stdout: one write per row would cost more than the query. */
 const OUTPUT_CHUNK = 64 * 1024;
@@ -65,7 +65,7 @@ A read stops at its deadline (--sql-timeout, default ${SETTINGS.sqlTimeout.defau
         params[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
       const maxRows = parseCount(opts.maxRows as string, '--max-rows');
-      const { config } = configured(opts, 'veronikai-sql');
+      const { config } = configured(opts, 'veronikai-sql', DATA_DIR_EMBEDDED_WAREHOUSE);
       const jsonl = opts.format === 'jsonl';
       let opened = false;
       const out = new Output();
@@ -73,7 +73,12 @@ A read stops at its deadline (--sql-timeout, default ${SETTINGS.sqlTimeout.defau
         const outcome = await runSql(
           config,
           query,
-          { ...(Object.keys(params).length > 0 ? { params } : {}), write: opts.write === true, maxRows },
+          {
+            ...(Object.keys(params).length > 0 ? { params } : {}),
+            write: opts.write === true,
+            maxRows,
+            onStaleInstance: (note) => void process.stderr.write(`veronikai sql: ${note}\n`),
+          },
           async (rows) => {
             for (const row of rows) {
               if (jsonl) out.add(`${JSON.stringify(row)}\n`);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseDuration, parsePort } from '../../config.js';
 import { DEFAULT_BROKER_PORT, stackDown, stackFetch, stackStatus, stackUp } from '../../runtime/stack.js';
-import { addSettings, configured } from '../settings.js';
+import { addSettings, configured, DATA_DIR_ALWAYS } from '../settings.js';
 
 type StackFlags = Record<string, unknown>;
 
@@ -19,7 +19,7 @@ export function registerStackCommand(program: Command): void {
     .option('--controller-port <port>', 'KRaft controller port (default: port + 1)')
     .option('--heap <size>', 'JVM maximum heap', '512m')
     .action(async (flags: StackFlags & { port: string; controllerPort?: string; heap: string }) => {
-      const { config, log } = configured(flags, 'veronikai-stack');
+      const { config, log } = configured(flags, 'veronikai-stack', DATA_DIR_ALWAYS);
       const port = parsePort(flags.port, '--port');
       const controllerPort = flags.controllerPort === undefined ? undefined : parsePort(flags.controllerPort, '--controller-port');
       const up = await stackUp(config, { port, controllerPort, heap: flags.heap, log });

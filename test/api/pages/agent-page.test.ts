@@ -71,7 +71,8 @@ describe('agent page', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-security-policy']).toBe(PAGE_CSP);
-    expect(res.headers.vary).toBe('Accept');
+    // Host too: without a public URL the badge snippet's links follow the request's Host.
+    expect(res.headers.vary).toBe('Accept, Host');
     const style = /<style>([\s\S]*?)<\/style>/.exec(res.body)![1]!;
     expect(PAGE_CSP).toContain(`style-src 'sha256-${createHash('sha256').update(style, 'utf8').digest('base64')}'`);
     expect(res.body).not.toMatch(/<script\b/);
