@@ -116,7 +116,7 @@ describe('ClickHouse HTTP interface', () => {
     const c = createClient({ url: `http://127.0.0.1:${portOf(small)}`, ...quiet });
     try {
       await expect((await c.query({ query: 'SELECT number FROM numbers(1000000)', format: 'JSONEachRow' })).json()).rejects.toMatchObject({ code: '396' });
-      await expect(c.query({ query: 'SELECT count() FROM numbers_mt(1000000000000)', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '159' });
+      await expect(c.query({ query: 'SELECT sleepEachRow(0.5) FROM numbers(3)', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '159' });
       // The interface is still serving afterwards, once the engine has let go of the slow query
       // (chdb cannot interrupt it; its max_execution_time ends it).
       await expect
@@ -135,7 +135,7 @@ describe('ClickHouse HTTP interface', () => {
       const rows = await (await c.query({ query: 'SELECT number FROM numbers(1000000)', format: 'JSONEachRow' })).json<{ number: string }>();
       expect(rows).toHaveLength(1_000_000);
       expect(rows[999_999]).toEqual({ number: '999999' });
-      expect(await (await c.query({ query: 'SELECT count() AS s FROM numbers(1000000000)', format: 'JSONEachRow' })).json()).toEqual([{ s: '1000000000' }]);
+      expect(await (await c.query({ query: 'SELECT sleepEachRow(0.5) AS s FROM numbers(3)', format: 'JSONEachRow' })).json()).toEqual([{ s: 0 }, { s: 0 }, { s: 0 }]);
       const parquet = await fetch(`http://127.0.0.1:${portOf(owner)}/?query=${encodeURIComponent('SELECT number FROM numbers(100000) FORMAT Parquet')}`);
       const bytes = Buffer.from(await parquet.arrayBuffer());
       expect({ status: parquet.status, magic: bytes.subarray(0, 4).toString(), large: bytes.length > 4_096 }).toEqual({ status: 200, magic: 'PAR1', large: true });

@@ -171,7 +171,7 @@ describe('the statement guard on the engine', () => {
     const names = (await t.wh.query<{ name: string }>('SELECT name FROM system.functions')).map((r) => r.name.toLowerCase());
     const classified = classifiedFunctions();
     expect(names.filter((n) => !classified.has(n))).toEqual([]);
-    for (const dangerous of ['file', 'joinGet', 'dictGet', 'getServerSetting', 'hostName', 'sleep', 'aiGenerate', 'logTrace']) expect(functionRefusal(dangerous)).not.toBeNull();
+    for (const dangerous of ['file', 'joinGet', 'dictGet', 'getServerSetting', 'hostName', 'aiGenerate', 'logTrace']) expect(functionRefusal(dangerous)).not.toBeNull();
     const tableFunctions = (await t.wh.query<{ name: string }>('SELECT name FROM system.table_functions')).map((r) => r.name);
     expect(ALLOWED_TABLE_FUNCTIONS.filter((n) => !tableFunctions.includes(n))).toEqual([]);
   });

@@ -25,7 +25,7 @@ export const REFUSED_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
     'getServerSetting', 'getMergeTreeSetting', 'getMacro', 'getOSKernelVersion', 'showCertificate', 'filesystemAvailable', 'filesystemCapacity',
     'filesystemUnreserved', 'serverUUID', 'zookeeperSessionUptime', 'getClientHTTPHeader', 'buildId', 'globalVariable',
   ],
-  'writes to the engine log or holds the engine': ['logTrace', 'sleep', 'sleepEachRow', 'fuzzQuery'],
+  'writes to the engine log': ['logTrace', 'fuzzQuery'],
   "is the engine's internal plumbing": [
     '__actionName', '__applyFilter', '__bitBoolMaskAnd', '__bitBoolMaskOr', '__bitSwapLastTwo', '__bitWrapperFunc', '__getScalar',
     '__patchPartitionID', '__scalarSubqueryResult', '__toYearCalendarOnly',
