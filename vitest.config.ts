@@ -1,14 +1,62 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The `unit` project: pure logic, quick to run alone (`npx vitest run --project unit`). No
+ * embedded engine, no Kafka, no CLI or reference tool (Python SDK, skills-ref, conformance CLI)
+ * spawned; test/setup/unit-guard.ts makes the engine, a Kafka connection, and spawning the CLI,
+ * Java or a ClickHouse server fail there.
+ * Whole directories where every file is pure, single files where a directory mixes.
+ * Everything else is `integration`, so a new file in a mixed directory runs there unless listed.
+ */
+const UNIT = [
+  'test/*.test.ts',
+  'test/{architecture,events,identity,signing,util}/**/*.test.ts',
+  'test/conformance/*.test.ts',
+  'test/conformance/inspect/*.test.ts',
+  // skills-ref.test.ts (beside these) runs the Python reference validator.
+  'test/conformance/plugin/{credentials,json-error,rules}.test.ts',
+  'test/api/{badge,errors}.test.ts',
+  'test/api/pages/html.test.ts',
+  'test/api/svg/*.test.ts',
+  'test/cli/{check-command,format}.test.ts',
+  'test/processors/{judge-probe,listing-context,merge-agent,scheduler-plan}.test.ts',
+  'test/processors/changes/derive.test.ts',
+  'test/producers/{canary,kafka-sink,probe-worker-settings}.test.ts',
+  'test/producers/{http,politeness,probe,sources}/**/*.test.ts',
+  // mcp.test.ts and conformance-agree.test.ts (beside these) spawn the Python SDK and the conformance CLI.
+  'test/producers/inspect/{a2a,auth,request}.test.ts',
+  'test/producers/webhooks/{signature,subscriptions}.test.ts',
+  'test/runtime/{canary-targets,inspect,instance,plugin-package}.test.ts',
+  'test/stats/wilson.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Two cores on these machines: more workers only thrash the broker and the engine.
     maxWorkers: 2,
-    // A Kafka broker for the tests (VERONIKAI_KAFKA_BROKERS, or a local one started in the background).
-    globalSetup: ['test/setup/kafka.ts'],
+    // One reporter for the whole run, whichever projects it covers: one closing summary line.
     reporters: ['default', './test/setup/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: UNIT,
+          setupFiles: ['test/setup/unit-guard.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...UNIT],
+          // A Kafka broker for these tests (VERONIKAI_KAFKA_BROKERS, or a local one started in the background).
+          globalSetup: ['test/setup/kafka.ts'],
+        },
+      },
+    ],
   },
 });

@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Checker } from '../src/processors/verdicts/checker.js';
 import type { Signer } from '../src/processors/verdicts/judge-probe.js';
+import type { InsertRow, TableName } from '../src/warehouse/tables.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 
 export class Timings {
@@ -50,7 +51,7 @@ export function timedWarehouse(warehouse: Warehouse, t: Timings, enabled: () => 
   };
   return new Proxy(warehouse, {
     get(target, prop, receiver) {
-      if (prop === 'insert') return (table: string, rows: readonly object[]) => time(`insert ${table}`, () => target.insert(table, rows));
+      if (prop === 'insert') return <T extends TableName>(table: T, rows: readonly InsertRow<T>[]) => time(`insert ${table}`, () => target.insert(table, rows));
       if (prop === 'exec') return (sql: string, params?: Parameters<Warehouse['exec']>[1]) => time(label('exec', sql), () => target.exec(sql, params));
       if (prop === 'query') return (sql: string, params?: Parameters<Warehouse['query']>[1]) => time(label('query', sql), () => target.query(sql, params));
       const v = Reflect.get(target, prop, receiver) as unknown;

@@ -23,7 +23,7 @@
  * limits it (a crawl is also paced at 250 ms a page in production, 4 pages a second).
  *
  * The broker: VERONIKAI_KAFKA_BROKERS when set, else a local one started for the run
- * (src/stack/kafka-broker.ts) and stopped at the end. Topics get a prefix of their own.
+ * (src/stack/kafka/) and stopped at the end. Topics get a prefix of their own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
@@ -38,7 +38,7 @@ import { SOURCE_LIMITS } from '../src/producers/sources/limits.js';
 import type { SourceSummary } from '../src/producers/sources/index.js';
 import { startPlatform } from '../src/runtime/platform.js';
 import { crawl } from '../src/runtime/roles.js';
-import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka-broker.js';
+import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka/index.js';
 import { entry, type RegistryEntry } from '../test/helpers/fixture-mcp-registry.js';
 
 const RECORDS = Number(process.argv[2] ?? 83_000);
@@ -228,7 +228,7 @@ async function main(): Promise<void> {
     if (!brokers) {
       const port = await freePort();
       const controllerPort = await freePort([port]);
-      console.log('starting a local broker (src/stack/kafka-broker.ts)…');
+      console.log('starting a local broker (src/stack/kafka/)…');
       broker = await startBroker({ dataDir: join(root, 'broker'), cacheDir: loadConfig().cacheDir, port, controllerPort, logger: log, heap: '1g' });
       brokers = broker.brokers;
     }

@@ -14,7 +14,7 @@
  * BATCH messages. Decoding is left out: this compares the clients, not the codec.
  *
  * The broker: VERONIKAI_KAFKA_BROKERS when set, else a local one started for the run (the
- * project's stack, src/stack/kafka-broker.ts) and stopped at the end.
+ * project's stack, src/stack/kafka/) and stopped at the end.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ import type { ProbeEvent, ProbeExchange } from '../src/events/types.js';
 import { createKafka } from '../src/kafka/client.js';
 import { EventProducer, type OutgoingMessage } from '../src/kafka/producer.js';
 import { createLogger, silentLogger } from '../src/log.js';
-import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka-broker.js';
+import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka/index.js';
 import { TOPICS } from '../src/topics.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
     dataDir = mkdtempSync(join(tmpdir(), 'veronikai-bench-kafka-'));
     const port = await freePort();
     const controllerPort = await freePort([port]);
-    process.stdout.write('starting a local broker (src/stack/kafka-broker.ts)…\n');
+    process.stdout.write('starting a local broker (src/stack/kafka/)…\n');
     broker = await startBroker({ dataDir, cacheDir: loadConfig().cacheDir, port, controllerPort, logger: createLogger('bench-broker', { level: 'warn' }), heap: '1g' });
     brokers = broker.brokers;
   }

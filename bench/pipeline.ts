@@ -29,7 +29,7 @@
  * printed but not part of the ratio.
  *
  * The broker: VERONIKAI_KAFKA_BROKERS when set, else a local one started for the run (the project's
- * stack, src/stack/kafka-broker.ts) and stopped at the end. The warehouse: an embedded one
+ * stack, src/stack/kafka/) and stopped at the end. The warehouse: an embedded one
  * (chdb), migrated, in a temporary directory removed at the end. Topics carry a prefix of their own.
  * The replay's time is broken down by warehouse call, judgement and signature (bench/_timing.ts),
  * and the run prints the ceiling its own figures set: decode, judge and sign over every core.
@@ -57,7 +57,7 @@ import { CURRENT_CHECKER } from '../src/processors/verdicts/checker.js';
 import { createVerdictProcessor } from '../src/processors/verdicts/processor.js';
 import { KafkaObservationSink } from '../src/producers/kafka-sink.js';
 import { produceDocuments } from '../src/producers/probe-worker.js';
-import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka-broker.js';
+import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka/index.js';
 import { topicNames, TOPICS } from '../src/topics.js';
 import { EmbeddedWarehouse } from '../src/warehouse/embedded.js';
 import { migrate } from '../src/warehouse/migrate.js';
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     brokerDir = mkdtempSync(join(tmpdir(), 'veronikai-bench-pipeline-broker-'));
     const port = await freePort();
     const controllerPort = await freePort([port]);
-    process.stdout.write('starting a local broker (src/stack/kafka-broker.ts)…\n');
+    process.stdout.write('starting a local broker (src/stack/kafka/)…\n');
     broker = await startBroker({ dataDir: brokerDir, cacheDir: loadConfig().cacheDir, port, controllerPort, logger: log, heap: '1g' });
     brokers = broker.brokers;
   }

@@ -683,7 +683,7 @@ async function brokerForRun(own = false): Promise<{ brokers: string; stop: () =>
   const { join } = await import('node:path');
   const { loadConfig } = await import('../src/config.js');
   const { createLogger } = await import('../src/log.js');
-  const { freePort, startBroker } = await import('../src/stack/kafka-broker.js');
+  const { freePort, startBroker } = await import('../src/stack/kafka/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'veronikai-bench-probes-broker-'));
   const port = await freePort();
   const broker = await startBroker({ dataDir: dir, cacheDir: loadConfig().cacheDir, port, controllerPort: await freePort([port]), logger: createLogger('bench-probes', { level: 'warn' }), heap: '1g' });

@@ -1,6 +1,6 @@
 import { SOURCE_NAMES } from '../config.js';
 import { wilson, type Proportion } from '../stats/wilson.js';
-import type { AgentListCursor, AgentListState } from '../warehouse/queries.js';
+import type { AgentListCursor, AgentListState } from '../warehouse/read/search.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { contentSecurityPolicy, escapeHtml, num, pct, PAGE_STYLE, renderPage, when } from './pages/html.js';
 import {

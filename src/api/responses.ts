@@ -1,36 +1,35 @@
 import { isAttestationPayload, type Attestation } from '../conformance/attestation.js';
 import { CHECKER_VERSION } from '../conformance/version.js';
 import type { Logger } from '../log.js';
-import type { UptimeState, VerdictResult } from '../warehouse/rows.js';
-import { census, runStats, type Census, type RunStats } from '../stats/run-stats.js';
-import { wilson, type Proportion } from '../stats/wilson.js';
-import {
-  agentById,
-  agentListPage,
-  agentsPage,
-  agentStatusRows,
-  agentUptime,
-  censusTotals,
-  checkerVersionServed,
-  checkerVersionShown,
-  dailyRollups,
-  dailyRuns,
-  lastCheckedAt,
-  latestOfAgent,
-  listingsOfAgent,
-  newestLatestObservation,
-  searchWords,
-  type AgentApiRow,
-  type AgentListingApiRow,
-  type DailyRollupApiRow,
-} from '../warehouse/queries.js';
+import { census, runStats, type Census } from '../stats/run-stats.js';
+import { wilson } from '../stats/wilson.js';
+import { agentById, agentsPage, listingsOfAgent } from '../warehouse/read/agents.js';
+import { censusTotals, newestLatestObservation } from '../warehouse/read/census.js';
+import { checkerVersionServed, checkerVersionShown } from '../warehouse/read/checker-version.js';
+import { dailyRollups } from '../warehouse/read/daily-rollups.js';
+import { dailyRuns } from '../warehouse/read/runs.js';
+import { agentListPage, searchWords, type AgentListCursor, type AgentListState } from '../warehouse/read/search.js';
+import { agentStatusRows, agentUptime, lastCheckedAt, latestOfAgent } from '../warehouse/read/status.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { encodeCursor, encodeListCursor, finiteOrNull, isoTime, withIsoTimes } from './format.js';
-import type { AgentListCursor, AgentListState } from '../warehouse/queries.js';
+import type {
+  agentResponseSchema,
+  agentSearchResponseSchema,
+  agentsPageResponseSchema,
+  agentStatusSchema,
+  agentSummarySchema,
+  censusResponseSchema,
+  dailyResponseSchema,
+  dailyRowSchema,
+  dailyTotalSchema,
+  FromSchema,
+  runStatsResponseSchema,
+  uptimeWindowSchema,
+} from './schemas.js';
 
 /**
- * The API's responses for ecosystem statistics (Methods §4-5) and the per-agent status
- * the agent page shows, built from the read model (src/warehouse/queries.ts). The JSON
+ * The API's responses for ecosystem statistics and the per-agent status
+ * the agent page shows, built from the read model (src/warehouse/read/). The JSON
  * routes and the dashboard both use these; no route lives here.
  *
  * Two kinds of figure, never mixed: **sample estimates** come from one daily run's
@@ -38,7 +37,8 @@ import type { AgentListCursor, AgentListState } from '../warehouse/queries.js';
  * so (its counts are partial, never the whole index); the **census** counts every
  * active agent's latest state. Everything is read under the current checker version
  * (v_checker_current__v2), or this build's CHECKER_VERSION while the warehouse has none.
- * Times are ISO 8601 UTC. Hidden agents (owner opt-out) are never served.
+ * Times are ISO 8601 UTC. Hidden agents (owner opt-out) are never served. Each response's type is
+ * its schema's (schemas.ts), so the two cannot disagree.
  */
 
 export const STATS_DAYS_DEFAULT = 30;
@@ -61,12 +61,8 @@ export async function latestDailyRuns(warehouse: ReadOnlyWarehouse): Promise<{ l
   return { latest: rows[0]?.run_id ?? null, latestComplete: rows.find((r) => Number(r.finished) === 1)?.run_id ?? null };
 }
 
-export interface RunStatsResponse extends Omit<RunStats, 'status'> {
-  status: 'complete' | 'incomplete' | 'in progress';
-  kind: 'sample estimate';
-  /** True unless the run completed: the counts so far, not the run's figures and never the whole index. */
-  partial: boolean;
-}
+/** A run's sample figures; `partial` unless the run completed (the counts so far, never the whole index). */
+export type RunStatsResponse = FromSchema<typeof runStatsResponseSchema>;
 
 /** A run's sample figures, or null for a run the warehouse has no record of. */
 export async function runStatsResponse(warehouse: ReadOnlyWarehouse, runId: string, checkerVersion: string): Promise<RunStatsResponse | null> {
@@ -82,14 +78,11 @@ export async function runStatsResponse(warehouse: ReadOnlyWarehouse, runId: stri
   };
 }
 
-export interface CensusResponse extends Census {
-  kind: 'census';
-  /** Newest latest-state observation counted (ISO), null when nothing was checked yet. */
-  asOf: string | null;
-  /** When these totals were counted (ISO): the verdict processor recounts them as it writes and when a version is pinned. */
-  computedAt: string | null;
-  note: string;
-}
+/**
+ * The census with `asOf`, the newest latest-state observation counted, and `computedAt`, when the
+ * totals were counted (the verdict processor recounts them as it writes and when a version is pinned).
+ */
+export type CensusResponse = FromSchema<typeof censusResponseSchema>;
 
 /**
  * The census as last counted (census_totals: one row); a version never counted yet (a warehouse
@@ -126,29 +119,19 @@ export async function censusResponse(warehouse: ReadOnlyWarehouse, checkerVersio
 }
 
 /** A row of v_daily_rollups__v2 with its times as ISO. */
-export type DailyRow = DailyRollupApiRow;
+export type DailyRow = FromSchema<typeof dailyRowSchema>;
 
-export interface DailyTotal {
-  day: string;
-  checks: number; up: number; down: number; unknown: number; skipped: number;
-  pass: number; fail: number; unknownVerdict: number; na: number;
-  /** up / (up + down) over every check of the day. */
-  uptime: number | null;
-  /** pass / (pass + fail) over every verdict of the day. */
-  passRate: number | null;
-  /** The day's sample checks only, with 95 % Wilson intervals. */
-  sample: { checks: number; up: Proportion; pass: Proportion };
-}
+/**
+ * A day's rows summed: uptime is up / (up + down) and passRate pass / (pass + fail) over every
+ * check and verdict of the day; `sample` is the day's sample checks only, with 95 % Wilson intervals.
+ */
+export type DailyTotal = FromSchema<typeof dailyTotalSchema>;
 
-export interface DailyResponse {
-  checkerVersion: string;
-  days: number;
-  protocol: string | null;
-  /** Rows of v_daily_rollups__v2 (one per day, protocol and source), newest day first. */
-  rows: DailyRow[];
-  /** The rows summed per day (every check counts under one protocol and one source), newest first. */
-  totals: DailyTotal[];
-}
+/**
+ * Rows of v_daily_rollups__v2 (one per day, protocol and source) and the rows summed per day (every
+ * check counts under one protocol and one source), newest day first.
+ */
+export type DailyResponse = FromSchema<typeof dailyResponseSchema>;
 
 export async function dailyResponse(warehouse: ReadOnlyWarehouse, checkerVersion: string, days: number, protocol: string | null): Promise<DailyResponse> {
   const rows = (await dailyRollups(warehouse, checkerVersion, days, protocol)).map((r): DailyRow => {
@@ -181,20 +164,11 @@ export async function dailyResponse(warehouse: ReadOnlyWarehouse, checkerVersion
   return { checkerVersion, days, protocol, rows, totals };
 }
 
-export interface AgentSummary {
-  id: string;
-  name: string;
-  protocol: 'a2a' | 'mcp';
-  sources: string[];
-  /** 'unchecked' when the owner opted out of probing (listed, never checked). */
-  optOut: string;
-  lastCheckedAt: string | null;
-  /** The latest check's uptime state and the latest verdict's result, under the current checker. */
-  uptime: string | null;
-  result: string | null;
-  uptime7d: number | null;
-  uptime30d: number | null;
-}
+/** An agent in a list or search, with its latest check's uptime state and its latest verdict's result under the current checker. */
+export type AgentSummary = FromSchema<typeof agentSummarySchema>;
+
+/** A page of a list or search. */
+export type AgentSearchResponse = FromSchema<typeof agentSearchResponseSchema>;
 
 /**
  * Active agents in natural name order, all of them or those matching a search (every word of `q`
@@ -205,7 +179,7 @@ export async function searchAgents(
   warehouse: ReadOnlyWarehouse,
   checkerVersion: string,
   opts: { q?: string; protocol?: string | null; limit?: number; cursor?: AgentListCursor | null; source?: string | null; state?: AgentListState | null },
-): Promise<{ agents: AgentSummary[]; more: boolean; nextCursor: string | null }> {
+): Promise<Omit<AgentSearchResponse, 'checkerVersion'>> {
   const limit = opts.limit ?? AGENT_SEARCH_DEFAULT;
   const page = await agentListPage(warehouse, {
     words: searchWords(opts.q ?? ''),
@@ -237,30 +211,15 @@ export async function searchAgents(
   return { agents, more: page.next !== null, nextCursor: page.next ? encodeListCursor(page.next) : null };
 }
 
-export interface UptimeWindow {
-  /** up / (up + down) in the window; null when nothing was judged up or down. */
-  uptime: number | null;
-  checks: number;
-  latencyP50Ms: number | null;
-  latencyP95Ms: number | null;
-}
+/** Uptime (up / (up + down); null when nothing was judged up or down), checks and latency of one window. */
+export type UptimeWindow = FromSchema<typeof uptimeWindowSchema>;
 
-export interface AgentStatus {
-  checkerVersion: string;
-  /** When the agent was last checked, under any checker version (Methods §4); null if never. */
-  lastCheckedAt: string | null;
-  latestCheck: {
-    at: string | null; eventId: string; uptime: UptimeState; reason: string; httpStatus: number | null; latencyMs: number | null;
-    inSample: boolean; ourSide: boolean; source: string;
-  } | null;
-  latestVerdict: {
-    checkerVersion: string; result: VerdictResult; reasons: string[]; warnings: string[]; suiteId: string; suiteVersion: string;
-    a2aVersion: string; a2aRoute: string;
-    /** The verdict's attestation as an object (stored as JSON text); null when none is stored or the stored text is not one. */
-    signature: Attestation | null;
-  } | null;
-  uptime: { '24h': UptimeWindow; '7d': UptimeWindow; '30d': UptimeWindow; '90d': UptimeWindow };
-}
+/**
+ * An agent's latest check and verdict under the current checker (the verdict's attestation as an
+ * object, null when none is stored or the stored text is not one), when it was last checked under
+ * any checker version, and its uptime windows.
+ */
+export type AgentStatus = FromSchema<typeof agentStatusSchema>;
 
 const ATTESTATION_KEYS = ['alg', 'canonicalization', 'keyId', 'payload', 'signature'];
 
@@ -350,12 +309,8 @@ export async function agentStatus(
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 500;
 
-export interface AgentsPageResponse {
-  agents: AgentApiRow[];
-  /** Whether a next page follows (as /stats/agents has it): a filtered page can be short, even empty, and still have one. */
-  more: boolean;
-  nextCursor: string | null;
-}
+/** A page of agents; `more` says whether a next page follows: a filtered page can be short, even empty, and still have one. */
+export type AgentsPageResponse = FromSchema<typeof agentsPageResponseSchema>;
 
 /**
  * A page of agents after the cursor's key ('' from the start), with the cursor of the next page.
@@ -370,7 +325,8 @@ export async function agentsPageResponse(
   return { agents: page.rows.map(withIsoTimes), more: page.next !== null, nextCursor: page.next === null ? null : encodeCursor(page.next) };
 }
 
-export type AgentResponse = AgentApiRow & { listings: AgentListingApiRow[] } & AgentStatus;
+/** An agent with its listings and status. */
+export type AgentResponse = FromSchema<typeof agentResponseSchema>;
 
 /** One agent with its listings and status, or null when there is none to show (unknown or hidden). */
 export async function agentResponse(warehouse: ReadOnlyWarehouse, id: string, log?: Pick<Logger, 'warn'>): Promise<AgentResponse | null> {

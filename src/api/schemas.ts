@@ -1,3 +1,4 @@
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import { SOURCE_NAMES } from '../config.js';
 import { AGENT_SEARCH_MAX, PAGE_MAX, STATS_DAYS_MAX } from './responses.js';
 
@@ -78,8 +79,16 @@ export const dashboardQuerySchema = {
  * each schema lists every property its response type has (test/api/openapi-serialization.test.ts
  * compares every JSON route's body with and without the schema). @fastify/swagger turns these
  * and the input schemas into /openapi.json. Times are ISO 8601 UTC text; a nullable value is
- * `type: [T, 'null']` (JSON Schema 2020-12, as OpenAPI 3.1 has it).
+ * `type: [T, 'null']` (JSON Schema 2020-12, as OpenAPI 3.1 has it). The response types
+ * (responses.ts) are derived from these schemas with FromSchema, so changing a schema changes
+ * its type.
  */
+
+/**
+ * The type of a JSON schema: json-schema-to-ts's FromSchema as the routes' type provider applies
+ * it to a response schema, i.e. the type Fastify checks a handler's reply against.
+ */
+export type FromSchema<S> = (JsonSchemaToTsProvider & { schema: S })['serializer'];
 
 const STRING = { type: 'string' } as const;
 const STRINGS = { type: 'array', items: { type: 'string' } } as const;
@@ -201,7 +210,7 @@ const listingSchema = {
   },
 } as const;
 
-const uptimeWindowSchema = {
+export const uptimeWindowSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['uptime', 'checks', 'latencyP50Ms', 'latencyP95Ms'],
@@ -275,6 +284,9 @@ const agentStatusProperties = {
 } as const;
 const AGENT_STATUS_REQUIRED = Object.keys(agentStatusProperties) as Array<keyof typeof agentStatusProperties>;
 
+/** An agent's status on its own (the agent response lists its properties beside the agent's). */
+export const agentStatusSchema = { type: 'object', additionalProperties: false, required: AGENT_STATUS_REQUIRED, properties: agentStatusProperties } as const;
+
 export const agentResponseSchema = {
   type: 'object',
   additionalProperties: false,
@@ -335,7 +347,7 @@ export const censusResponseSchema = {
 
 const OUTCOME_COUNTS = { checks: COUNT, up: COUNT, down: COUNT, unknown: COUNT, skipped: COUNT, pass: COUNT, fail: COUNT, unknownVerdict: COUNT, na: COUNT } as const;
 
-const dailyRowSchema = {
+export const dailyRowSchema = {
   type: 'object',
   additionalProperties: false,
   required: [
@@ -357,7 +369,7 @@ const dailyRowSchema = {
   },
 } as const;
 
-const dailyTotalSchema = {
+export const dailyTotalSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['day', 'checks', 'up', 'down', 'unknown', 'skipped', 'pass', 'fail', 'unknownVerdict', 'na', 'uptime', 'passRate', 'sample'],
@@ -389,7 +401,7 @@ export const dailyResponseSchema = {
   },
 } as const;
 
-const agentSummarySchema = {
+export const agentSummarySchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'name', 'protocol', 'sources', 'optOut', 'lastCheckedAt', 'uptime', 'result', 'uptime7d', 'uptime30d'],

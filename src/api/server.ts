@@ -12,7 +12,7 @@ import { registerOpenApi } from './openapi.js';
 import { statsRoutes } from './routes/stats.js';
 
 /**
- * The read API. It reads ClickHouse only (through src/warehouse/queries.ts), never
+ * The read API. It reads ClickHouse only (through src/warehouse/read/), never
  * Kafka, and never writes. Every error it answers is `{ error: { code, message, requestId } }`.
  */
 

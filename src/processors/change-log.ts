@@ -1,5 +1,6 @@
 import type { AgentChangeEvent } from '../events/types.js';
 import type { ConsumerRunner } from '../kafka/consumer-runner.js';
+import type { InsertRow } from '../warehouse/tables.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from './event-processor.js';
 
@@ -7,7 +8,7 @@ import { createEventProcessor, type EventProcessorDeps } from './event-processor
 export const CHANGE_LOG_GROUP = 'veronikai.change-log.v1';
 
 /** An agent_changes row (clickhouse/0027) of a change. */
-export function agentChangeRow(c: AgentChangeEvent) {
+export function agentChangeRow(c: AgentChangeEvent): InsertRow<'agent_changes'> {
   return {
     observed_at: new Date(c.observedAt),
     change_id: c.id,

@@ -1,6 +1,6 @@
 /**
- * The corrections processor (Methods §9: an owner disputes a result, "we re-probe and log
- * corrections"): disputes topic → `corrections` table and a `corrected` agent change.
+ * The corrections processor (an owner disputes a result; we re-probe the agent and log the
+ * correction): disputes topic → `corrections` table and a `corrected` agent change.
  *
  * A Dispute event names the Probe event id its re-probe will carry (the probe worker derives it
  * from the ProbeRequest id). For each dispute of a batch the processor looks for that probe's check
@@ -21,10 +21,10 @@ import type { AgentChangeEvent, DisputeEvent } from '../events/types.js';
 import { SINK_RETRIES, type ConsumerRunner } from '../kafka/consumer-runner.js';
 import type { EventProducer } from '../kafka/producer.js';
 import { sleep } from '../util/time.js';
-import { correctionsByDispute, judgedProbes, type JudgedProbeRow } from '../warehouse/queries.js';
-import type { CorrectionRow } from '../warehouse/rows.js';
+import type { CorrectionRow, DateTimeText, UptimeState, VerdictResult } from '../warehouse/rows.js';
+import type { InsertRow } from '../warehouse/tables.js';
 import { fromDateTime64, fromDateTime64OrNull } from '../warehouse/time.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import type { ReadOnlyWarehouse, Warehouse } from '../warehouse/warehouse.js';
 import { agentChangeId, failingRuleIds } from './changes/derive.js';
 import { changePublisher, processorProducer } from './changes/publish.js';
 import { createEventProcessor, type EventProcessorDeps } from './event-processor.js';
@@ -65,6 +65,42 @@ function waitText(ms: number): string {
   return ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
 }
 
+/** A probe as judged under one checker version: its check and its verdict. */
+interface JudgedProbeRow {
+  event_id: string;
+  agent_key: string;
+  observed_at: DateTimeText;
+  uptime: UptimeState;
+  reason: string;
+  result: VerdictResult;
+  reasons: string[];
+}
+
+/** The probes among `eventIds` (of these agents) that have both a check and a verdict of `checkerVersion`. */
+async function judgedProbes(wh: ReadOnlyWarehouse, q: { checkerVersion: string; agentKeys: readonly string[]; eventIds: readonly string[] }): Promise<JudgedProbeRow[]> {
+  if (q.eventIds.length === 0) return [];
+  const params = { cv: q.checkerVersion, keys: [...q.agentKeys], ids: [...q.eventIds] };
+  return wh.query<JudgedProbeRow>(
+    `SELECT c.event_id AS event_id, c.agent_key AS agent_key, c.observed_at AS observed_at, c.uptime AS uptime, c.reason AS reason,
+            v.result AS result, v.reasons AS reasons
+     FROM (SELECT event_id, agent_key, observed_at, uptime, reason FROM checks FINAL
+           WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)}) AS c
+     INNER JOIN (SELECT event_id, result, reasons FROM verdicts FINAL
+                 WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)}) AS v
+       ON v.event_id = c.event_id`,
+    params,
+  );
+}
+
+/** The corrections rows of these disputes (of these agents), as stored. */
+async function correctionsByDispute(wh: ReadOnlyWarehouse, q: { agentKeys: readonly string[]; disputeIds: readonly string[] }): Promise<CorrectionRow[]> {
+  if (q.disputeIds.length === 0) return [];
+  return wh.query<CorrectionRow>(
+    'SELECT * FROM corrections FINAL WHERE agent_key IN {keys:Array(String)} AND dispute_id IN {ids:Array(String)}',
+    { keys: [...q.agentKeys], ids: [...q.disputeIds] },
+  );
+}
+
 /** What the re-probe found, from the judged rows, or from a stored answered row of the dispute. */
 interface Reprobe {
   eventId: string;
@@ -88,7 +124,7 @@ const stateText = (uptime: string | null, result: string | null, rules: readonly
   uptime === null && result === null ? 'no check' : `${uptime ?? 'no check'}, ${result ?? 'no verdict'}${rules.length > 0 ? ` (${rules.join(', ')})` : ''}`;
 
 /** The correction row and its `corrected` change for one dispute and its outcome. */
-export function correctionOf(d: DisputeEvent, outcome: Outcome, checkerVersion: string, closedAt: number): { row: Record<string, unknown>; change: AgentChangeEvent } {
+export function correctionOf(d: DisputeEvent, outcome: Outcome, checkerVersion: string, closedAt: number): { row: InsertRow<'corrections'>; change: AgentChangeEvent } {
   const reprobe = outcome.kind === 'answered' ? outcome.reprobe : null;
   const verdictChanged = reprobe !== null && d.disputedResult !== null && reprobe.result !== d.disputedResult;
   const uptimeChanged = reprobe !== null && d.disputedUptime !== null && reprobe.uptime !== d.disputedUptime;
@@ -124,7 +160,7 @@ export function correctionOf(d: DisputeEvent, outcome: Outcome, checkerVersion: 
     summary,
     reasons,
   };
-  const row = {
+  const row: InsertRow<'corrections'> = {
     dispute_id: d.id,
     requested_at: new Date(d.observedAt),
     agent_key: d.agentKey,

@@ -2,6 +2,7 @@ import type { DocumentEvent } from '../events/types.js';
 import { textOrNull } from '../util/text.js';
 import type { DocumentText } from './verdicts/observation.js';
 import { pollUntil, PollTimeoutError } from '../util/poll.js';
+import type { InsertRow } from '../warehouse/tables.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from './event-processor.js';
 
@@ -20,7 +21,7 @@ const DOCUMENT_POLL_MS = 200;
  * A document as the `documents` table keeps it: the text the rules judge (its bytes decoded as
  * UTF-8 exactly as a probe body is, util/text.ts), so judging it needs no second decoding.
  */
-export function documentRow(ev: DocumentEvent) {
+export function documentRow(ev: DocumentEvent): InsertRow<'documents'> {
   const { text, validUtf8 } = textOrNull(ev.body);
   return {
     sha256: ev.sha256,

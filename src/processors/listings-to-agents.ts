@@ -4,9 +4,8 @@ import { agentId, agentKey } from '../identity/agent-key.js';
 import { optOutProvider, type OptOutList, type OptOutMode, type OptOutProvider, type OptOutSource } from '../identity/opt-out.js';
 import { silentLogger, type Logger } from '../log.js';
 import { fromDateTime64, toDateTime64 } from '../warehouse/time.js';
-import type { AgentRow as StoredAgentRow, ListingRow as StoredListingRow } from '../warehouse/rows.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
-import { agentsActive } from '../warehouse/queries.js';
+import type { Flag, AgentRow as StoredAgentRow, ListingRow as StoredListingRow } from '../warehouse/rows.js';
+import type { ReadOnlyWarehouse, Warehouse } from '../warehouse/warehouse.js';
 import { deriveListingChanges, type ListingCause } from './changes/derive.js';
 
 /**
@@ -29,9 +28,9 @@ export const DESCRIPTION_MAX = 500;
 export const TOMBSTONE_STATUSES: ReadonlySet<string> = new Set(['deleted', 'delisted']);
 
 /** A listing row as this processor writes it (version as a number) or reads it back. */
-export type ListingRow = Omit<StoredListingRow, 'version' | 'protocol'> & { protocol: string; version: string | number };
+export type ListingRow = Omit<StoredListingRow, 'version'> & { version: string | number };
 /** An agent row as this processor writes it. */
-export type AgentRow = Omit<StoredAgentRow, 'version' | 'protocol'> & { protocol: string; version: number };
+export type AgentRow = Omit<StoredAgentRow, 'version'> & { version: number };
 
 // ---------------------------------------------------------------------------
 // Owners' opt-outs (Methods §9)
@@ -67,6 +66,16 @@ const itemParams = (refs: ReadonlyArray<readonly [string, string]>) => ({ source
 const MERGE_COLUMNS =
   'source, item_id, agent_key, protocol, name, description, version_label, endpoint_url, endpoint_transport, card_url, ' +
   "server_json, status, '' AS raw, raw_truncated, tombstoned, content_hash, changed_at, first_seen, last_seen, last_event_id, version";
+
+/** Whether each of these agents' stored row is active (keys without a row are absent). */
+async function agentsActive(wh: ReadOnlyWarehouse, keys: readonly string[]): Promise<Map<string, boolean>> {
+  if (keys.length === 0) return new Map();
+  const rows = await wh.query<{ agent_key: string; active: Flag }>(
+    'SELECT agent_key, active FROM agents FINAL WHERE agent_key IN {keys:Array(String)}',
+    { keys: [...keys] },
+  );
+  return new Map(rows.map((r) => [r.agent_key, Number(r.active) === 1]));
+}
 
 /** What a listing says about its agent, hashed: a change here is a change the scheduler rechecks. */
 export function contentHash(l: { name: string; description: string; version: string | null; endpointUrl: string | null; endpointTransport: string | null; cardUrl: string | null; serverJson: string | null }): string {

@@ -1,10 +1,11 @@
 import type { RunEvent } from '../events/types.js';
+import type { InsertRow } from '../warehouse/tables.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from './event-processor.js';
 
 export const RUN_LOG_GROUP = 'veronikai.run-log.v1';
 
-export function runRow(ev: RunEvent): Record<string, unknown> {
+export function runRow(ev: RunEvent): InsertRow<'runs'> {
   return {
     run_id: ev.runId,
     phase: ev.phase,

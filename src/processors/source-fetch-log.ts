@@ -1,11 +1,12 @@
 import { createEventProcessor, type EventProcessorDeps } from './event-processor.js';
 import type { SourceFetchEvent } from '../events/types.js';
+import type { InsertRow } from '../warehouse/tables.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /** Consumer group of the source-fetch log; the table is keyed by event id, so a replay writes nothing new. */
 export const SOURCE_FETCH_LOG_GROUP = 'veronikai.source-fetch-log.v1';
 
-export function sourceFetchRow(ev: SourceFetchEvent) {
+export function sourceFetchRow(ev: SourceFetchEvent): InsertRow<'source_fetches'> {
   return {
     event_id: ev.id,
     run_id: ev.runId,

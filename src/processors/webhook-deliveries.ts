@@ -1,11 +1,12 @@
 import type { WebhookDeliveryEvent } from '../events/types.js';
+import type { InsertRow } from '../warehouse/tables.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from './event-processor.js';
 
 export const WEBHOOK_DELIVERIES_GROUP = 'veronikai.webhook-deliveries.v1';
 
 /** One `webhook_deliveries` row (clickhouse/0028) for one recorded outcome. */
-export function webhookDeliveryRow(ev: WebhookDeliveryEvent): Record<string, unknown> {
+export function webhookDeliveryRow(ev: WebhookDeliveryEvent): InsertRow<'webhook_deliveries'> {
   return {
     subscription_id: ev.subscriptionId,
     change_id: ev.changeId,

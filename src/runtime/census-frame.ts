@@ -111,6 +111,8 @@ export async function censusOfFrame(config: Config, hosts: readonly string[], op
         overCap: 'error',
         gate,
         hostTracker: engine.trackerFor(runId),
+        // The engine's connections: a host's robots.txt and both card paths share a connect.
+        connections: engine.connections,
         ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       });
       const final: Exchange = res.final;

@@ -13,6 +13,7 @@ import {
   type TargetKind,
   type Verdict,
 } from '../conformance/index.js';
+import type { FetchOptions } from '../producers/http/options.js';
 import { toHttpExchange } from '../processors/verdicts/observation.js';
 import { textOrNull } from '../util/text.js';
 
@@ -115,7 +116,6 @@ export function checkFile(path: string, opts: CheckTargetOptions, ctx: CheckCont
 
 export async function checkUrl(url: string, opts: CheckTargetOptions, contact: string, ctx: CheckContext): Promise<CheckRun> {
   const probe = await import('../producers/probe/index.js');
-  const policy = opts.allowLoopback ? { allowLoopback: true } : {};
   const pathname = (() => {
     try {
       return new URL(url).pathname;
@@ -124,9 +124,26 @@ export async function checkUrl(url: string, opts: CheckTargetOptions, contact: s
     }
   })();
   const kind = opts.kind ?? (/server\.json$/i.test(pathname) ? 'server-json' : 'card');
+  // The check's requests share kept-alive connections (the card chain asks one origin up to three times).
+  const connections = new probe.PinnedConnections();
+  const fetchOpts: FetchOptions = { contact, ...(opts.allowLoopback ? { allowLoopback: true } : {}), connections };
+  try {
+    return await checkLive(probe, url, kind, opts, fetchOpts, ctx);
+  } finally {
+    connections.closeIdle();
+  }
+}
 
+async function checkLive(
+  probe: typeof import('../producers/probe/index.js'),
+  url: string,
+  kind: NonNullable<CheckTargetOptions['kind']>,
+  opts: CheckTargetOptions,
+  fetchOpts: FetchOptions,
+  ctx: CheckContext,
+): Promise<CheckRun> {
   if (kind === 'mcp') {
-    const res = await probe.probeMcpEndpoint(url, { contact, ...policy });
+    const res = await probe.probeMcpEndpoint(url, fetchOpts);
     const obs: McpObservation = {
       remote: { type: opts.transport ?? 'streamable-http', url },
       get: toHttpExchange(res.final),
@@ -140,7 +157,7 @@ export async function checkUrl(url: string, opts: CheckTargetOptions, contact: s
   }
 
   if (kind === 'server-json') {
-    const res = await probe.fetchBounded(url, { contact, ...policy, accept: 'application/json', maxBytes: probe.limits.CARD_MAX_BYTES, overCap: 'error' });
+    const res = await probe.fetchBounded(url, { ...fetchOpts, accept: 'application/json', maxBytes: probe.limits.CARD_MAX_BYTES, overCap: 'error' });
     const final = toHttpExchange(res.final);
     if (final.status !== 200 || typeof final.body !== 'string') {
       const why = final.status === null ? `no answer (${final.errorClass ?? 'network error'})` : `HTTP ${final.status}`;
@@ -150,7 +167,7 @@ export async function checkUrl(url: string, opts: CheckTargetOptions, contact: s
     return { input: url, kind: 'mcp-server-json', scope: 'document', verdicts: [verdict], text: final.body };
   }
 
-  const res = await probe.fetchA2ACardChain(url, { contact, ...policy });
+  const res = await probe.fetchA2ACardChain(url, fetchOpts);
   // The crawler's decoding, plus whether each body was valid UTF-8, so the card is judged on it.
   const exchanges = res.exchanges.map((e) => {
     const x = toHttpExchange(e);

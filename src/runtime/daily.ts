@@ -14,9 +14,9 @@ import { CURRENT_CHECKER, type Checker } from '../processors/verdicts/checker.js
 import { verdictGroupId } from '../processors/verdicts/processor.js';
 import { PROBE_WORKER_GROUP } from '../producers/probe-worker.js';
 import type { TopicNames } from '../topics.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import type { RunRow } from '../warehouse/rows.js';
+import type { ReadOnlyWarehouse, Warehouse } from '../warehouse/warehouse.js';
 import { waitUntilConsumed } from '../kafka/lag.js';
-import { unfinishedDailyRuns } from '../warehouse/queries.js';
 import { fromDateTime64 } from '../warehouse/time.js';
 
 /** The default deployment's consumer groups, in pipeline order. */
@@ -81,6 +81,15 @@ export interface AbandonedRun {
 
 /** What an abandoned run's finish says. */
 export const ABANDONED_NOTE = 'ended early: the process stopped before the run finished (found at the next start)';
+
+/** Daily runs with a start and no finish, oldest first: in progress, or ended by a crash that could not record it. */
+async function unfinishedDailyRuns(wh: ReadOnlyWarehouse): Promise<Array<Pick<RunRow, 'run_id' | 'observed_at' | 'budget' | 'sample_size' | 'seed' | 'counts'>>> {
+  return wh.query(
+    `SELECT run_id, observed_at, budget, sample_size, seed, counts FROM runs FINAL
+     WHERE kind = 'daily' AND phase = 'start' AND run_id NOT IN (SELECT run_id FROM runs WHERE phase = 'finish')
+     ORDER BY observed_at`,
+  );
+}
 
 /**
  * Records a finish (complete false) for every daily run that started and never finished: its

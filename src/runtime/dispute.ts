@@ -1,5 +1,5 @@
 /**
- * `veronikai dispute`: an owner disputed a result (Methods §9: "we re-probe and log corrections").
+ * `veronikai dispute`: an owner disputed a result; we re-probe the agent and log the correction.
  *
  * The operator names the agent by a URL (its card or endpoint URL, as its key is made) or its short
  * id. This records a Dispute event on the `disputes` topic (what was disputed: the agent's latest
@@ -27,11 +27,13 @@ import type { Logger } from '../log.js';
 import { failingRuleIds } from '../processors/changes/derive.js';
 import { KafkaObservationSink } from '../producers/kafka-sink.js';
 import { PROBE_WORKER_GROUP, probeEventIdFor } from '../producers/probe-worker.js';
-import { brokerStatus } from '../stack/kafka-broker.js';
+import { brokerStatus } from '../stack/kafka/index.js';
 import type { TopicNames } from '../topics.js';
 import { withTimeout } from '../util/time.js';
 import { openReadOnlyWarehouse } from '../warehouse/open.js';
-import { agentsForDispute, checkerVersionServed, checkerVersionShown, latestOfAgent, type DisputedAgentRow } from '../warehouse/queries.js';
+import { checkerVersionServed, checkerVersionShown } from '../warehouse/read/checker-version.js';
+import { latestOfAgent } from '../warehouse/read/status.js';
+import type { Flag, Protocol } from '../warehouse/rows.js';
 import { fromDateTime64 } from '../warehouse/time.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { openRawReader, warehouseOver } from './instance-query.js';
@@ -74,6 +76,36 @@ export function disputeCandidates(target: string, protocol?: 'a2a' | 'mcp'): { k
   keys.delete('');
   if (keys.size === 0 && !page) throw new UsageError(`"${t.slice(0, 100)}" is not a URL an agent key can be made of`);
   return { keys: [...keys], agentId: page ? page[1]! : null };
+}
+
+/** An agent as `veronikai dispute` needs it: what to re-probe, and whether its owner opted out. */
+export interface DisputedAgentRow {
+  agent_key: string;
+  agent_id: string;
+  protocol: Protocol;
+  name: string;
+  active: Flag;
+  opt_out: '' | 'unchecked' | 'hidden';
+  opt_out_reason: string;
+  endpoint_url: string;
+  card_url: string;
+  /** A live listing's endpoint transport ('' when none says). */
+  transport: string;
+}
+
+/** The agents with these keys or this short id (hidden and opted-out ones too: the caller decides), at most `limit`. */
+export async function agentsForDispute(wh: ReadOnlyWarehouse, q: { keys: readonly string[]; agentId?: string | null; limit?: number }): Promise<DisputedAgentRow[]> {
+  return wh.query<DisputedAgentRow>(
+    `SELECT a.agent_key AS agent_key, a.agent_id AS agent_id, a.protocol AS protocol, a.name AS name, a.active AS active,
+            a.opt_out AS opt_out, a.opt_out_reason AS opt_out_reason, a.endpoint_url AS endpoint_url, a.card_url AS card_url,
+            ifNull(t.transport, '') AS transport
+     FROM (SELECT * FROM agents FINAL WHERE agent_key IN {keys:Array(String)} OR agent_id = {id:String}) AS a
+     LEFT JOIN (SELECT agent_key, anyIf(endpoint_transport, endpoint_transport != '') AS transport FROM listings FINAL
+                WHERE tombstoned = 0 AND (agent_key IN {keys:Array(String)} OR agent_key IN (SELECT agent_key FROM agents WHERE agent_id = {id:String}))
+                GROUP BY agent_key) AS t ON t.agent_key = a.agent_key
+     ORDER BY a.agent_key LIMIT {limit:UInt32}`,
+    { keys: [...q.keys], id: q.agentId ?? '', limit: q.limit ?? 10 },
+  );
 }
 
 /** The one agent a target names; a clear error when none or several do. */

@@ -5,13 +5,12 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { CHECKER_VERSION } from '../conformance/index.js';
 import { UsageError } from '../config.js';
-import { snapshotQueries, type SnapshotQuery } from '../warehouse/queries.js';
 import type { RawReader } from '../warehouse/raw-reader.js';
 import { openRawReader, rawRows } from './instance-query.js';
 import { parquetRowCount } from './parquet-footer.js';
 
 /**
- * Snapshots (seed 001 §7: anyone can recompute the census from them). Each table is written by
+ * Snapshots (anyone can recompute the census from them). Each table is written by
  * the engine itself in the chosen format (`FORMAT Parquet`, CSV with a header, or JSONEachRow), ordered
  * by its whole dedupe key under FINAL, so the same data gives the same bytes and the same
  * SHA-256; the manifest names every file with its rows, bytes, checksum and the query behind it,
@@ -28,6 +27,43 @@ export type ExportFormat = keyof typeof EXPORT_FORMATS;
 
 export const MANIFEST_FILE = 'manifest.json';
 export const CHECKSUMS_FILE = 'SHA256SUMS';
+
+/** One file of a snapshot: the table, and the query whose rows it holds (parameters in ClickHouse's text form). */
+export interface SnapshotQuery {
+  table: string;
+  sql: string;
+  params: Record<string, string>;
+}
+
+/** Rows of agents whose owners asked to be hidden never leave the warehouse in a snapshot. */
+const SNAPSHOT_HIDDEN = "agent_key NOT IN (SELECT agent_key FROM agents FINAL WHERE opt_out = 'hidden')";
+
+/**
+ * The snapshot's queries, one per table, each ordered by the table's whole dedupe key (unique
+ * under FINAL), so the same data always gives the same bytes. `since` ('YYYY-MM-DD') keeps the
+ * event and daily tables from that UTC day on; the agents, their listings, the listing history and the documents are
+ * whole. agent_daily_history leaves out latency_digest (an engine aggregate state, not data).
+ * Documents of hidden agents are left out by the host of their card or endpoint.
+ */
+export function snapshotQueries(since: string | null): SnapshotQuery[] {
+  const params = { since: since ?? '1970-01-01' };
+  const q = (table: string, sql: string): SnapshotQuery => ({ table, sql: sql.replace(/\s+/g, ' ').trim(), params });
+  return [
+    q('agents', `SELECT * FROM agents FINAL WHERE opt_out != 'hidden' ORDER BY agent_key`),
+    q('listings', `SELECT * FROM listings FINAL WHERE ${SNAPSHOT_HIDDEN} ORDER BY source, item_id`),
+    // Every listing event, with no --since: a verdict from that day on may rest on a listing event before it.
+    q('listing_history', `SELECT * FROM listing_history FINAL WHERE ${SNAPSHOT_HIDDEN} ORDER BY source, item_id, observed_at, event_id`),
+    q('checks', `SELECT * FROM checks FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
+       ORDER BY agent_key, observed_at, event_id, checker_version`),
+    q('verdicts', `SELECT * FROM verdicts FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
+       ORDER BY checker_version, agent_key, observed_at, event_id`),
+    q('daily_rollups', `SELECT * FROM daily_rollups FINAL WHERE day >= {since:Date} ORDER BY day, protocol, source, checker_version`),
+    q('agent_daily_history', `SELECT * EXCEPT (latency_digest) FROM agent_daily_history FINAL WHERE day >= {since:Date} AND ${SNAPSHOT_HIDDEN}
+       ORDER BY checker_version, agent_key, day`),
+    q('documents', `SELECT * FROM documents FINAL WHERE domain(url) NOT IN
+       (SELECT domain(if(card_url != '', card_url, endpoint_url)) FROM agents FINAL WHERE opt_out = 'hidden') ORDER BY sha256`),
+  ];
+}
 
 export interface ExportedFile {
   table: string;

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { createKafka } from '../kafka/client.js';
 import { ensureTopics } from '../kafka/topics-admin.js';
 import type { Logger } from '../log.js';
-import { startBroker, type BrokerHandle } from '../stack/kafka-broker.js';
+import { startBroker, type BrokerHandle } from '../stack/kafka/index.js';
 import { topicNames, type TopicNames } from '../topics.js';
 
 export interface KafkaRuntime {

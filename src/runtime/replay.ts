@@ -13,9 +13,10 @@ import type { Signer } from '../processors/verdicts/judge-probe.js';
 import { createVerdictProcessor, verdictGroupId } from '../processors/verdicts/processor.js';
 import type { TopicNames } from '../topics.js';
 import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
-import { agentNames, countVerdicts, previousCheckerVersion, versionChangedAgents, versionPairTotals, versionTransitions } from '../warehouse/queries.js';
+import { agentNames } from '../warehouse/read/agents.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { defaultSigner, startPlatform } from './platform.js';
+import { countVerdicts, previousCheckerVersion, versionChangedAgents, versionPairTotals, versionTransitions } from './replay-versions.js';
 
 /**
  * Replay (DESIGN "Processes"; docs/ARCHITECTURE.md): the probe history judged again by

@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { DEFAULT_BROKER_PORT, brokerStatus, ensureKafkaJars, startBroker, stopBroker, type BrokerStatus } from '../stack/kafka-broker.js';
+import { DEFAULT_BROKER_PORT, brokerStatus, ensureKafkaJars, startBroker, stopBroker, type BrokerStatus } from '../stack/kafka/index.js';
 
 /**
  * `stack up|down|status|fetch`: the local single-node Kafka broker of one data directory,
- * started detached so that it outlives the command (stack/kafka-broker.ts does the work).
+ * started detached so that it outlives the command (stack/kafka/ does the work).
  */
 
 export { DEFAULT_BROKER_PORT, type BrokerStatus };

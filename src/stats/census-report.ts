@@ -1,11 +1,11 @@
 import { wilson, type Proportion } from './wilson.js';
 
 /**
- * The census report: seed 001's tables from the index's own rows. Counts come from every agent
+ * The census report: its tables from the index's own rows. Counts come from every agent
  * judged that day and are labelled counts; estimates (shares with 95% Wilson intervals) come
  * from the day's uniform sample only (`in_sample = 1`), never from the whole set, whose
  * composition follows the listings and the revisit schedule rather than a random draw.
- * Pure: the runtime reads the rows (src/warehouse/queries.ts) and hands them here.
+ * Pure: the runtime reads the rows (src/runtime/report.ts) and hands them here.
  */
 
 /** One A2A card's structural verdict (see censusCardRows). */

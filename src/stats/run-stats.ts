@@ -1,11 +1,5 @@
-import {
-  agentActivityTotals,
-  latestStateTotals,
-  runPhases,
-  runSampleCounts,
-  type LatestStateTotalsRow,
-  type SampleCountsRow,
-} from '../warehouse/queries.js';
+import { agentActivityTotals, latestStateTotals, type LatestStateTotalsRow } from '../warehouse/read/census.js';
+import { runPhases, runSampleCounts, type SampleCountsRow } from '../warehouse/read/runs.js';
 import { fromDateTime64 } from '../warehouse/time.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { wilson, type Proportion } from './wilson.js';

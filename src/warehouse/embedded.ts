@@ -5,6 +5,7 @@ import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type War
 import { ENGINE_MEMORY_CAP_BYTES } from './limits.js';
 import { connectionSettings, type ConnectionOptions } from './read-only.js';
 import { assertTableName, normalizeParams, parseJsonEachRow, refusedWrite, toJsonEachRow, trimStatement, type QueryParams, type Warehouse } from './warehouse.js';
+import type { InsertRow, TableName } from './tables.js';
 
 /**
  * See ConnectionOptions. chdb cannot interrupt a one-shot query, so at the
@@ -141,7 +142,7 @@ export class EmbeddedWarehouse implements Warehouse {
     await this.run(sql, params, 'Null');
   }
 
-  async insert(table: string, rows: readonly object[]): Promise<void> {
+  async insert<T extends TableName>(table: T, rows: readonly InsertRow<T>[]): Promise<void> {
     if (this.readOnly) throw refusedWrite(`insert into ${table}`);
     assertTableName(table);
     if (rows.length === 0) return;

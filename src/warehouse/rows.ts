@@ -247,6 +247,24 @@ export interface RunRow {
   note: string;
 }
 
+/** documents (0021): a document probes judged (a card, RFC 9728 metadata), by content hash. */
+export interface DocumentRow {
+  sha256: string;
+  text: string;
+  valid_utf8: Flag;
+  bytes: number;
+  url: string;
+  observed_at: DateTimeText;
+}
+
+/** schema_migrations (created by migrate.ts, not by a migration): one row per applied migration. */
+export interface SchemaMigrationRow {
+  version: number;
+  name: string;
+  checksum: string;
+  applied_at: DateTimeText;
+}
+
 // ---- analyst views (__v2, clickhouse/0020) ----
 
 /** v_checker_current__v2. Both columns are NULL-able: an empty warehouse has no version yet. */

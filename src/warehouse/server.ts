@@ -2,6 +2,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
 import { connectionSettings, type ConnectionOptions } from './read-only.js';
 import { assertTableName, normalizeParams, normalizeValue, refusedWrite, trimStatement, type QueryParams, type Warehouse } from './warehouse.js';
+import type { InsertRow, TableName } from './tables.js';
 
 export interface ServerOptions {
   /** http(s) origin of the ClickHouse HTTP interface, e.g. http://127.0.0.1:8123 */
@@ -128,7 +129,7 @@ export class ServerWarehouse implements Warehouse {
     }
   }
 
-  async insert(table: string, rows: readonly object[]): Promise<void> {
+  async insert<T extends TableName>(table: T, rows: readonly InsertRow<T>[]): Promise<void> {
     if (this.readOnly) throw refusedWrite(`insert into ${table}`);
     assertTableName(table);
     if (rows.length === 0) return;

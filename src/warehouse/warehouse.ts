@@ -1,4 +1,5 @@
 import { WarehouseError } from './errors.js';
+import type { InsertRow, TableName } from './tables.js';
 
 /**
  * Values for `{name:Type}` query parameters. They are bound by the engine,
@@ -54,8 +55,8 @@ export interface ReadOnlyWarehouse {
 export interface Warehouse extends ReadOnlyWarehouse {
   /** Runs one statement whose result is not needed (DDL, INSERT … SELECT, OPTIMIZE, …). */
   exec(sql: string, params?: QueryParams): Promise<void>;
-  /** Appends rows to a table (`INSERT INTO table FORMAT JSONEachRow`). */
-  insert(table: string, rows: readonly object[]): Promise<void>;
+  /** Appends rows to a table (`INSERT INTO table FORMAT JSONEachRow`), each the row its table takes (tables.ts). */
+  insert<T extends TableName>(table: T, rows: readonly InsertRow<T>[]): Promise<void>;
 }
 
 /** What a read-only connection answers to exec and insert. */

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHART_DAYS, NO_FILTERS, rateGroups, renderDashboard, type DashboardData } from '../../src/api/dashboard.js';
 import type { DailyRow } from '../../src/api/responses.js';
 import { buildApi } from '../../src/api/server.js';
-import { agentId } from '../../src/identity/agent-key.js';
 import { wilson } from '../../src/stats/wilson.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { DAY_MS } from '../helpers/warehouse-rows.js';
+import { agentRow, DAY_MS } from '../helpers/warehouse-rows.js';
 import { NOW, openFilledWarehouse } from './fixture.js';
 
 /**
@@ -26,14 +25,11 @@ describe('dashboard charts and agent list filters', () => {
   beforeAll(async () => {
     ({ wh, close } = await openFilledWarehouse('api-dashboard-charts'));
     // Two agents whose names sort differently as text and naturally.
-    const holdout = (n: number) => {
-      const key = `https://holdout${n}.example.dev/mcp`;
-      return {
-        agent_id: agentId(key), agent_key: key, protocol: 'mcp', name: `Holdout ${n}`, description: '', endpoint_url: key, card_url: '',
-        sources: ['neuronto'], source_first_seen: {}, first_seen: new Date(NOW - DAY_MS), last_seen: new Date(NOW), active: 1,
-        inactive_since: null, has_server_json: 0, opt_out: '', opt_out_reason: '', version: NOW,
-      };
-    };
+    const holdout = (n: number) =>
+      agentRow({
+        agent_key: `https://holdout${n}.example.dev/mcp`, name: `Holdout ${n}`, sources: ['neuronto'],
+        first_seen: new Date(NOW - DAY_MS), last_seen: new Date(NOW), version: NOW,
+      });
     await wh.insert('agents', [holdout(10), holdout(2)]);
     app = buildApi({ warehouse: wh });
   });

@@ -10,7 +10,7 @@ import { CHECKER_VERSION } from '../../src/conformance/index.js';
 import { agentId } from '../../src/identity/agent-key.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { withWarehouse } from '../helpers/warehouse.js';
-import { DAY_MS, listingHistoryRow, writeJudged, type JudgedProbeSpec } from '../helpers/warehouse-rows.js';
+import { agentRow, DAY_MS, listingHistoryRow, runRow, writeJudged, type JudgedProbeSpec } from '../helpers/warehouse-rows.js';
 
 export const NOW = Date.now();
 const HOUR = 3_600_000;
@@ -68,13 +68,15 @@ export async function openFilledWarehouse(label: string): Promise<{ wh: Embedded
 
   await wh.insert(
     'agents',
-    Object.values(AGENTS).map((a) => ({
-      agent_id: agentId(a.key), agent_key: a.key, protocol: a.protocol, name: a.name, description: '',
-      endpoint_url: a.protocol === 'mcp' ? a.key : '', card_url: a.protocol === 'a2a' ? `${a.key}/.well-known/agent-card.json` : '',
-      sources: a.sources, source_first_seen: {}, first_seen: new Date(NOW - 30 * DAY_MS), last_seen: new Date(NOW - HOUR),
-      active: 'active' in a ? a.active : 1, inactive_since: 'active' in a ? new Date(NOW - DAY_MS) : null, has_server_json: 0,
-      opt_out: 'optOut' in a ? a.optOut : '', opt_out_reason: '', version: NOW,
-    })),
+    Object.values(AGENTS).map((a) =>
+      agentRow({
+        agent_key: a.key, protocol: a.protocol, name: a.name,
+        endpoint_url: a.protocol === 'mcp' ? a.key : '', card_url: a.protocol === 'a2a' ? `${a.key}/.well-known/agent-card.json` : '',
+        sources: [...a.sources], first_seen: new Date(NOW - 30 * DAY_MS), last_seen: new Date(NOW - HOUR),
+        active: 'active' in a ? a.active : 1, inactive_since: 'active' in a ? new Date(NOW - DAY_MS) : null,
+        opt_out: 'optOut' in a ? a.optOut : '', version: NOW,
+      }),
+    ),
   );
 
   // Probes judged by the verdict processor's writer (checks, verdicts, agent_latest, rollups), each
@@ -92,10 +94,11 @@ export async function openFilledWarehouse(label: string): Promise<{ wh: Embedded
   await writeJudged(wh, EVENTS.filter((e) => e.agent === 'alpha').map((e) => judged(e, 'fail')), OLD_CHECKER);
   await writeJudged(wh, EVENTS.map((e) => judged(e, e.result)), CHECKER_VERSION);
 
-  const run = (runId: string, phase: 'start' | 'finish', kind: string, at: number, counts: Record<string, number>) => ({
-    run_id: runId, phase, kind, observed_at: new Date(at), event_id: `${runId}-${phase}`, budget: 100, sample_size: counts.sample ?? null,
-    seed: 'seed-1', counts, complete: phase === 'finish' ? 1 : 0, note: '',
-  });
+  const run = (runId: string, phase: 'start' | 'finish', kind: string, at: number, counts: Record<string, number>) =>
+    runRow({
+      run_id: runId, phase, kind, observed_at: new Date(at), event_id: `${runId}-${phase}`, budget: 100, sample_size: counts.sample ?? null,
+      seed: 'seed-1', counts, complete: phase === 'finish' ? 1 : 0, note: '',
+    });
   await wh.insert('runs', [
     run('run-complete', 'start', 'daily', T.completeStart, { sample: 4 }),
     run('run-complete', 'finish', 'daily', T.completeFinish, { sample: 4, planned: 4 }),

@@ -5,6 +5,7 @@ import { buildApi } from '../../src/api/server.js';
 import { generateSigningKeyPair, signVerdict, type Verdict } from '../../src/conformance/index.js';
 import { agentId } from '../../src/identity/agent-key.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { agentChangeRow } from '../helpers/warehouse-rows.js';
 import { addSyntheticAgents, finishSyntheticIndex, SYNTHETIC_RUN, syntheticKey } from './synthetic-index.js';
 
 /**
@@ -156,11 +157,12 @@ describe('response schemas drop nothing', () => {
       a2a_version: '', a2a_route: '', signature: JSON.stringify(signVerdict(verdict, privateKeyPem)),
     }]);
     // Two changes, so the feeds have items to serialize.
-    const change = (id: string, kind: string, minutesAgo: number, from: string, to: string) => ({
-      observed_at: new Date(Date.now() - minutesAgo * 60_000), change_id: id, kind, agent_key: syntheticKey(1), agent_id: ID.checked,
-      protocol: 'mcp', name: 'Maps Agent 1', checker_version: '', cause_event_id: `cause-${id}`, from_state: from, to_state: to,
-      summary: `went ${to}`, reasons: [],
-    });
+    const change = (id: string, kind: 'down' | 'up', minutesAgo: number, from: string, to: string) =>
+      agentChangeRow({
+        observed_at: new Date(Date.now() - minutesAgo * 60_000), change_id: id, kind, agent_key: syntheticKey(1), agent_id: ID.checked,
+        protocol: 'mcp', name: 'Maps Agent 1', checker_version: '', cause_event_id: `cause-${id}`, from_state: from, to_state: to,
+        summary: `went ${to}`, reasons: [],
+      });
     await t.wh.insert('agent_changes', [change('s1', 'down', 30, 'up', 'down'), change('s2', 'up', 20, 'down', 'up')]);
     app = buildApi({ warehouse: t.wh });
     ({ raw, routes } = instrumented(app));

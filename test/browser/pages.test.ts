@@ -3,9 +3,11 @@ import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/server.js';
 import { agentId } from '../../src/identity/agent-key.js';
+import type { AgentChangeRow } from '../../src/warehouse/rows.js';
 import { addSyntheticAgents, finishSyntheticIndex, syntheticKey } from '../api/synthetic-index.js';
 import { HAVE_CHROMIUM, launchChromium, recordedPage, warnNoChromium, type RecordedPage } from '../helpers/browser.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { agentChangeRow } from '../helpers/warehouse-rows.js';
 
 /**
  * The dashboard and an agent page in a real browser (Debian's chromium, headless, driven by
@@ -36,11 +38,12 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
     await addSyntheticAgents(t.wh, { from: 0, to: AGENTS, days: DAYS, checkerVersion: CV });
     await finishSyntheticIndex(t.wh, { agents: AGENTS, days: DAYS, checkerVersion: CV });
     const key = syntheticKey(1);
-    const change = (id: string, kind: string, minutesAgo: number, from: string | null, to: string | null, summary: string) => ({
-      observed_at: new Date(Date.now() - minutesAgo * 60_000), change_id: id, kind, agent_key: key, agent_id: AGENT, protocol: 'mcp',
-      name: 'Maps Agent 1', checker_version: kind === 'verdict' || kind === 'corrected' ? CV : '', cause_event_id: `cause-${id}`,
-      from_state: from, to_state: to, summary, reasons: [],
-    });
+    const change = (id: string, kind: AgentChangeRow['kind'], minutesAgo: number, from: string | null, to: string | null, summary: string) =>
+      agentChangeRow({
+        observed_at: new Date(Date.now() - minutesAgo * 60_000), change_id: id, kind, agent_key: key, agent_id: AGENT, protocol: 'mcp',
+        name: 'Maps Agent 1', checker_version: kind === 'verdict' || kind === 'corrected' ? CV : '', cause_event_id: `cause-${id}`,
+        from_state: from, to_state: to, summary, reasons: [],
+      });
     await t.wh.insert('agent_changes', [
       change('b1', 'down', 300, 'up', 'down', 'went down'),
       change('b2', 'up', 200, 'down', 'up', 'came back up'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentId } from '../../src/identity/agent-key.js';
 import { runCli } from '../helpers/cli.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { agentRow } from '../helpers/warehouse-rows.js';
 
 // `veronikai dispute` run as the operator runs it. Every case here fails before Kafka is opened
 // (the broker given is a closed port), so nothing reaches the test broker's unprefixed topics;
@@ -15,11 +15,7 @@ describe('veronikai dispute', () => {
 
   beforeAll(async () => {
     t = await withWarehouse('cli-dispute');
-    await t.wh.insert('agents', [{
-      agent_id: agentId(MCP), agent_key: MCP, protocol: 'mcp', name: 'Weather MCP', description: '', endpoint_url: MCP, card_url: '',
-      sources: ['mcp-registry'], source_first_seen: {}, first_seen: new Date(), last_seen: new Date(), active: 1, inactive_since: null,
-      has_server_json: 0, version: Date.now(),
-    }]);
+    await t.wh.insert('agents', [agentRow({ agent_key: MCP, name: 'Weather MCP', version: Date.now() })]);
     // The command runs in a child process on this data directory: free it for it.
     await t.wh.close();
   }, 60_000);

@@ -23,7 +23,7 @@ import { agentId, agentKey } from '../../src/identity/agent-key.js';
 import { dispute, type DisputeOutcome } from '../../src/runtime/dispute.js';
 import { readInstanceFile } from '../../src/runtime/instance.js';
 import { startPlatform, type Platform } from '../../src/runtime/platform.js';
-import { brokerStatus } from '../../src/stack/kafka-broker.js';
+import { brokerStatus } from '../../src/stack/kafka/index.js';
 import { pollUntil } from '../../src/util/poll.js';
 import { runCli } from '../helpers/cli.js';
 import { entry, startFixtureRegistry, type FixtureRegistry } from '../helpers/fixture-mcp-registry.js';

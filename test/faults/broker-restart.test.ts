@@ -11,7 +11,7 @@ import type { ListingEvent } from '../../src/events/types.js';
 import { createKafka } from '../../src/kafka/client.js';
 import { createEventProducer } from '../../src/kafka/producer.js';
 import { ensureTopics } from '../../src/kafka/topics-admin.js';
-import { freePort, startBroker, type BrokerHandle } from '../../src/stack/kafka-broker.js';
+import { freePort, startBroker, type BrokerHandle } from '../../src/stack/kafka/index.js';
 import type { DailyRunReport } from '../../src/runtime/daily.js';
 import type { RunStats } from '../../src/stats/run-stats.js';
 import { topicNames } from '../../src/topics.js';

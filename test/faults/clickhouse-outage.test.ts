@@ -10,6 +10,7 @@ import { openWarehouse } from '../../src/warehouse/open.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { CLICKHOUSE_SERVER_INSTALL, findClickHouseServer, freePort, writeServerConfig } from '../helpers/clickhouse-server.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, waitFor, type KafkaTestContext } from '../helpers/kafka.js';
+import { insertScratch } from '../helpers/scratch-table.js';
 
 /**
  * A ClickHouse server that goes away (SIGKILL) and comes back on the same data and port, under
@@ -100,7 +101,7 @@ describe.skipIf(!binary)(
         handler: (m) => ok(JSON.parse(m.value!.toString()) as { id: string; wave: number }),
         sink: async (items) => {
           try {
-            await wh.insert('events', items.map((i) => ({ ...i.value, version: Number(i.source.offset) })));
+            await insertScratch(wh, 'events', items.map((i) => ({ ...i.value, version: Number(i.source.offset) })));
           } catch (err) {
             failures.push(Date.now());
             throw err;

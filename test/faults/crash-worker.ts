@@ -26,6 +26,7 @@ import { createVerdictProcessor } from '../../src/processors/verdicts/processor.
 import { topicNames, type TopicNames } from '../../src/topics.js';
 import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { migrate } from '../../src/warehouse/migrate.js';
+import type { InsertRow, TableName } from '../../src/warehouse/tables.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 
 export type CrashPoint = 'none' | 'before-insert' | 'mid-batch' | 'after-insert';
@@ -97,7 +98,7 @@ const warehouse: Warehouse = new Proxy(inner, {
       const v = Reflect.get(target, prop, receiver) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     }
-    return async (table: string, rows: readonly Record<string, unknown>[]) => {
+    return async <T extends TableName>(table: T, rows: readonly InsertRow<T>[]) => {
       if (table === spec.first) {
         batch++;
         if (crashAt === 'before-insert' && batch === crashBatch) die();

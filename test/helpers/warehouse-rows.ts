@@ -1,16 +1,85 @@
 import type { UptimeVerdict } from '../../src/conformance/index.js';
+import { agentId } from '../../src/identity/agent-key.js';
 import { CURRENT_CHECKER, type Checker } from '../../src/processors/verdicts/checker.js';
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
+import type { UptimeState, VerdictResult } from '../../src/warehouse/rows.js';
+import type { InsertRow, TableName } from '../../src/warehouse/tables.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
-import type { CheckRow, SourceFetchRow, UptimeState, VerdictResult, VerdictRow } from '../../src/warehouse/rows.js';
 import { probeEvent, probeExchange } from './probe-events.js';
 
-/** Row builders for the warehouse tables (test data only), and probes judged by the real verdict writer. */
+/**
+ * Row builders for the warehouse tables (test data only), each typed by the table map
+ * (src/warehouse/tables.ts) so a builder cannot drift from its table, and probes judged by the
+ * real verdict writer. Every builder takes overrides of any of its table's columns, last.
+ */
 
-/** A row as inserted: times as Date (the port writes them as DateTime64 text). */
-type Inserted<T, K extends keyof T> = Omit<T, K> & { [P in K]: Date };
+/** Any of a table's columns, as an insert takes them. */
+export type RowOverrides<T extends TableName> = Partial<InsertRow<T>>;
 
 export const DAY_MS = 86_400_000;
+
+/** The agent a builder describes unless told otherwise: an MCP agent, whose key is its endpoint. */
+export const DEFAULT_AGENT = 'https://agent.example';
+
+// ---- listings and agents ----
+
+/**
+ * An agents row: an active MCP agent at `agent_key` (its endpoint, default DEFAULT_AGENT), listed
+ * by mcp-registry, not opted out, first seen, last seen and changed at `first_seen` (default: now).
+ */
+export function agentRow(overrides: RowOverrides<'agents'> = {}): InsertRow<'agents'> {
+  const key = overrides.agent_key ?? DEFAULT_AGENT;
+  const at = overrides.first_seen ?? new Date();
+  return {
+    agent_id: agentId(key), agent_key: key, protocol: 'mcp', name: key, description: '', endpoint_url: key, card_url: '',
+    sources: ['mcp-registry'], source_first_seen: {}, first_seen: at, last_seen: at, changed_at: at, active: 1, inactive_since: null,
+    has_server_json: 0, opt_out: '', opt_out_reason: '', version: 1,
+    ...overrides,
+  };
+}
+
+/** A listings row: a live mcp-registry item (its id the key) of the MCP agent at `agent_key`, seen at `first_seen` (default: now). */
+export function listingRow(overrides: RowOverrides<'listings'> = {}): InsertRow<'listings'> {
+  const key = overrides.agent_key ?? DEFAULT_AGENT;
+  const at = overrides.first_seen ?? new Date();
+  return {
+    source: 'mcp-registry', item_id: key, agent_key: key, protocol: 'mcp', name: key, description: '', version_label: '',
+    endpoint_url: key, endpoint_transport: '', card_url: '', server_json: '', status: 'active', raw: '', raw_truncated: 0,
+    tombstoned: 0, content_hash: '', changed_at: at, first_seen: at, last_seen: at, last_event_id: `listing-${key}`, version: 1,
+    ...overrides,
+  };
+}
+
+/** A live listing_history row, so the verdict writer attributes the agent's probes to `source`. */
+export function listingHistoryRow(agentKey: string, source: string, at: Date, overrides: RowOverrides<'listing_history'> = {}): InsertRow<'listing_history'> {
+  return {
+    agent_key: agentKey, observed_at: at, event_id: `lh-${source}-${agentKey}`, source, item_id: agentKey, status: 'active', endpoint_transport: '', server_json: '',
+    ...overrides,
+  };
+}
+
+/** A source_fetches row: one good page of mcp-registry. */
+export function sourceFetchRow(id: string, at: Date, overrides: RowOverrides<'source_fetches'> = {}): InsertRow<'source_fetches'> {
+  return {
+    event_id: id,
+    run_id: 'run-1',
+    source: 'mcp-registry',
+    url: 'https://registry.example/v0/servers',
+    page: 1,
+    cursor: '',
+    status: 200,
+    ok: 1,
+    not_modified: 0,
+    item_count: 10,
+    duration_ms: 42,
+    error_class: '',
+    error: '',
+    observed_at: at,
+    ...overrides,
+  };
+}
+
+// ---- checks and verdicts ----
 
 export interface CheckSpec {
   id: string;
@@ -24,8 +93,9 @@ export interface CheckSpec {
   protocol?: 'a2a' | 'mcp';
 }
 
-export function checkRow(s: CheckSpec): Inserted<CheckRow, 'observed_at'> {
-  const agent = s.agent ?? 'https://agent.example';
+/** A checks row of one probe of the spec's agent (default DEFAULT_AGENT). */
+export function checkRow(s: CheckSpec, overrides: RowOverrides<'checks'> = {}): InsertRow<'checks'> {
+  const agent = s.agent ?? DEFAULT_AGENT;
   return {
     event_id: s.id,
     checker_version: s.checker ?? '1.0.0',
@@ -41,6 +111,7 @@ export function checkRow(s: CheckSpec): Inserted<CheckRow, 'observed_at'> {
     in_sample: s.inSample ? 1 : 0,
     our_side: 0,
     source: s.source ?? 'mcp-registry',
+    ...overrides,
   };
 }
 
@@ -54,10 +125,11 @@ export interface VerdictSpec {
   protocol?: 'a2a' | 'mcp';
 }
 
-export function verdictRow(s: VerdictSpec): Omit<Inserted<VerdictRow, 'observed_at'>, 'judged_at' | 'structure_result' | 'structure_reasons'> {
+/** A verdicts row of one probe of the spec's agent (default DEFAULT_AGENT); judged_at and the structure columns left to the table. */
+export function verdictRow(s: VerdictSpec, overrides: RowOverrides<'verdicts'> = {}): InsertRow<'verdicts'> {
   return {
     event_id: s.id,
-    agent_key: s.agent ?? 'https://agent.example',
+    agent_key: s.agent ?? DEFAULT_AGENT,
     protocol: s.protocol ?? 'mcp',
     observed_at: s.at,
     checker_version: s.checker ?? '1.0.0',
@@ -74,27 +146,111 @@ export function verdictRow(s: VerdictSpec): Omit<Inserted<VerdictRow, 'observed_
     schema_file: '',
     signature: 'sig',
     in_sample: s.inSample ? 1 : 0,
+    ...overrides,
   };
 }
 
-export function sourceFetchRow(id: string, at: Date): Partial<Inserted<SourceFetchRow, 'observed_at'>> {
+/** An agent_latest row: the agent's latest check (up) and verdict (pass) under checker 1.0.0, observed now. */
+export function agentLatestRow(overrides: RowOverrides<'agent_latest'> = {}): InsertRow<'agent_latest'> {
+  const key = overrides.agent_key ?? DEFAULT_AGENT;
   return {
-    event_id: id,
-    run_id: 'run-1',
-    source: 'mcp-registry',
-    url: 'https://registry.example/v0/servers',
-    page: 1,
-    cursor: '',
-    status: 200,
-    ok: 1,
-    not_modified: 0,
-    item_count: 10,
-    duration_ms: 42,
-    error_class: '',
-    error: '',
-    observed_at: at,
+    checker_version: '1.0.0', agent_key: key, agent_id: agentId(key), protocol: 'mcp', source: 'mcp-registry', event_id: `latest-${key}`,
+    observed_at: new Date(), uptime: 'up', reason: '', http_status: 200, latency_ms: 120, in_sample: 0, our_side: 0,
+    suite_id: 'mcp-remote', suite_version: '2025-06-18', result: 'pass', reasons: [], warnings: [], a2a_version: '', a2a_route: '', signature: 'sig',
+    ...overrides,
   };
 }
+
+// ---- rollups ----
+
+/** A daily_rollups row of one day (default today, UTC) with every count zero. */
+export function dailyRollupRow(overrides: RowOverrides<'daily_rollups'> = {}): InsertRow<'daily_rollups'> {
+  return {
+    day: new Date().toISOString().slice(0, 10), protocol: 'mcp', source: 'mcp-registry', checker_version: '1.0.0',
+    checks: 0, up: 0, down: 0, unknown: 0, skipped: 0, pass: 0, fail: 0, unknown_verdict: 0, na: 0,
+    sample_checks: 0, sample_up: 0, sample_down: 0, sample_unknown: 0, sample_skipped: 0,
+    sample_pass: 0, sample_fail: 0, sample_unknown_verdict: 0, sample_na: 0,
+    computed_at: new Date(),
+    ...overrides,
+  };
+}
+
+/** An agent_daily_history row of one agent and day (default today, UTC) with every count zero. */
+export function agentDailyHistoryRow(overrides: RowOverrides<'agent_daily_history'> = {}): InsertRow<'agent_daily_history'> {
+  const key = overrides.agent_key ?? DEFAULT_AGENT;
+  return {
+    checker_version: '1.0.0', agent_key: key, day: new Date().toISOString().slice(0, 10), agent_id: agentId(key), protocol: 'mcp',
+    checks: 0, up: 0, down: 0, unknown: 0, skipped: 0, sample_checks: 0, sample_up: 0, latency_p50_ms: null, latency_p95_ms: null,
+    computed_at: new Date(),
+    ...overrides,
+  };
+}
+
+// ---- runs, documents, the checker version ----
+
+/** A checker_current row: checker 1.0.0 pinned now. */
+export function checkerCurrentRow(overrides: RowOverrides<'checker_current'> = {}): InsertRow<'checker_current'> {
+  return { checker_version: '1.0.0', set_at: new Date(), note: 'test', ...overrides };
+}
+
+/** A runs row: the start of daily run run-1, now. */
+export function runRow(overrides: RowOverrides<'runs'> = {}): InsertRow<'runs'> {
+  const runId = overrides.run_id ?? 'run-1';
+  return {
+    run_id: runId, phase: 'start', kind: 'daily', observed_at: new Date(), event_id: `${runId}-${overrides.phase ?? 'start'}`,
+    budget: null, sample_size: null, seed: '', counts: {}, complete: 0, note: '',
+    ...overrides,
+  };
+}
+
+/** A documents row holding `text` (default '{}'), fetched from DEFAULT_AGENT's card URL now. */
+export function documentRow(overrides: RowOverrides<'documents'> = {}): InsertRow<'documents'> {
+  const text = overrides.text ?? '{}';
+  return {
+    sha256: 'd'.repeat(64), text, valid_utf8: 1, bytes: Buffer.byteLength(text), url: `${DEFAULT_AGENT}/.well-known/agent-card.json`,
+    observed_at: new Date(),
+    ...overrides,
+  };
+}
+
+// ---- changes, webhook deliveries, corrections ----
+
+/** An agent_changes row: the agent at `agent_key` went down, now. */
+export function agentChangeRow(overrides: RowOverrides<'agent_changes'> = {}): InsertRow<'agent_changes'> {
+  const key = overrides.agent_key ?? DEFAULT_AGENT;
+  const id = overrides.change_id ?? 'change-1';
+  return {
+    observed_at: new Date(), change_id: id, kind: 'down', agent_key: key, agent_id: agentId(key), protocol: 'mcp', name: key,
+    checker_version: '', cause_event_id: `cause-${id}`, from_state: 'up', to_state: 'down', summary: 'went down', reasons: [],
+    ...overrides,
+  };
+}
+
+/** A webhook_deliveries row: change-1 of DEFAULT_AGENT delivered to subscription sub-1 on the first attempt, now. */
+export function webhookDeliveryRow(overrides: RowOverrides<'webhook_deliveries'> = {}): InsertRow<'webhook_deliveries'> {
+  const key = overrides.agent_key ?? DEFAULT_AGENT;
+  return {
+    subscription_id: 'sub-1', change_id: 'change-1', delivery_id: 'delivery-1', kind: 'down', agent_id: agentId(key), agent_key: key,
+    change_observed_at: new Date(), status: 'delivered', attempts: 1, last_status: 200, error_class: '', error: '', duration_ms: 50,
+    recorded_at: new Date(),
+    ...overrides,
+  };
+}
+
+/** A corrections row: dispute-1 of DEFAULT_AGENT answered by a re-probe that found it up and passing as before. */
+export function correctionRow(overrides: RowOverrides<'corrections'> = {}): InsertRow<'corrections'> {
+  const key = overrides.agent_key ?? DEFAULT_AGENT;
+  return {
+    dispute_id: 'dispute-1', requested_at: new Date(), agent_key: key, agent_id: agentId(key), protocol: 'mcp', name: key,
+    reason: 'the owner says it is up', disputed_checker_version: '1.0.0', disputed_event_id: 'probe-before', disputed_at: new Date(),
+    disputed_uptime: 'up', disputed_result: 'pass', disputed_reasons: [], request_id: 'request-1', outcome: 'answered', note: '',
+    checker_version: '1.0.0', reprobe_event_id: 'probe-after', reprobed_at: new Date(), reprobe_uptime: 'up', reprobe_result: 'pass',
+    reprobe_reasons: [], verdict_changed: 0, uptime_changed: 0, change_id: 'change-1', closed_at: new Date(), rank: 2,
+    ...overrides,
+  };
+}
+
+// ---- probes judged by the verdict writer ----
 
 /** 'YYYY-MM-DD' of a UTC day `daysAgo` days before `now`. */
 export function utcDay(now: number, daysAgo: number): string {
@@ -160,9 +316,4 @@ export function probeEventFor(p: JudgedProbeSpec) {
 export async function writeJudged(wh: Warehouse, probes: readonly JudgedProbeSpec[], checkerVersion = '1.0.0'): Promise<void> {
   const writer = new VerdictWriter(wh, scriptedChecker(checkerVersion, probes), () => 'sig');
   await writer.write(probes.map(probeEventFor));
-}
-
-/** A live listing_history row, so the verdict writer attributes the agent's probes to `source`. */
-export function listingHistoryRow(agentKey: string, source: string, at: Date) {
-  return { agent_key: agentKey, observed_at: at, event_id: `lh-${source}-${agentKey}`, source, item_id: agentKey, status: 'active', endpoint_transport: '', server_json: '' };
 }

@@ -17,7 +17,7 @@ import {
   kafkaVersion,
   serverProperties,
   stopBroker,
-} from '../../src/stack/kafka-broker.js';
+} from '../../src/stack/kafka/index.js';
 
 const run = promisify(execFile);
 const cli = (args: string[]) =>

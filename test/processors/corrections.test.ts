@@ -9,7 +9,7 @@ import { agentChangeId } from '../../src/processors/changes/derive.js';
 import { createCorrectionsProcessor } from '../../src/processors/corrections.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { probeEventIdFor } from '../../src/producers/probe-worker.js';
-import { correctionsOfAgent } from '../../src/warehouse/queries.js';
+import { correctionsOfAgent } from '../../src/warehouse/read/corrections.js';
 import type { CorrectionRow } from '../../src/warehouse/rows.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, waitFor, type KafkaTestContext } from '../helpers/kafka.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { agentId } from '../../src/identity/agent-key.js';
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
-import { censusTotals } from '../../src/warehouse/queries.js';
+import { censusTotals } from '../../src/warehouse/read/census.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
-import { DAY_MS, probeEventFor, scriptedChecker, type JudgedProbeSpec } from '../helpers/warehouse-rows.js';
+import { agentRow, DAY_MS, probeEventFor, scriptedChecker, type JudgedProbeSpec, type RowOverrides } from '../helpers/warehouse-rows.js';
 
 /**
  * The stored census (census_totals, clickhouse/0024) that /stats/census and the dashboard read
@@ -16,11 +15,9 @@ const NOW = Date.now();
 const CV = 'census-1';
 let version = NOW;
 
-const agentRow = (key: string, extra: Record<string, unknown> = {}) => ({
-  agent_id: agentId(key), agent_key: key, protocol: 'mcp', name: key, description: '', endpoint_url: key, card_url: '',
-  sources: ['mcp-registry'], source_first_seen: {}, first_seen: new Date(NOW - DAY_MS), last_seen: new Date(NOW),
-  active: 1, inactive_since: null, has_server_json: 0, opt_out: '', opt_out_reason: '', version: ++version, ...extra,
-});
+/** An agent written after the ones before it (a newer version), first seen a day ago. */
+const agent = (key: string, extra: RowOverrides<'agents'> = {}) =>
+  agentRow({ agent_key: key, first_seen: new Date(NOW - DAY_MS), last_seen: new Date(NOW), version: ++version, ...extra });
 
 const A = 'https://a.example/mcp';
 const B = 'https://b.example/mcp';
@@ -38,7 +35,7 @@ describe('the census the verdict writer keeps', () => {
   it('is recounted after a batch that came too soon after the last count, and when agents change with no batch', async () => {
     t = await withWarehouse('verdicts-census');
     const wh = t.wh;
-    await wh.insert('agents', [agentRow(A), agentRow(B), agentRow(C)]);
+    await wh.insert('agents', [agent(A), agent(B), agent(C)]);
     const probes: JudgedProbeSpec[] = [
       { id: 'p-a', agent: A, at: new Date(NOW - 120_000), uptime: 'up', result: 'pass' },
       { id: 'p-b', agent: B, at: new Date(NOW - 60_000), uptime: 'down', result: 'fail' },
@@ -63,9 +60,9 @@ describe('the census the verdict writer keeps', () => {
 
     // The listings processor hides one agent, delists another and adds a new one; no probe follows.
     await wh.insert('agents', [
-      agentRow(A, { opt_out: 'hidden' }),
-      agentRow(C, { active: 0, inactive_since: new Date(NOW) }),
-      agentRow(D),
+      agent(A, { opt_out: 'hidden' }),
+      agent(C, { active: 0, inactive_since: new Date(NOW) }),
+      agent(D),
     ]);
     await vi.waitFor(async () => expect(await census()).toEqual({ active: 2, inactive: 1, up: 0, down: 1, never: 1 }), { timeout: 10_000, interval: 50 });
   }, 30_000);

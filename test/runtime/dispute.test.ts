@@ -12,7 +12,7 @@ import { disputeExitCode } from '../../src/cli/commands/dispute.js';
 import { formatDispute } from '../../src/cli/format.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, waitFor, type KafkaTestContext } from '../helpers/kafka.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
-import { writeJudged } from '../helpers/warehouse-rows.js';
+import { agentRow, listingRow, writeJudged, type RowOverrides } from '../helpers/warehouse-rows.js';
 
 /**
  * `veronikai dispute`'s runtime on the real broker and the embedded warehouse: the Dispute event
@@ -28,12 +28,11 @@ const A2A = agentKey('a2a', { cardUrl: A2A_CARD })!;
 const QUIET = 'https://mcp.quiet-owner.dev/mcp';
 const T = Date.now() - 3600_000;
 
-function agentRow(key: string, protocol: 'a2a' | 'mcp', name: string, extra: Record<string, unknown> = {}) {
-  return {
-    agent_id: agentId(key), agent_key: key, protocol, name, description: '', endpoint_url: protocol === 'mcp' ? key : `${key}/a2a`,
-    card_url: protocol === 'a2a' ? A2A_CARD : '', sources: ['mcp-registry'], source_first_seen: {}, first_seen: new Date(T),
-    last_seen: new Date(T), active: 1, inactive_since: null, has_server_json: 0, version: T, ...extra,
-  };
+function agent(key: string, protocol: 'a2a' | 'mcp', name: string, extra: RowOverrides<'agents'> = {}) {
+  return agentRow({
+    agent_key: key, protocol, name, endpoint_url: protocol === 'mcp' ? key : `${key}/a2a`, card_url: protocol === 'a2a' ? A2A_CARD : '',
+    first_seen: new Date(T), last_seen: new Date(T), version: T, ...extra,
+  });
 }
 
 /** Every event on a topic now (a fresh group from the earliest offset), once `atLeast` arrived. */
@@ -69,16 +68,16 @@ describe('dispute runtime', () => {
   beforeEach(async () => {
     t = await withWarehouse('dispute');
     await t.wh.insert('agents', [
-      agentRow(MCP, 'mcp', 'Weather MCP'),
-      agentRow(A2A, 'a2a', 'Recipes'),
-      agentRow(QUIET, 'mcp', 'Quiet', { opt_out: 'unchecked', opt_out_reason: 'owner asked on 2026-11-02' }),
+      agent(MCP, 'mcp', 'Weather MCP'),
+      agent(A2A, 'a2a', 'Recipes'),
+      agent(QUIET, 'mcp', 'Quiet', { opt_out: 'unchecked', opt_out_reason: 'owner asked on 2026-11-02' }),
     ]);
-    await t.wh.insert('listings', [{
-      source: 'mcp-registry', item_id: 'io.github.weather/w', agent_key: MCP, protocol: 'mcp', name: 'Weather MCP', description: '',
-      version_label: '', endpoint_url: MCP, endpoint_transport: 'streamable-http', card_url: '', server_json: '', status: 'active',
-      raw: '', raw_truncated: 0, tombstoned: 0, content_hash: 'h', changed_at: new Date(T), first_seen: new Date(T),
-      last_seen: new Date(T), last_event_id: 'l1', version: T,
-    }]);
+    await t.wh.insert('listings', [
+      listingRow({
+        item_id: 'io.github.weather/w', agent_key: MCP, name: 'Weather MCP', endpoint_transport: 'streamable-http', content_hash: 'h',
+        first_seen: new Date(T), last_event_id: 'l1', version: T,
+      }),
+    ]);
     // The result disputed: the latest check of the served (pinned) version says down, fail.
     await writeJudged(t.wh, [{ id: 'probe-before', agent: MCP, at: new Date(T), uptime: 'down', result: 'fail' }], V);
     await t.wh.insert('checker_current', [{ checker_version: V, set_at: new Date(), note: 'test' }]);

@@ -11,6 +11,7 @@ import { formatReplayProgress as formatProgress, formatReplaySummary } from '../
 import { replayProbes, type ReplayProgress } from '../../src/runtime/replay.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, type KafkaTestContext } from '../helpers/kafka.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { agentRow } from '../helpers/warehouse-rows.js';
 
 /**
  * `veronikai replay` over the real broker and the chdb engine: listings and probes on a
@@ -85,11 +86,7 @@ describe('replay of the probe history', () => {
   beforeEach(async () => {
     t = await withWarehouse('replay');
     // The agent's name, as the dedupe processor would have written it (the summary names agents).
-    await t.wh.insert('agents', [{
-      agent_id: agentId(AGENTS.mcpShort), agent_key: AGENTS.mcpShort, protocol: 'mcp', name: 'Short Agent', description: '',
-      endpoint_url: AGENTS.mcpShort, card_url: '', sources: ['mcp-registry'], source_first_seen: {}, first_seen: new Date(T),
-      last_seen: new Date(T), active: 1, inactive_since: null, has_server_json: 1, version: T,
-    }]);
+    await t.wh.insert('agents', [agentRow({ agent_key: AGENTS.mcpShort, name: 'Short Agent', first_seen: new Date(T), has_server_json: 1, version: T })]);
   });
   afterEach(async () => {
     await t?.close();

@@ -9,7 +9,7 @@
  *
  * VERONIKAI_TEST_CONTAINERS=0 forces the native path.
  */
-import { freePort, kafkaVersion } from '../../src/stack/kafka-broker.js';
+import { freePort, kafkaVersion } from '../../src/stack/kafka/index.js';
 
 export type ServicesChoice = { path: 'containers'; why: string } | { path: 'native'; why: string };
 

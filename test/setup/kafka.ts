@@ -2,7 +2,7 @@
  * vitest globalSetup: a Kafka broker for the tests.
  *
  * VERONIKAI_KAFKA_BROKERS set and answering: use it. Otherwise start the local single-node
- * broker (src/stack/kafka-broker.ts) with its storage under the OS temp dir and the jars in
+ * broker (src/stack/kafka/) with its storage under the OS temp dir and the jars in
  * the default cache dir, and stop it at teardown. VERONIKAI_TEST_KAFKA=0 starts nothing.
  *
  * The broker starts in the background, so a run with no Kafka test does not wait for it;
@@ -18,7 +18,7 @@ import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { createKafka } from '../../src/kafka/client.js';
 import { createLogger, silentLogger } from '../../src/log.js';
-import { canConnect, freePort, startBroker, type BrokerHandle } from '../../src/stack/kafka-broker.js';
+import { canConnect, freePort, startBroker, type BrokerHandle } from '../../src/stack/kafka/index.js';
 import { chooseServices, startContainerServices } from './containers.js';
 
 async function answers(brokers: string): Promise<boolean> {

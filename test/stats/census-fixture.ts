@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
-import { checkRow, verdictRow } from '../helpers/warehouse-rows.js';
+import { agentRow, checkRow, verdictRow } from '../helpers/warehouse-rows.js';
 
 /**
  * A warehouse built to give known census rates (one UTC day, checker 1.0.0):
@@ -54,17 +54,21 @@ export function censusCards(): Card[] {
 }
 
 export async function fillCensus(wh: Warehouse, checker = '1.0.0'): Promise<void> {
-  const rows = censusCards().map((c, i) => ({
-    ...verdictRow({ checker, id: `card-${i}`, agent: `https://card-${i}.example`, at: at(i), protocol: 'a2a', inSample: c.inSample, result: c.route === 'none' ? 'n/a' : c.valid ? 'pass' : 'fail' }),
-    suite_id: 'veronikai-a2a-get-card',
-    a2a_route: c.route,
-    a2a_version: c.version,
-    structure_result: c.route === 'none' ? 'n/a' : c.valid ? 'pass' : 'fail',
-    structure_reasons: c.reasons ?? [],
-    tolerant_valid: c.route === 'none' ? null : (c.tolerant ?? c.valid) ? 1 : 0,
-    alt_version: c.alt?.[0] ?? '',
-    alt_valid: c.alt ? (c.alt[1] ? 1 : 0) : null,
-  }));
+  const rows = censusCards().map((c, i) =>
+    verdictRow(
+      { checker, id: `card-${i}`, agent: `https://card-${i}.example`, at: at(i), protocol: 'a2a', inSample: c.inSample, result: c.route === 'none' ? 'n/a' : c.valid ? 'pass' : 'fail' },
+      {
+        suite_id: 'veronikai-a2a-get-card',
+        a2a_route: c.route,
+        a2a_version: c.version,
+        structure_result: c.route === 'none' ? 'n/a' : c.valid ? 'pass' : 'fail',
+        structure_reasons: c.reasons ?? [],
+        tolerant_valid: c.route === 'none' ? null : (c.tolerant ?? c.valid) ? 1 : 0,
+        alt_version: c.alt?.[0] ?? '',
+        alt_valid: c.alt ? (c.alt[1] ? 1 : 0) : null,
+      },
+    ),
+  );
   // An older verdict of the first card, outside the day: never counted.
   rows.push({ ...rows[0]!, event_id: 'card-0-old', observed_at: new Date(at(0).getTime() - 2 * 86_400_000), structure_result: 'fail' });
   await wh.insert('verdicts', rows);
@@ -79,10 +83,7 @@ export async function fillCensus(wh: Warehouse, checker = '1.0.0'): Promise<void
     { key: 'https://s7.example', sources: ['c'], uptime: 'down', inSample: false },
   ];
   const now = new Date();
-  await wh.insert('agents', agents.map((a) => ({
-    agent_id: a.key.slice(8, 10), agent_key: a.key, protocol: 'mcp', name: a.key, description: '', endpoint_url: a.key, card_url: '', sources: a.sources,
-    source_first_seen: {}, first_seen: now, last_seen: now, changed_at: now, active: 1, inactive_since: null, has_server_json: 0, opt_out: '', opt_out_reason: '', version: 1,
-  })));
+  await wh.insert('agents', agents.map((a) => agentRow({ agent_id: a.key.slice(8, 10), agent_key: a.key, sources: a.sources, first_seen: now })));
   await wh.insert('checks', agents.map((a, i) => checkRow({ checker, id: `chk-${i}`, agent: a.key, at: at(100 + i), uptime: a.uptime, inSample: a.inSample })));
   await wh.insert('verdicts', agents.map((a, i) => verdictRow({ checker, id: `chk-${i}`, agent: a.key, at: at(100 + i), inSample: a.inSample, result: a.uptime === 'up' ? 'pass' : 'fail' })));
 }

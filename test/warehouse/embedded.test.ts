@@ -6,6 +6,7 @@ import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import { WarehouseError } from '../../src/warehouse/errors.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { insertScratch } from '../helpers/scratch-table.js';
 
 // chdb binds ONE data directory per process, and vitest runs each test file in its own
 // worker, so each warehouse test file uses its own fresh temporary directory.
@@ -45,7 +46,7 @@ describe('embedded warehouse adapter (chdb)', () => {
 
   it('round-trips DateTime64, Map, Array, Nullable and UInt64 through JSONEachRow', async () => {
     const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
-    await wh.insert('things', [
+    await insertScratch(wh, 'things', [
       { id: 'a', n: 18446744073709551615n, at, seen: { reg: at, other: '2026-01-01T00:00:00.5Z' }, tags: ['x', 'y'], status: null },
       { id: 'b', n: 7, at: '2026-01-02 03:04:05.001', seen: {}, tags: [], status: 404 },
     ]);
@@ -70,14 +71,14 @@ describe('embedded warehouse adapter (chdb)', () => {
       { s: hostile, d: new Date(Date.UTC(2026, 5, 1, 0, 0, 0, 250)), xs: ['p', "q'r"], big: 9007199254740993n, none: null },
     );
     expect(rows).toEqual([{ s: hostile, d: '2026-06-01 00:00:00.250', xs: ['p', "q'r"], big: '9007199254740993', none: null }]);
-    await wh.insert('things', [{ id: 'a', n: 1, at: new Date() }]);
+    await insertScratch(wh, 'things', [{ id: 'a', n: 1, at: new Date() }]);
     const found = await wh.query('SELECT id FROM things FINAL WHERE id = {id:String}', { id: "a' OR '1'='1" });
     expect(found).toEqual([]);
   });
 
   it('exec runs statements without a result; an empty insert is a no-op', async () => {
     await wh.exec('INSERT INTO things (id, n, at) SELECT {id:String}, 1, now64(3)', { id: 'c' });
-    await wh.insert('things', []);
+    await insertScratch(wh, 'things', []);
     expect(await wh.query('SELECT id, n FROM things FINAL')).toEqual([{ id: 'c', n: '1' }]);
   });
 
@@ -91,7 +92,7 @@ describe('embedded warehouse adapter (chdb)', () => {
     const err = await caught(wh.query('SELECT * FROM no_such_table'));
     expect(err.kind).toBe('unknown_table');
     expect(err.code).toBe(60);
-    const err2 = await caught(wh.insert('no_such_table', [{ id: 'x' }]));
+    const err2 = await caught(insertScratch(wh, 'no_such_table', [{ id: 'x' }]));
     expect(err2.kind).toBe('unknown_table');
     expect(err2.code).toBe(60);
   });
@@ -105,15 +106,15 @@ describe('embedded warehouse adapter (chdb)', () => {
   });
 
   it('rejects a field that is not a column, and unparsable values, as "bad_data"', async () => {
-    const err = await caught(wh.insert('things', [{ id: 'd', n: 1, at: new Date(), typo: true }]));
+    const err = await caught(insertScratch(wh, 'things', [{ id: 'd', n: 1, at: new Date(), typo: true }]));
     expect(err.kind).toBe('bad_data');
     expect(err.code).toBe(117);
-    const err2 = await caught(wh.insert('things', [{ id: 'e', n: 'many', at: new Date() }]));
+    const err2 = await caught(insertScratch(wh, 'things', [{ id: 'e', n: 'many', at: new Date() }]));
     expect(err2.kind).toBe('bad_data');
   });
 
   it('refuses a table name that is not a plain identifier', async () => {
-    const err = await caught(wh.insert('things; DROP TABLE things', [{ id: 'x' }]));
+    const err = await caught(insertScratch(wh, 'things; DROP TABLE things', [{ id: 'x' }]));
     expect(err.kind).toBe('syntax');
     expect(await wh.query('EXISTS TABLE things')).toEqual([{ result: 1 }]);
   });
@@ -137,13 +138,13 @@ describe('embedded warehouse adapter (chdb)', () => {
   });
 
   it('a second warehouse on the same directory shares the data; close is idempotent', async () => {
-    await wh.insert('things', [{ id: 'a', n: 1, at: new Date() }, { id: 'b', n: 2, at: new Date() }]);
+    await insertScratch(wh, 'things', [{ id: 'a', n: 1, at: new Date() }, { id: 'b', n: 2, at: new Date() }]);
     const second = new EmbeddedWarehouse(join(dir, 'warehouse'));
     expect(await second.query('SELECT toUInt32(count()) AS c FROM things FINAL')).toEqual([{ c: 2 }]);
     await second.close();
     await second.close();
     expect((await caught(second.query('SELECT 1'))).kind).toBe('closed');
-    expect((await caught(second.insert('things', [{ id: 'z' }]))).kind).toBe('closed');
+    expect((await caught(insertScratch(second, 'things', [{ id: 'z' }]))).kind).toBe('closed');
     expect(await wh.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 

@@ -69,7 +69,7 @@ describe('TTL expiry (embedded)', () => {
     await wh.insert(
       'agent_daily_history',
       historic.map((day) => ({
-        agent_key: 'agent-old', day, agent_id: 'id-old', protocol: 'mcp',
+        checker_version: '1.0.0', agent_key: 'agent-old', day, agent_id: 'id-old', protocol: 'mcp',
         checks: 1, up: 1, down: 0, unknown: 0, skipped: 0, sample_checks: 1, sample_up: 1,
         latency_p50_ms: 100, latency_p95_ms: 100, computed_at: ago(0),
       })),

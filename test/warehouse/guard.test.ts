@@ -8,6 +8,7 @@ import { ALLOWED_TABLE_FUNCTIONS, classifiedFunctions, functionRefusal } from '.
 import { publicSchema } from '../../src/warehouse/guard/schema.js';
 import { EmbeddedRawReader } from '../../src/warehouse/raw-reader.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { agentRow } from '../helpers/warehouse-rows.js';
 
 // The guard on the real engine: a public reader (the public ClickHouse interface's session) and
 // an owner's reader beside the writer on one data directory. Every form of every forbidden
@@ -41,12 +42,11 @@ describe('the statement guard on the engine', () => {
 
   beforeAll(async () => {
     t = await withWarehouse('guard');
-    const now = new Date();
-    const agent = (key: string, optOut: string) => ({
-      agent_id: `id-${key}`, agent_key: `https://${key}.example/mcp`, protocol: 'mcp', name: key, description: '', endpoint_url: '', card_url: '',
-      sources: ['mcp-registry'], source_first_seen: {}, first_seen: now, last_seen: now, changed_at: now, active: 1, inactive_since: null,
-      has_server_json: 0, opt_out: optOut, opt_out_reason: optOut ? 'the owner asked privately' : '', version: 1,
-    });
+    const agent = (key: string, optOut: '' | 'hidden') =>
+      agentRow({
+        agent_id: `id-${key}`, agent_key: `https://${key}.example/mcp`, name: key, endpoint_url: '', opt_out: optOut,
+        opt_out_reason: optOut ? 'the owner asked privately' : '',
+      });
     await t.wh.insert('agents', [agent('shown', ''), agent('hidden', 'hidden')]);
     secretFile = join(t.dir, 'signing.key');
     writeFileSync(secretFile, 'THE-SECRET-KEY\n', { mode: 0o600 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentId } from '../../src/identity/agent-key.js';
-import { agentListPage, agentStatusRows, searchWords, type AgentListCursor } from '../../src/warehouse/queries.js';
+import { agentListPage, searchWords, type AgentListCursor } from '../../src/warehouse/read/search.js';
+import { agentStatusRows } from '../../src/warehouse/read/status.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
-import { DAY_MS, writeJudged, type JudgedProbeSpec } from '../helpers/warehouse-rows.js';
+import { agentRow, DAY_MS, writeJudged, type JudgedProbeSpec, type RowOverrides } from '../helpers/warehouse-rows.js';
 
 /**
  * The API's read model (issue 16): the search postings and the natural sort key, filled by
@@ -13,11 +13,9 @@ import { DAY_MS, writeJudged, type JudgedProbeSpec } from '../helpers/warehouse-
 const NOW = Date.now();
 let version = NOW;
 
-const agentRow = (key: string, name: string, extra: Record<string, unknown> = {}) => ({
-  agent_id: agentId(key), agent_key: key, protocol: 'mcp', name, description: '', endpoint_url: key, card_url: '',
-  sources: ['mcp-registry'], source_first_seen: {}, first_seen: new Date(NOW - DAY_MS), last_seen: new Date(NOW),
-  active: 1, inactive_since: null, has_server_json: 0, opt_out: '', opt_out_reason: '', version: ++version, ...extra,
-});
+/** An agent written after the ones before it (a newer version), first seen a day ago. */
+const agent = (key: string, name: string, extra: RowOverrides<'agents'> = {}) =>
+  agentRow({ agent_key: key, name, first_seen: new Date(NOW - DAY_MS), last_seen: new Date(NOW), version: ++version, ...extra });
 
 /** Every page of a list or search, two at a time, following the cursor. */
 async function allPages(t: TestWarehouse, q: string, protocol: string | null = null): Promise<string[]> {
@@ -37,13 +35,13 @@ describe('agent list and search (postings in natural sort order)', () => {
   beforeAll(async () => {
     t = await withWarehouse('read-model-search');
     await t.wh.insert('agents', [
-      agentRow('https://ten.example/mcp', 'Agent 10'),
-      agentRow('https://two.example/mcp', 'Agent 2'),
-      agentRow('https://one.example/mcp', 'agent 1'),
-      agentRow('https://beta.example/mcp', 'Beta', { description: 'Forecasts the weather for teams' }),
-      agentRow('https://old.example/mcp', 'Agent 3', { active: 0, inactive_since: new Date(NOW) }),
-      agentRow('https://hide.example/mcp', 'Agent 4', { opt_out: 'hidden' }),
-      agentRow('https://a2a.example', 'Agent 20', { protocol: 'a2a' }),
+      agent('https://ten.example/mcp', 'Agent 10'),
+      agent('https://two.example/mcp', 'Agent 2'),
+      agent('https://one.example/mcp', 'agent 1'),
+      agent('https://beta.example/mcp', 'Beta', { description: 'Forecasts the weather for teams' }),
+      agent('https://old.example/mcp', 'Agent 3', { active: 0, inactive_since: new Date(NOW) }),
+      agent('https://hide.example/mcp', 'Agent 4', { opt_out: 'hidden' }),
+      agent('https://a2a.example', 'Agent 20', { protocol: 'a2a' }),
     ]);
   });
   afterAll(async () => {
@@ -68,10 +66,10 @@ describe('agent list and search (postings in natural sort order)', () => {
 
   it('follows renames, delistings and opt-outs: a stale posting is never served', async () => {
     await t.wh.insert('agents', [
-      agentRow('https://ten.example/mcp', 'Zeta 10'),
-      agentRow('https://two.example/mcp', 'Agent 2', { active: 0, inactive_since: new Date(NOW) }),
-      agentRow('https://one.example/mcp', 'agent 1', { opt_out: 'hidden' }),
-      agentRow('https://old.example/mcp', 'Agent 3'),
+      agent('https://ten.example/mcp', 'Zeta 10'),
+      agent('https://two.example/mcp', 'Agent 2', { active: 0, inactive_since: new Date(NOW) }),
+      agent('https://one.example/mcp', 'agent 1', { opt_out: 'hidden' }),
+      agent('https://old.example/mcp', 'Agent 3'),
     ]);
     expect(await allPages(t, '')).toEqual(['Agent 3', 'Agent 20', 'Beta', 'Zeta 10']);
     expect(await allPages(t, 'agent')).toEqual(['Agent 3', 'Agent 20']);

@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardData } from '../../src/api/dashboard.js';
 import { CHECKER_VERSION } from '../../src/conformance/version.js';
 import { WarehouseError } from '../../src/warehouse/errors.js';
-import { agentListPage, agentStatusRows } from '../../src/warehouse/queries.js';
+import { agentListPage } from '../../src/warehouse/read/search.js';
+import { agentStatusRows } from '../../src/warehouse/read/status.js';
 import { openWarehouse } from '../../src/warehouse/open.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { insertScratch } from '../helpers/scratch-table.js';
 
 // A read-only connection beside a writing one on the same data directory, as the API
 // runs beside the processors: the engine's own read-only mode and deadline.
@@ -42,7 +44,7 @@ describe('read-only warehouse connection (embedded)', () => {
     dir = t.dir;
     writer = t.wh;
     await writer.exec('CREATE TABLE items (id String) ENGINE = MergeTree ORDER BY id');
-    await writer.insert('items', [{ id: 'a' }, { id: 'b;c' }]);
+    await insertScratch(writer, 'items', [{ id: 'a' }, { id: 'b;c' }]);
     reader = await openWarehouse({ kind: 'embedded', path: join(dir, 'warehouse') }, { readOnly: true, timeoutMs: 2_000 });
     hits = [];
     loopback = createServer((req, res) => {
@@ -100,7 +102,7 @@ describe('read-only warehouse connection (embedded)', () => {
 
   it('refuses exec and insert', async () => {
     expect((await caught(reader.exec('OPTIMIZE TABLE items'))).kind).toBe('refused');
-    expect((await caught(reader.insert('items', [{ id: 'z' }]))).kind).toBe('refused');
+    expect((await caught(insertScratch(reader, 'items', [{ id: 'z' }]))).kind).toBe('refused');
     expect(await count()).toBe(2);
   });
 

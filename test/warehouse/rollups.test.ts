@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refreshAgentDailyHistory, refreshDailyRollups } from '../../src/warehouse/rollups.js';
+import type { InsertRow } from '../../src/warehouse/tables.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 import { DAY_MS, checkRow, utcDay, verdictRow, type CheckSpec } from '../helpers/warehouse-rows.js';
@@ -173,7 +174,7 @@ describe('rollups are idempotent per event (embedded)', () => {
       checks: 9, up: 8, down: 1, unknown: 0, skipped: 0, pass: 7, fail: 2, unknown_verdict: 0, na: 0,
       sample_checks: 3, sample_up: 3, sample_down: 0, sample_unknown: 0, sample_skipped: 0,
       sample_pass: 2, sample_fail: 1, sample_unknown_verdict: 0, sample_na: 0,
-    };
+    } satisfies Omit<InsertRow<'daily_rollups'>, 'computed_at'>;
     await wh.insert('daily_rollups', [{ ...kept, computed_at: new Date(now - 119 * DAY_MS) }]);
     const replay = makeEvents(now, [120], 5, 'old');
     await wh.insert('checks', replay.map((e) => checkOf(e)));

@@ -13,6 +13,7 @@ import {
   startClickHouseServer,
   type ClickHouseServer,
 } from '../helpers/clickhouse-server.js';
+import { insertScratch } from '../helpers/scratch-table.js';
 
 // The server adapter against a real ClickHouse HTTP server: Debian's clickhouse-server
 // (18.16 here). That version is too old for the schema (no TTL, no DateTime64), so these
@@ -74,11 +75,11 @@ describe.skipIf(!binary)(binary ? 'server warehouse adapter (clickhouse-server)'
 
   it('inserts rows (Dates as UTC text) and reads them back', async () => {
     await freshItems();
-    await wh.insert('items', [
+    await insertScratch(wh, 'items', [
       { id: 'a', n: 1, at: new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 678)), tags: ['x', 'y'], note: null },
       { id: 'b', n: 2, at: '2024-01-02 03:04:06', tags: [], note: "it's \"quoted\"\n" },
     ]);
-    await wh.insert('items', []);
+    await insertScratch(wh, 'items', []);
     const rows = await wh.query('SELECT id, n, toString(at) AS at, tags, note FROM items ORDER BY id');
     expect(rows).toEqual([
       { id: 'a', n: 1, at: '2024-01-02 03:04:05', tags: ['x', 'y'], note: null },
@@ -88,13 +89,13 @@ describe.skipIf(!binary)(binary ? 'server warehouse adapter (clickhouse-server)'
 
   it('rejects a field that is not a column instead of dropping it', async () => {
     await freshItems();
-    const err = await caught(wh.insert('items', [{ id: 'c', n: 3, at: '2024-01-01 00:00:00', tags: [], note: null, typo: 1 }]));
+    const err = await caught(insertScratch(wh, 'items', [{ id: 'c', n: 3, at: '2024-01-01 00:00:00', tags: [], note: null, typo: 1 }]));
     expect(err.kind).toBe('bad_data');
     expect(err.code).toBeTypeOf('number');
   });
 
   it('refuses a table name that is not a plain identifier', async () => {
-    const err = await caught(wh.insert('items; DROP TABLE items', [{ id: 'x' }]));
+    const err = await caught(insertScratch(wh, 'items; DROP TABLE items', [{ id: 'x' }]));
     expect(err.kind).toBe('syntax');
     expect(err.code).toBeUndefined();
   });
@@ -170,7 +171,7 @@ describe.skipIf(!binary)(binary ? 'server warehouse adapter (clickhouse-server)'
   it('opens a read-only connection: readonly=1 on every request, the statement checks, a streamed read', async () => {
     await wh.exec('DROP TABLE IF EXISTS kept');
     await wh.exec('CREATE TABLE kept (id String) ENGINE = Memory');
-    await wh.insert('kept', [{ id: 'a' }, { id: 'b;c' }]);
+    await insertScratch(wh, 'kept', [{ id: 'a' }, { id: 'b;c' }]);
     const reader = await openWarehouse({ kind: 'server', url: server.url, database: 'veronikai_test' }, { readOnly: true, timeoutMs: 5_000 });
     try {
       expect(reader.readOnly).toBe(true);
@@ -187,7 +188,7 @@ describe.skipIf(!binary)(binary ? 'server warehouse adapter (clickhouse-server)'
         await caught(reader.query(sql));
       }
       expect((await caught(reader.exec('DROP TABLE kept'))).kind).toBe('refused');
-      expect((await caught(reader.insert('kept', [{ id: 'z' }]))).kind).toBe('refused');
+      expect((await caught(insertScratch(reader, 'kept', [{ id: 'z' }]))).kind).toBe('refused');
       expect(await wh.query('SELECT count() AS n FROM kept')).toEqual([{ n: '2' }]);
     } finally {
       await reader.close();

@@ -1,5 +1,6 @@
 import { getRule } from '../../conformance/catalogue.js';
-import { agentChanges, agentDays, type AgentDayRow } from '../../warehouse/queries.js';
+import { agentChanges } from '../../warehouse/read/changes.js';
+import { agentDays, type AgentDayRow } from '../../warehouse/read/status.js';
 import type { AgentChangeRow } from '../../warehouse/rows.js';
 import type { ReadOnlyWarehouse } from '../../warehouse/warehouse.js';
 import { finiteOrNull, isoTime } from '../format.js';

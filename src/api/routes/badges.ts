@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { agentById, agentUptime, latestOfAgent } from '../../warehouse/queries.js';
+import { agentById } from '../../warehouse/read/agents.js';
+import { agentUptime, latestOfAgent } from '../../warehouse/read/status.js';
 import type { ReadOnlyWarehouse } from '../../warehouse/warehouse.js';
 import { conformanceBadge, CONFORMANCE_LABEL, etagMatches, renderBadge, strongEtag, unknownBadge, uptimeBadge, UPTIME_LABEL, type Badge } from '../badge.js';
 import { finiteOrNull } from '../format.js';

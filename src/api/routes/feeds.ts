@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { agentById, agentChanges } from '../../warehouse/queries.js';
+import { agentById } from '../../warehouse/read/agents.js';
+import { agentChanges } from '../../warehouse/read/changes.js';
 import { sendError } from '../errors.js';
 import { atomFeed, FEED_LIMIT, JSON_FEED_VERSION, jsonFeed, type FeedContext } from '../feeds.js';
 import { linkBase } from '../links.js';

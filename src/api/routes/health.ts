@@ -1,5 +1,5 @@
 import { errorBody, GENERIC_MESSAGES } from '../errors.js';
-import { ping } from '../../warehouse/queries.js';
+import { ping } from '../../warehouse/read/health.js';
 import { errorResponses, healthResponseSchema, healthUnavailableSchema, noQuerySchema } from '../schemas.js';
 import type { ApiRoutes } from './types.js';
 

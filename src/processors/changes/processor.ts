@@ -1,19 +1,12 @@
 import type { AgentChangeEvent, ProbeEvent } from '../../events/types.js';
 import { pollUntil, PollTimeoutError } from '../../util/poll.js';
-import {
-  agentNames,
-  checksOfProbes,
-  uptimeHistory,
-  verdictHistory,
-  verdictsOfProbes,
-  type AgentStatePointRow,
-  type ProbeRef,
-} from '../../warehouse/queries.js';
+import { agentNames } from '../../warehouse/read/agents.js';
 import { fromDateTime64 } from '../../warehouse/time.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { DOCUMENT_WAIT_MS } from '../documents.js';
 import { deriveProbeChanges, type ProbeFacts, type StatePoint } from './derive.js';
 import type { ChangePublisher } from './publish.js';
+import { checksOfProbes, uptimeHistory, verdictHistory, verdictsOfProbes, type AgentStatePointRow, type ProbeRef } from './reads.js';
 
 /**
  * Up, down and verdict changes of a batch of probes, published to the agent-changes topic.

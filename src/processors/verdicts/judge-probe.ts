@@ -1,6 +1,7 @@
 import type { Verdict } from '../../conformance/index.js';
 import type { ProbeEvent } from '../../events/types.js';
 import { agentId } from '../../identity/agent-key.js';
+import type { InsertRow } from '../../warehouse/tables.js';
 import type { ProbeFacts } from '../changes/derive.js';
 import type { Checker } from './checker.js';
 import { a2aObservation, mcpObservation, type DocumentTexts, type ListingContext } from './observation.js';
@@ -18,9 +19,9 @@ export type Signer = (v: Verdict) => string;
 const dt = (ms: number) => new Date(ms);
 
 export interface JudgedProbe {
-  check: Record<string, unknown>;
-  verdict: Record<string, unknown>;
-  latest: Record<string, unknown>;
+  check: InsertRow<'checks'>;
+  verdict: InsertRow<'verdicts'>;
+  latest: InsertRow<'agent_latest'>;
   /** What the check and verdict rows say, as the change derivation reads them (changes/derive.ts). */
   facts: ProbeFacts;
 }
@@ -45,14 +46,14 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
   const latencyMs = uptime.state === 'up' && decisive ? decisive.durationMs : null;
   const a2a = structure?.a2a;
   const source = listing?.source ?? '';
-  const common = {
+  const common: Pick<InsertRow<'checks'>, 'event_id' | 'agent_key' | 'protocol' | 'observed_at' | 'in_sample'> = {
     event_id: ev.id,
     agent_key: ev.agentKey,
     protocol: ev.protocol,
     observed_at: dt(ev.observedAt),
     in_sample: ev.inSample ? 1 : 0,
   };
-  const check = {
+  const check: InsertRow<'checks'> = {
     ...common,
     checker_version: checker.version,
     agent_id: agentId(ev.agentKey),
@@ -66,7 +67,7 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
   };
   const signature = sign(primary);
   const warnings = primary.reasons.filter((r) => r.startsWith('warn:'));
-  const verdict = {
+  const verdict: InsertRow<'verdicts'> = {
     ...common,
     checker_version: checker.version,
     suite_id: primary.suite.id,
@@ -84,7 +85,7 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
     structure_reasons: structure?.reasons ?? [],
     signature,
   };
-  const latest = {
+  const latest: InsertRow<'agent_latest'> = {
     checker_version: checker.version,
     agent_key: ev.agentKey,
     agent_id: check.agent_id,

@@ -9,8 +9,8 @@ import {
   refreshDailyRollups,
   refreshRunSamples,
 } from '../../warehouse/rollups.js';
-import { agentsWriteMark } from '../../warehouse/queries.js';
-import type { Warehouse } from '../../warehouse/warehouse.js';
+import type { BigIntText } from '../../warehouse/rows.js';
+import type { ReadOnlyWarehouse, Warehouse } from '../../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from '../event-processor.js';
 import { CURRENT_CHECKER, type Checker } from './checker.js';
 import { judgeProbe, type Signer } from './judge-probe.js';
@@ -28,6 +28,16 @@ import { changePublisher, processorProducer } from '../changes/publish.js';
  */
 export function verdictGroupId(checkerVersion: string): string {
   return `veronikai.verdicts.${checkerVersion.replace(/[^A-Za-z0-9._+-]/g, '_')}`;
+}
+
+/**
+ * A mark of the agents table that changes whenever an agent is written (new, delisted, hidden):
+ * its stored rows and newest version. The census keeper compares it to decide whether to recount;
+ * a count from the table's parts and one column, not a FINAL read of every row.
+ */
+async function agentsWriteMark(wh: ReadOnlyWarehouse): Promise<string> {
+  const [row] = await wh.query<{ n: BigIntText; v: BigIntText }>('SELECT count() AS n, max(version) AS v FROM agents');
+  return `${String(row?.n ?? 0)}:${String(row?.v ?? 0)}`;
 }
 
 export interface VerdictProcessorOptions extends EventProcessorDeps {

@@ -10,8 +10,11 @@ import { classifyError } from './errors.js';
 import { EMPTY, sha256 } from './exchange-record.js';
 import { raceAbort, type ExchangeLimit } from './exchange-limit.js';
 import { WIRE_SLACK_BYTES } from './limits.js';
-import type { FetchOptions, ResolvedOptions } from './options.js';
+import type { RequestOptions, ResolvedOptions } from './options.js';
 import type { Exchange } from './types.js';
+
+/** What the body read takes of a request's options. */
+type ReadOptions = Pick<RequestOptions, 'stopWhen' | 'bodyWindowMs'>;
 
 class StopReading extends Error {
   override name = 'StopReading';
@@ -91,7 +94,7 @@ async function sourceWithHead(
  * cap, window, timeout or read failure). Throws only what the exchange as a whole must classify
  * (the exchange limit reached while sniffing the first bytes).
  */
-export async function readBody(body: Readable, ex: Exchange, opts: FetchOptions, ro: ResolvedOptions, limit: ExchangeLimit): Promise<void> {
+export async function readBody(body: Readable, ex: Exchange, opts: ReadOptions, ro: ResolvedOptions, limit: ExchangeLimit): Promise<void> {
   const encodings = contentEncodings(ex.headers);
   const unsupported = encodings.find((e) => !['gzip', 'x-gzip', 'deflate', 'br'].includes(e));
 
@@ -183,7 +186,7 @@ export async function readBody(body: Readable, ex: Exchange, opts: FetchOptions,
  * An unencoded body: chunks kept up to the cap, `stopWhen` asked after each, the read window and
  * the exchange limit as in the pipeline above; the outcome recorded by the same rules.
  */
-async function readPlain(body: Readable, ex: Exchange, opts: FetchOptions, ro: ResolvedOptions, limit: ExchangeLimit): Promise<void> {
+async function readPlain(body: Readable, ex: Exchange, opts: ReadOptions, ro: ResolvedOptions, limit: ExchangeLimit): Promise<void> {
   const kept = new KeptBody(ex, ro.maxBytes, opts.stopWhen);
   let stop: Stop | null = null;
   const readError = await new Promise<unknown>((resolve) => {
@@ -268,7 +271,7 @@ class KeptBody {
   constructor(
     private readonly ex: Exchange,
     private readonly max: number,
-    private readonly stopWhen: FetchOptions['stopWhen'],
+    private readonly stopWhen: ReadOptions['stopWhen'],
   ) {}
 
   /** Keeps what fits of `chunk`; 'cap' when the cap is reached, 'stopWhen' when the caller has enough, else null. */

@@ -1,8 +1,8 @@
 /** Building the recorded Exchange: request headers sent, response headers kept, synthetic exchanges. */
 import { createHash } from 'node:crypto';
 import { MAX_ERROR_MESSAGE, MAX_RECORDED_HEADER_BYTES, MAX_RECORDED_HEADER_VALUE, MAX_URL_CHARS } from './limits.js';
-import type { FetchOptions } from './options.js';
-import { OMITTED_HEADERS_MARKER, type ErrorClass, type Exchange } from './types.js';
+import type { RequestOptions } from './options.js';
+import { OMITTED_HEADERS_MARKER, type ErrorClass, type Exchange, type RequestMethod } from './types.js';
 
 /** The crawler's User-Agent, built from the configured contact address. */
 export function userAgent(contact: string): string {
@@ -10,12 +10,9 @@ export function userAgent(contact: string): string {
   return `VeronikAI/0.1 (+mailto:${clean}; read-only directory crawler)`;
 }
 
-/** Headers a caller may not set: we never authenticate, and the transport owns framing. */
-const FORBIDDEN_REQUEST_HEADERS = new Set([
+/** Headers the transport owns: a caller never sets them. */
+const FRAMING_HEADERS = new Set([
   'host',
-  'authorization',
-  'proxy-authorization',
-  'cookie',
   'content-length',
   'content-type',
   'transfer-encoding',
@@ -27,6 +24,16 @@ const FORBIDDEN_REQUEST_HEADERS = new Set([
   'expect',
   'user-agent',
 ]);
+
+/** Credentials: the crawler never authenticates, so they go out only when a caller declares them secret. */
+function isCredential(name: string): boolean {
+  return name === 'authorization' || name === 'cookie' || name.startsWith('proxy-');
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+/** What a recorded request header reads in place of a credential. */
+export const REDACTED = '[redacted]';
 
 /** Response headers never recorded (server-set cookies are not ours to keep; our own size mark is ours alone). */
 const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2', OMITTED_HEADERS_MARKER]);
@@ -61,20 +68,35 @@ export function cut(text: string, max = MAX_ERROR_MESSAGE): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-export function buildRequestHeaders(opts: FetchOptions): Record<string, string> {
-  const out: Record<string, string> = {
-    'user-agent': userAgent(opts.contact),
+/** The headers of one hop: what is sent, and what is recorded (credentials redacted). */
+export interface HopHeaders {
+  send: Record<string, string>;
+  record: Record<string, string>;
+}
+
+/**
+ * The request headers of one hop. The caller's secret headers go only to the origin of the
+ * first URL (`sameOrigin`); every other credential, and every framing header, is dropped.
+ */
+export function requestHeaders(opts: RequestOptions, sameOrigin: boolean): HopHeaders {
+  const secret = new Set((opts.secretHeaders ?? []).map((h) => h.toLowerCase()));
+  const send: Record<string, string> = {
+    'user-agent': opts.userAgent ?? userAgent(opts.contact ?? ''),
     accept: opts.accept ?? '*/*',
     'accept-encoding': 'gzip, deflate, br',
   };
   for (const [name, value] of Object.entries(opts.headers ?? {})) {
     const n = name.toLowerCase().trim();
-    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(n) || FORBIDDEN_REQUEST_HEADERS.has(n) || n.startsWith('proxy-')) continue;
     const v = String(value);
-    if (/[\r\n\0]/.test(v)) continue;
-    out[n] = v;
+    if (!HEADER_NAME.test(n) || FRAMING_HEADERS.has(n) || /[\r\n\0]/.test(v)) continue;
+    if (secret.has(n) ? !sameOrigin : isCredential(n)) continue;
+    send[n] = v;
   }
-  return out;
+  if (opts.body !== undefined) send['content-type'] = opts.contentType ?? 'application/json';
+  if (secret.size === 0) return { send, record: send };
+  const record: Record<string, string> = {};
+  for (const [n, v] of Object.entries(send)) record[n] = secret.has(n) ? REDACTED : v;
+  return { send, record };
 }
 
 /** The response headers kept: lowercase, cut per value, priority headers first within the total cap. */
@@ -103,10 +125,10 @@ export function recordHeaders(raw: Record<string, string | string[] | undefined>
   return out;
 }
 
-export function baseExchange(url: string, requestHeaders: Record<string, string>, started: Date): Exchange {
+export function baseExchange(url: string, method: RequestMethod, requestHeaders: Record<string, string>, started: Date): Exchange {
   return {
     url,
-    method: 'GET',
+    method,
     requestHeaders,
     status: null,
     headers: {},
@@ -123,9 +145,9 @@ export function baseExchange(url: string, requestHeaders: Record<string, string>
   };
 }
 
-/** A synthetic exchange: nothing was sent (invalid URL, loop, too many redirects, skipped host). */
-export function syntheticExchange(url: string, opts: FetchOptions, errorClass: ErrorClass, message: string): Exchange {
-  const ex = baseExchange(cut(url, MAX_URL_CHARS), buildRequestHeaders(opts), new Date());
+/** A synthetic exchange: nothing was sent (invalid URL, loop, too many redirects, skipped host, a gate's refusal). */
+export function syntheticExchange(url: string, method: RequestMethod, headers: HopHeaders, errorClass: ErrorClass, message: string): Exchange {
+  const ex = baseExchange(cut(url, MAX_URL_CHARS), method, headers.record, new Date());
   ex.errorClass = errorClass;
   ex.errorMessage = cut(message);
   return ex;

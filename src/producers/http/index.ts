@@ -1,5 +1,7 @@
-export { fetchBounded, userAgent, type FetchOptions, type GateDecision, type RequestGate } from './client.js';
+export { fetchBounded, requestBounded, userAgent, type FetchOptions, type GateDecision, type RequestGate, type RequestOptions } from './client.js';
+export { openEventStream, type EventStream, type EventStreamOptions } from './event-stream.js';
 export { HostFailureTracker } from './host-tracker.js';
+export { PinnedConnections } from './pinned-pool.js';
 export * as limits from './limits.js';
 export {
   canonicalHost,
@@ -28,4 +30,6 @@ export {
   type FetchResult,
   type LookupAddress,
   type LookupFn,
+  type OpenBody,
+  type RequestMethod,
 } from './types.js';

@@ -1,12 +1,13 @@
 /**
- * Connecting through the guard: an undici Agent for one hop whose every connection goes to the
- * addresses the SSRF guard checked (a pinned lookup), and whose sockets are refused when their
- * remote address is anything else, so DNS rebinding cannot move a probe.
+ * Connecting through the guard: a connector whose every connection goes to the addresses the
+ * SSRF guard checked (a pinned lookup), and whose sockets are refused when their remote address
+ * is anything else, so DNS rebinding cannot move a probe. The pool (pinned-pool.ts) makes its
+ * connections with it.
  */
 import type { LookupOneOptions } from 'node:dns';
 import type { Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector } from 'undici';
+import { buildConnector } from 'undici';
 import { isAddressPermitted } from './ssrf-guard.js';
 import type { AddressPolicy, LookupAddress } from './types.js';
 
@@ -85,24 +86,4 @@ export function pinnedConnector(
       callback(null, socket);
     });
   };
-}
-
-/** An undici Agent for one hop (one connection, closed after the hop): the inspect's requests. */
-export function pinnedAgent(
-  addresses: LookupAddress[],
-  hostname: string,
-  policy: AddressPolicy,
-  state: ConnState,
-  timeoutMs: number,
-  maxHeaderSize: number,
-): Agent {
-  return new Agent({
-    connect: pinnedConnector(addresses, hostname, policy, () => state, timeoutMs),
-    maxHeaderSize,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connections: 1,
-    pipelining: 1,
-    keepAliveTimeout: 1000,
-  });
 }

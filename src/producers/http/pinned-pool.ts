@@ -7,7 +7,8 @@
  * new socket is checked again after connecting. A connection is put back only when its answer
  * was read to the end; any other ending (a cap, a read window, an error, a redirect not read)
  * closes it. Idle connections close after KEEP_ALIVE_IDLE_MS, and at most IDLE_CONNECTIONS_MAX
- * are kept, so memory does not grow with the hosts a run visits.
+ * are kept, so memory does not grow with the hosts a run visits. A pool belongs to whoever made
+ * it (a probe engine, a command); a request given none uses one of its own for its hops.
  */
 import { Client } from 'undici';
 import { IDLE_CONNECTIONS_MAX, KEEP_ALIVE_IDLE_MS } from './limits.js';
@@ -31,29 +32,20 @@ export interface ConnLease {
   done(reusable: boolean): void;
 }
 
-/** Why a connection was closed: it served its request(s) (idle too long, over the idle bound, or not reusable). */
-const CLOSED = new Error('connection closed after use');
-
-/** Identities of `allowAddress` functions: a policy with another function never shares a connection. */
-const policyIds = new WeakMap<object, number>();
-let nextPolicyId = 1;
-function policyKey(policy: AddressPolicy): string {
-  let id = 0;
-  if (policy.allowAddress) {
-    id = policyIds.get(policy.allowAddress) ?? 0;
-    if (id === 0) {
-      id = nextPolicyId++;
-      policyIds.set(policy.allowAddress, id);
-    }
-  }
-  return `${policy.allowLoopback ? 'L' : '-'}${id}`;
-}
-
 export class PinnedConnections {
   /** Idle connections by key, most recently idle last. */
   private readonly idleByKey = new Map<string, Conn[]>();
   /** Every idle connection, longest idle first. */
   private readonly idleOrder = new Set<Conn>();
+  /** Identities of `allowAddress` functions: a policy with another function never shares a connection. */
+  private readonly policyIds = new WeakMap<object, number>();
+  private nextPolicyId = 1;
+  /**
+   * Why a connection was closed: it served its request(s) (idle too long, over the idle bound, or
+   * not reusable). One reason object for all: undici would make an error per close and the socket
+   * reads its stack (costly per close).
+   */
+  private readonly closeReason = new Error('connection closed after use');
   /** Connections made (tests and stats). */
   made = 0;
 
@@ -73,7 +65,7 @@ export class PinnedConnections {
       .map((a) => `${a.family}/${a.address}`)
       .sort()
       .join(',');
-    const key = `${url.origin}\n${hostname}\n${pinned}\n${policyKey(policy)}\n${timeoutMs}\n${maxHeaderSize}`;
+    const key = `${url.origin}\n${hostname}\n${pinned}\n${this.policyKey(policy)}\n${timeoutMs}\n${maxHeaderSize}`;
     let conn = this.takeIdle(key);
     if (conn) {
       conn.state = state;
@@ -95,6 +87,18 @@ export class PinnedConnections {
         else this.close(c);
       },
     };
+  }
+
+  private policyKey(policy: AddressPolicy): string {
+    let id = 0;
+    if (policy.allowAddress) {
+      id = this.policyIds.get(policy.allowAddress) ?? 0;
+      if (id === 0) {
+        id = this.nextPolicyId++;
+        this.policyIds.set(policy.allowAddress, id);
+      }
+    }
+    return `${policy.allowLoopback ? 'L' : '-'}${id}`;
   }
 
   /** Closes every idle connection. */
@@ -178,11 +182,7 @@ export class PinnedConnections {
 
   private close(c: Conn): void {
     if (c.client.destroyed) return;
-    // Nothing is in flight on a connection given back or refused reuse. One reason object for
-    // all: undici would make an error per close and the socket reads its stack (costly per close).
-    c.client.destroy(CLOSED).catch(() => undefined);
+    // Nothing is in flight on a connection given back or refused reuse.
+    c.client.destroy(this.closeReason).catch(() => undefined);
   }
 }
-
-/** The process's kept-alive connections (fetchBounded's). */
-export const sharedConnections = new PinnedConnections();

@@ -5,40 +5,30 @@ import type { ExchangeLimit } from './exchange-limit.js';
 import { cut, recordHeaders, redirectLocation, type RedirectLocation } from './exchange-record.js';
 import type { ResolvedOptions } from './options.js';
 import type { ConnState } from './pinned-agent.js';
-import { REDIRECT_STATUSES } from './types.js';
-
-/** What an exchange records of its answer (the GET client's Exchange and the inspect requests alike). */
-export interface AnswerRecord {
-  status: number | null;
-  headers: Record<string, string>;
-  bodyTruncated: boolean;
-  errorClass: string | null;
-  errorMessage: string | null;
-}
+import { REDIRECT_STATUSES, type Exchange } from './types.js';
 
 /**
- * Sends one request on the pinned agent and records the status, the headers and the Location.
+ * Sends one request on a pinned connection and records the status, the headers and the Location.
  * `redirect` is true for an answer that will be followed (or refused): its body is not read.
- * `reset` asks the server to close the connection after the answer (a connection per hop).
+ * The headers must come within `timeoutMs`; the body may take the whole exchange limit (longer
+ * only for an answer that may be kept open).
  */
 export async function sendPinned(
   url: URL,
-  req: { method: string; headers: Record<string, string>; body?: string },
-  agent: Dispatcher,
+  req: { headers: Record<string, string>; body?: string },
+  dispatcher: Dispatcher,
   ro: ResolvedOptions,
   limit: ExchangeLimit,
-  ex: AnswerRecord,
-  reset = true,
+  ex: Exchange,
 ): Promise<{ body: Readable; location: RedirectLocation; redirect: boolean }> {
   const res = await request(url, {
-    method: req.method as 'GET',
+    method: ex.method,
     headers: req.headers,
     ...(req.body !== undefined ? { body: req.body } : {}),
-    dispatcher: agent,
+    dispatcher,
     signal: limit.signal,
     headersTimeout: ro.timeoutMs,
-    bodyTimeout: ro.timeoutMs,
-    reset,
+    bodyTimeout: limit.ms,
   });
   const body = res.body;
   // Destroying an unfinished undici body emits 'error'; it is expected here, never fatal.
@@ -56,7 +46,7 @@ export async function sendPinned(
  * time, or the network error's class. Returns whether the failure is transient enough to retry
  * (only failures before any response).
  */
-export function recordFailure(ex: AnswerRecord, err: unknown, conn: ConnState, limit: ExchangeLimit): boolean {
+export function recordFailure(ex: Exchange, err: unknown, conn: ConnState, limit: ExchangeLimit): boolean {
   if (limit.timedOut) {
     ex.errorClass = 'timeout';
     ex.errorMessage = `exchange limit of ${limit.ms} ms reached ${conn.connected ? 'waiting for the response' : 'while connecting'}`;

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * What the bounded HTTP client records. An Exchange is an observation, never a verdict:
  * processors judge it later (DESIGN principle 1).
@@ -68,20 +70,25 @@ export const GATE_ERROR_CLASSES: readonly ErrorClass[] = ['robots_disallowed', '
  */
 export const OMITTED_HEADERS_MARKER = 'veronikai-omitted-headers';
 
+/** The methods a request may use. Only GET follows redirects or is retried by default. */
+export type RequestMethod = 'GET' | 'POST' | 'DELETE';
+
 /** HTTP statuses whose Location is followed. */
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
- * One HTTP request/response (one hop: a redirect chain is an array of these).
- * Synthetic exchanges (refused before sending: blocked address, redirect loop, too many
- * redirects, invalid URL, skipped host) have `status: null` and `durationMs` of the check only.
+ * One HTTP request/response (one hop: a redirect chain is an array of these), whatever the
+ * method or the caller: the probes, the listing sources, the inspect and the webhooks all
+ * record this one type. Synthetic exchanges (refused before sending: blocked address, redirect
+ * loop, too many redirects, invalid URL, skipped host) have `status: null` and `durationMs` of
+ * the check only.
  */
 export interface Exchange {
   url: string;
   /** There is no final URL field: the last Exchange of a chain is the final one. */
   finalUrl?: never;
-  method: 'GET';
-  /** Headers we sent (lowercase names). */
+  method: RequestMethod;
+  /** Headers we sent (lowercase names); a credential's value reads `[redacted]`. */
   requestHeaders: Record<string, string>;
   status: number | null;
   /** Response headers, lowercase names; repeated headers joined with ", "; total size capped. */
@@ -109,6 +116,17 @@ export interface FetchResult {
   exchanges: Exchange[];
   /** The last element of `exchanges`. */
   final: Exchange;
+  /** The final answer's body, left open because the caller asked (`keepOpen`). */
+  open?: OpenBody;
+}
+
+/** An answer left open: its body as it comes, until `close()` or the exchange limit. */
+export interface OpenBody {
+  body: Readable;
+  /** Aborts when the exchange limit is reached. */
+  signal: AbortSignal;
+  /** Ends the exchange: closes the body and its connection, records the duration. Idempotent. */
+  close(): void;
 }
 
 export interface LookupAddress {

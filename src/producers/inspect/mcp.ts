@@ -11,7 +11,7 @@
  * On 401/403 at any step, the authorization discovery (auth.ts) runs and the handshake stops,
  * unless the owner passed credentials and the server let them through.
  */
-import { hasReply, parseSse, replyInText } from '../../conformance/inspect/jsonrpc.js';
+import { hasReply, replyInText } from '../../conformance/inspect/jsonrpc.js';
 import {
   INITIALIZED_NOTIFICATION,
   JSON_AND_SSE,
@@ -24,6 +24,7 @@ import {
 } from '../../conformance/inspect/mcp-messages.js';
 import type { InspectExchange } from '../../conformance/inspect/types.js';
 import { CARD_MAX_BYTES } from '../http/limits.js';
+import { sseEvents } from '../http/sse.js';
 import { discoverAuthorization } from './auth.js';
 import type { InspectSession } from './session.js';
 
@@ -101,11 +102,10 @@ async function inspectLegacySse(s: InspectSession, url: string, firstId: number)
   const opened = await s.stream('mcp.sse-open', url, RPC_MAX_BYTES);
   if (!opened) return;
   const { stream, finish } = opened;
-  const events = (text: string) => parseSse(text).events;
   try {
     if (!stream.open) return;
-    const text = await stream.waitFor((t) => events(t).length > 0, Math.min(SSE_WAIT_MS, s.timeLeftMs));
-    const first = events(text)[0];
+    const text = await stream.waitFor((t) => sseEvents(t).length > 0, Math.min(SSE_WAIT_MS, s.timeLeftMs));
+    const first = sseEvents(text)[0];
     if (!first || first.event !== 'endpoint') return;
     let endpoint: string;
     try {
@@ -119,7 +119,7 @@ async function inspectLegacySse(s: InspectSession, url: string, firstId: number)
       if (!ex) return null;
       const mid = (message as { id?: unknown }).id;
       if (mid === undefined) return ex;
-      const find = (t: string): string | null => events(t).find((e) => e.event === 'message' && replyInText(e.data, mid) !== null)?.data ?? null;
+      const find = (t: string): string | null => sseEvents(t).find((e) => e.event === 'message' && replyInText(e.data, mid) !== null)?.data ?? null;
       const all = await stream.waitFor((t) => find(t) !== null, Math.min(SSE_WAIT_MS, Math.max(0, s.timeLeftMs)));
       ex.streamReply = find(all);
       return ex;
@@ -130,6 +130,6 @@ async function inspectLegacySse(s: InspectSession, url: string, firstId: number)
     for (let k = 0; k < 2; k++) if (!(await ask(legacyRequest(id++, 'tools/list'), 'mcp.tools-list'))) break;
   } finally {
     const all = await stream.waitFor(() => true, 0);
-    finish(events(all));
+    finish(sseEvents(all));
   }
 }

@@ -5,8 +5,9 @@
  * value redacted (in what we sent and in anything that came back).
  */
 import type { InspectExchange, InspectStep } from '../../conformance/inspect/types.js';
-import { openEventStream, requestBounded, REDACTED, type EventStream, type RequestExchange, type RequestMethod } from '../http/request.js';
-import type { AddressPolicy } from '../http/types.js';
+import { requestBounded, REDACTED } from '../http/client.js';
+import { openEventStream, type EventStream } from '../http/event-stream.js';
+import type { AddressPolicy, Exchange, RequestMethod } from '../http/types.js';
 
 export interface InspectSettings extends AddressPolicy {
   userAgent: string;
@@ -107,7 +108,7 @@ export class InspectSession {
     return out;
   }
 
-  private record(step: InspectStep, ex: RequestExchange, requestBody: string | undefined, form: string | undefined): InspectExchange {
+  private record(step: InspectStep, ex: Exchange, requestBody: string | undefined, form: string | undefined): InspectExchange {
     const headers: Record<string, string> = {};
     for (const [n, v] of Object.entries(ex.headers)) headers[n] = this.scrub(v);
     const out: InspectExchange = {
@@ -145,6 +146,8 @@ export class InspectSession {
       timeoutMs: Math.max(1, Math.min(this.settings.requestTimeoutMs, this.timeLeftMs)),
       followRedirects: method === 'GET' && (o.follow ?? false),
       maxRedirects: Math.max(0, Math.min(5, left - 1)),
+      // Every request counts against the budget: none is repeated behind the session's back.
+      maxRetries: 0,
       ...(o.stopWhen ? { stopWhen: o.stopWhen } : {}),
     });
     let last: InspectExchange | null = null;

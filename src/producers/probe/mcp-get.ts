@@ -10,8 +10,11 @@
 import { fetchBounded, type FetchOptions } from '../http/client.js';
 import { MCP_BODY_WINDOW_MS, MCP_MAX_BYTES, METADATA_MAX_BYTES } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
+import { hasCompleteSseEvent, isEventStream } from '../http/sse.js';
 import { jsonObjectOrNull } from '../../util/text.js';
 import type { Exchange } from '../http/types.js';
+
+export { hasCompleteSseEvent } from '../http/sse.js';
 
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
@@ -51,21 +54,6 @@ export function resourceMetadataFromWwwAuthenticate(header: string | undefined |
   if (!m) return null;
   const raw = m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? '');
   return raw === '' ? null : raw;
-}
-
-/** True once the body holds one complete SSE event that carries a field (not only comments). */
-export function hasCompleteSseEvent(body: Buffer): boolean {
-  const text = body.toString('utf8');
-  const blocks = text.split(/\r\n\r\n|\n\n|\r\r/);
-  // The last block is incomplete (no terminating blank line yet).
-  for (const block of blocks.slice(0, -1)) {
-    if (block.split(/\r\n|\n|\r/).some((line) => line !== '' && !line.startsWith(':'))) return true;
-  }
-  return false;
-}
-
-function isEventStream(headers: Record<string, string>): boolean {
-  return (headers['content-type'] ?? '').toLowerCase().includes('text/event-stream');
 }
 
 /** Candidate metadata URLs for an endpoint without a resource_metadata parameter (RFC 9728 §3.1). */

@@ -38,6 +38,7 @@ import { silentLogger, type Logger } from '../../log.js';
 import type { Canary } from '../canary.js';
 import type { RequestGate } from '../http/client.js';
 import { HostFailureTracker } from '../http/host-tracker.js';
+import { PinnedConnections } from '../http/pinned-pool.js';
 import { EVENT_MAX_BYTES, HOST_FAILURE_LIMIT } from '../http/limits.js';
 import { parseProbeUrl } from '../http/ssrf-guard.js';
 import { CONNECTIVITY_ERROR_CLASSES, type AddressPolicy, type ErrorClass } from '../http/types.js';
@@ -76,6 +77,8 @@ export interface ProbeEngineOptions extends AddressPolicy {
   contact: string;
   robots?: RobotsCache;
   limiter?: Limiter;
+  /** Kept-alive connections (default: the engine's own). */
+  connections?: PinnedConnections;
   canary?: Canary | null;
   /** Limit on one exchange (default REQUEST_TIMEOUT_MS, 10 s). */
   timeoutMs?: number;
@@ -127,12 +130,14 @@ export function probeRequestTarget(req: ProbeRequestEvent): ProbeTarget {
 
 /**
  * Runs probes with shared politeness state: one robots.txt cache, one limiter, one canary, and a
- * host-failure tracker per run. One engine per worker process (or per CLI invocation).
+ * host-failure tracker per run; and one set of kept-alive connections, so a host's robots.txt,
+ * endpoints and metadata share a connect. One engine per worker process (or per CLI invocation).
  */
 export class ProbeEngine {
   readonly robots: RobotsCache;
   readonly limiter: Limiter;
   readonly canary: Canary | null;
+  readonly connections: PinnedConnections;
   private readonly trackers = new Map<string, HostFailureTracker>();
   private readonly runsStarted = new Map<string, Promise<void>>();
   private readonly now: () => number;
@@ -146,10 +151,11 @@ export class ProbeEngine {
       ...(opts.allowAddress ? { allowAddress: opts.allowAddress } : {}),
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
     };
+    this.connections = opts.connections ?? new PinnedConnections();
     this.robots =
       opts.robots ??
       new RobotsCache({
-        fetchOptions: { contact: opts.contact, ...this.policy, ...this.fetchTuning() },
+        fetchOptions: { contact: opts.contact, ...this.policy, ...this.fetchTuning(), connections: this.connections },
       });
     this.limiter = opts.limiter ?? new Limiter();
     this.canary = opts.canary ?? null;
@@ -320,6 +326,7 @@ export class ProbeEngine {
       contact: this.opts.contact,
       ...this.policy,
       ...this.fetchTuning(),
+      connections: this.connections,
       hostTracker: tracker,
       ...(gate ? { gate } : {}),
     };

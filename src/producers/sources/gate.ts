@@ -102,14 +102,13 @@ function asExchange(url: string, accept: string, startedAt: number, res: PageRes
     status: res.status,
     headers: res.headers,
     body: res.body,
-    bodyTruncated: res.truncated,
+    bodyTruncated: res.bodyTruncated,
     bodyBytes: res.body.length,
     bodySha256: createHash('sha256').update(res.body).digest('hex'),
     remoteAddress: null,
     startedAt: new Date(startedAt).toISOString(),
     durationMs: res.durationMs,
-    // The page fetcher reports the client's error classes.
-    errorClass: res.errorClass as ErrorClass | null,
+    errorClass: res.errorClass,
     errorMessage: res.errorMessage,
     retries: 0,
   };

@@ -18,7 +18,7 @@ export interface PageFetcherOptions {
   maxRetries?: number;
 }
 
-/** Listing pages through the same bounded, GET-only client the probes use. */
+/** Listing pages through the bounded GET the probes use. */
 export function createPageFetcher(opts: PageFetcherOptions): PageFetcher {
   // Both sides as canonical host keys, so `[::1]`, `::1` and `Example.COM.` match what they name.
   const trusted = new Set([...(opts.trustedHosts ?? [])].map(hostKey));
@@ -38,7 +38,7 @@ export function createPageFetcher(opts: PageFetcherOptions): PageFetcher {
       status: final.status,
       headers: final.headers,
       body: final.body,
-      truncated: final.bodyTruncated,
+      bodyTruncated: final.bodyTruncated,
       durationMs: final.durationMs,
       errorClass: final.errorClass,
       errorMessage: final.errorMessage,

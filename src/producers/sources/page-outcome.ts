@@ -21,7 +21,7 @@ export function interpret(
     const cls = res.errorClass === 'body_too_large' ? 'too_large' : res.errorClass;
     return fail(cls, res.errorMessage ?? res.errorClass);
   }
-  if (res.truncated) return fail('too_large', `page larger than the ${res.body.length}-byte cap`);
+  if (res.bodyTruncated) return fail('too_large', `page larger than the ${res.body.length}-byte cap`);
   if (res.status === 304) {
     try {
       return { ok: true, page: notModified ? notModified() : { listings: [], nextCursor: null }, response: res };

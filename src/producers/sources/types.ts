@@ -1,22 +1,18 @@
 import type { Logger } from '../../log.js';
 import type { ListingEvent } from '../../events/types.js';
+import type { Exchange } from '../http/types.js';
 
-/** One HTTP response of a listing source, bounded by the fetcher. Never throws: failures carry an errorClass. */
-export interface PageResponse {
-  status: number | null;
-  headers: Record<string, string>;
-  body: Buffer;
-  truncated: boolean;
-  durationMs: number;
-  errorClass: string | null;
-  errorMessage: string | null;
-}
+/**
+ * What a listing source reads of one bounded exchange (the page fetcher keeps no redirect hops,
+ * and the captured pages of the tests carry no more). Never thrown: failures carry an errorClass.
+ */
+export type PageResponse = Pick<Exchange, 'status' | 'headers' | 'body' | 'bodyTruncated' | 'durationMs' | 'errorClass' | 'errorMessage'>;
 
 export interface PageRequestOptions {
   headers?: Record<string, string>;
   maxBytes: number;
   timeoutMs: number;
-  /** Keep the first maxBytes of a larger body (truncated: true) instead of failing with body_too_large. */
+  /** Keep the first maxBytes of a larger body (bodyTruncated: true) instead of failing with body_too_large. */
   truncateOverCap?: boolean;
 }
 

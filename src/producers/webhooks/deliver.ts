@@ -1,6 +1,6 @@
 /**
  * One delivery: POST one change to one subscription, through the same guard and bounds as every
- * probe (src/producers/http/request.ts: the SSRF guard on every attempt, the connection pinned to
+ * probe (src/producers/http/client.ts: the SSRF guard on every attempt, the connection pinned to
  * the checked address, one limit per attempt, the answer read up to a small cap), retried with
  * jittered exponential backoff.
  *
@@ -17,7 +17,7 @@ import type { AgentChangeEvent } from '../../events/types.js';
 import { backoffDelay } from '../../util/retry.js';
 import { redactText } from '../../util/redact.js';
 import { sleepUnlessAborted } from '../../util/time.js';
-import { requestBounded } from '../http/request.js';
+import { requestBounded } from '../http/client.js';
 import { parseRetryAfter } from '../http/text.js';
 import type { AddressPolicy } from '../http/types.js';
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RESPONSE_MAX_BYTES, WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_MS, WEBHOOK_TIMEOUT_MS } from './limits.js';

@@ -68,8 +68,6 @@ interface RawFile {
   subscriptions: Array<{ id: string; url: string; secret: string; kinds?: AgentChangeKind[]; agents?: string[] }>;
 }
 
-const validate = new Ajv({ allErrors: false, strict: true }).compile<RawFile>(SCHEMA);
-
 /** `/subscriptions/0/secret` → `subscriptions[0].secret`, with the entry's id when it has one. */
 function where(err: ErrorObject, json: unknown): string {
   const parts = err.instancePath.split('/').slice(1);
@@ -103,6 +101,8 @@ function keysOfUrl(url: string): string[] {
 
 /** Validates the parsed JSON of a subscriptions file; throws a WebhooksFileError naming the problem. */
 export function parseSubscriptions(json: unknown, source = 'webhooks file'): Subscription[] {
+  // Compiled per call: a validator keeps its last errors on itself, and a file is read once a start.
+  const validate = new Ajv({ allErrors: false, strict: true }).compile<RawFile>(SCHEMA);
   if (!validate(json)) {
     const err = validate.errors![0]!;
     throw new WebhooksFileError(`${source}: ${where(err, json)} ${explain(err)}`);

@@ -6,7 +6,8 @@ import { buildApi } from '../../../src/api/server.js';
 import { UPTIME_COLOURS } from '../../../src/api/svg/uptime-bar.js';
 import { getRule } from '../../../src/conformance/catalogue.js';
 import type { EmbeddedWarehouse } from '../../../src/warehouse/embedded.js';
-import { DAY_MS } from '../../helpers/warehouse-rows.js';
+import type { AgentChangeRow } from '../../../src/warehouse/rows.js';
+import { agentChangeRow, DAY_MS, type RowOverrides } from '../../helpers/warehouse-rows.js';
 import { AGENTS, HOSTILE_NAME, idOf, NOW, OLD_CHECKER, openFilledWarehouse, T, type AgentName } from '../fixture.js';
 
 /**
@@ -23,11 +24,12 @@ const BAD_RULE = 'A2A-CARD-005';
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 let cv = '';
-const change = (agent: AgentName, id: string, kind: string, at: number, extra: Record<string, unknown> = {}) => ({
-  observed_at: new Date(at), change_id: id, kind, agent_key: AGENTS[agent].key, agent_id: idOf(agent), protocol: AGENTS[agent].protocol,
-  name: AGENTS[agent].name, checker_version: kind === 'verdict' || kind === 'corrected' ? cv : '', cause_event_id: `cause-${id}`,
-  from_state: null, to_state: null, summary: `${kind} of ${agent}`, reasons: [], written_at: new Date(NOW), ...extra,
-});
+const change = (agent: AgentName, id: string, kind: AgentChangeRow['kind'], at: number, extra: RowOverrides<'agent_changes'> = {}) =>
+  agentChangeRow({
+    observed_at: new Date(at), change_id: id, kind, agent_key: AGENTS[agent].key, agent_id: idOf(agent), protocol: AGENTS[agent].protocol,
+    name: AGENTS[agent].name, checker_version: kind === 'verdict' || kind === 'corrected' ? cv : '', cause_event_id: `cause-${id}`,
+    from_state: null, to_state: null, summary: `${kind} of ${agent}`, reasons: [], written_at: new Date(NOW), ...extra,
+  });
 
 describe('agent page', () => {
   let wh: EmbeddedWarehouse;

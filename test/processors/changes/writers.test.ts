@@ -6,6 +6,7 @@ import { ListingsToAgents } from '../../../src/processors/listings-to-agents.js'
 import { CURRENT_CHECKER } from '../../../src/processors/verdicts/checker.js';
 import { VerdictWriter } from '../../../src/processors/verdicts/processor.js';
 import type { EmbeddedWarehouse } from '../../../src/warehouse/embedded.js';
+import type { InsertRow, TableName } from '../../../src/warehouse/tables.js';
 import type { Warehouse } from '../../../src/warehouse/warehouse.js';
 import { probeEvent, probeExchange } from '../../helpers/probe-events.js';
 import { withWarehouse, type TestWarehouse } from '../../helpers/warehouse.js';
@@ -85,7 +86,7 @@ describe('change writers on the chdb engine', () => {
     const flaky = new Proxy(wh, {
       get(target, prop, receiver) {
         if (prop === 'insert') {
-          return async (table: string, rows: readonly object[]) => {
+          return async <T extends TableName>(table: T, rows: readonly InsertRow<T>[]) => {
             if (table === 'agents' && failAgents) {
               failAgents = false;
               throw new Error('crash before the agents insert');

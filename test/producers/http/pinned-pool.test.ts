@@ -13,6 +13,8 @@ interface Srv {
   port: number;
   /** Connections accepted, with the local address each was made to. */
   accepted: string[];
+  /** Connections still open. */
+  open: Set<Socket>;
   close: () => Promise<void>;
 }
 
@@ -20,6 +22,7 @@ let srv: Srv;
 
 beforeAll(async () => {
   const accepted: string[] = [];
+  const open = new Set<Socket>();
   const server = http.createServer((req, res) => {
     if (req.url === '/big') {
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -29,11 +32,16 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"ok":true}');
   });
-  server.on('connection', (s: Socket) => accepted.push(s.localAddress ?? ''));
+  server.on('connection', (s: Socket) => {
+    accepted.push(s.localAddress ?? '');
+    open.add(s);
+    s.on('close', () => open.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '0.0.0.0', () => r()));
   srv = {
     port: (server.address() as AddressInfo).port,
     accepted,
+    open,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
@@ -103,6 +111,17 @@ describe('kept-alive connections through the guard', () => {
     await fetchBounded(`http://cut.pool.test:${srv.port}/a`, opts(pool, lookup));
     expect(srv.accepted.length - before).toBe(2);
     pool.closeIdle();
+  });
+
+  it('a request given no pool uses a connection of its own and closes it when it ends', async () => {
+    const before = srv.accepted.length;
+    const lookup: LookupFn = async () => [{ address: '127.0.0.8', family: 4 }];
+    const { connections: _, ...own } = opts(new PinnedConnections(), lookup);
+    for (let i = 0; i < 2; i++) expect((await fetchBounded(`http://own.pool.test:${srv.port}/a`, own)).final.status).toBe(200);
+    expect(srv.accepted.slice(before)).toEqual(['127.0.0.8', '127.0.0.8']);
+    const openTo = () => [...srv.open].filter((s) => s.localAddress === '127.0.0.8').length;
+    for (let i = 0; i < 50 && openTo() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(openTo()).toBe(0);
   });
 
   it('idle connections are bounded over all hosts', async () => {

@@ -1,11 +1,12 @@
 /**
- * The general bounded request of the inspect (src/producers/http/request.ts): the SSRF guard
+ * The bounded request as the inspect makes it (src/producers/http/client.ts, event-stream.ts): the SSRF guard
  * refuses loopback unless allowed, the body cap holds, credentials are never recorded and are
  * dropped on a redirect to another origin, and an event stream is read as it comes.
  */
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEventStream, requestBounded } from '../../../src/producers/http/request.js';
+import { requestBounded } from '../../../src/producers/http/client.js';
+import { openEventStream } from '../../../src/producers/http/event-stream.js';
 import { listenApp, type Listening } from '../../helpers/inspect-peers.js';
 
 let a: Listening;

@@ -6,7 +6,7 @@ import { a2aExchanges, mcpExchanges, toProbeExchange } from '../../../src/produc
 import type { McpProbeResult } from '../../../src/producers/probe/mcp-get.js';
 
 function ex(url: string, status: number | null, location?: string): Exchange {
-  const e = baseExchange(url, {}, new Date('2026-01-02T03:04:05Z'));
+  const e = baseExchange(url, 'GET', {}, new Date('2026-01-02T03:04:05Z'));
   e.status = status;
   if (location !== undefined) e.headers = { location };
   return e;

@@ -82,7 +82,7 @@ const PARSERS: Record<SourceName, (json: unknown, res: PageResponse) => ParsedPa
 const MAX_ITEMS = Object.fromEntries(createSources().map((s) => [s.name, pageMaxItems(s.pageSize)])) as Record<SourceName, number>;
 
 const response = (body: Buffer, headers: Record<string, string> = {}): PageResponse => ({
-  status: 200, headers, body, truncated: false, durationMs: 1, errorClass: null, errorMessage: null,
+  status: 200, headers, body, bodyTruncated: false, durationMs: 1, errorClass: null, errorMessage: null,
 });
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Exchange } from '../../../src/producers/http/types.js';
+import type { ErrorClass, Exchange } from '../../../src/producers/http/types.js';
 import { classifyRobotsFetch, RobotsCache, selectGroup } from '../../../src/producers/politeness/robots.js';
 import { crawlGate, pageRobotsFetcher, PRODUCT_TOKENS, robotsUrlOf, type CrawlGateDecision } from '../../../src/producers/sources/gate.js';
 import { createA2aRegistrySource } from '../../../src/producers/sources/a2a-registry.js';
@@ -17,7 +17,7 @@ function gateFor(answer: RobotsAnswer) {
   const fetcher = pageRobotsFetcher({
     fetch: async () => {
       reads.n += 1;
-      return { headers: {}, truncated: false, durationMs: 1, ...answer };
+      return { headers: {}, bodyTruncated: false, durationMs: 1, ...answer };
     },
     pace: async () => {},
     timeoutMs: 1000,
@@ -87,7 +87,7 @@ describe('robots.txt decision (RFC 9309)', () => {
 
 describe('one status → decision rule for the crawl gate and the probes', () => {
   it('the gate refuses exactly what classifyRobotsFetch calls unreachable or not checked', async () => {
-    const cases: Array<[number | null, string | null]> = [
+    const cases: Array<[number | null, ErrorClass | null]> = [
       [200, null], [200, 'timeout'], [200, 'body_too_large'], [204, null], [301, null], [304, null], [400, null], [401, null],
       [403, null], [404, null], [410, null], [429, null], [500, null], [503, null], [100, null], [null, 'timeout'], [null, 'refused'],
       [null, 'dns'], [null, 'tls'], [null, 'too_many_redirects'], [null, 'redirect_loop'], [null, 'blocked_address'], [404, 'reset'],

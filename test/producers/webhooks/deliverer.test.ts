@@ -19,6 +19,7 @@ import type { WebhookDeliveryRow } from '../../../src/warehouse/rows.js';
 import { startHttpServer, type TestServer } from '../../helpers/hostile-servers.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, waitFor, type KafkaTestContext } from '../../helpers/kafka.js';
 import { withWarehouse, type TestWarehouse } from '../../helpers/warehouse.js';
+import { agentRow } from '../../helpers/warehouse-rows.js';
 
 const codec = eventCodec();
 const SECRET = 'receiver-secret-0123456789';
@@ -259,7 +260,7 @@ describe('webhook deliverer over Kafka', () => {
 
   it('does not send a change older than the age limit, or one of a hidden agent', async () => {
     const old = change('down', key('stale'), { observedAt: Date.now() - 2 * 3_600_000 });
-    await t.wh.insert('agents', [{ agent_id: agentId(key('hidden')), agent_key: key('hidden'), protocol: 'mcp', name: 'Hidden', opt_out: 'hidden', active: 1, version: 1 }]);
+    await t.wh.insert('agents', [agentRow({ agent_key: key('hidden'), name: 'Hidden', opt_out: 'hidden' })]);
     const hidden = change('down', key('hidden'));
     await publish(old, hidden);
     expect(await rowOf(old.id, 'stale')).toMatchObject({ status: 'stale', attempts: 0, last_status: null });
