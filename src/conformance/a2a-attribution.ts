@@ -1,7 +1,7 @@
 import { hasKey, isObject, own, sanitize } from './json-util.js';
 
 /**
- * A2A version attribution, seed 001 §2, rules applied in this order:
+ * A2A version attribution (docs/RULES.md, A2A version attribution), rules applied in this order:
  *
  * 1. a JSON-LD `@context` naming the A2A agent-card vocabulary reads as the version in that
  *    context (route `declared`, basis `json-ld-context`);
@@ -11,9 +11,9 @@ import { hasKey, isObject, own, sanitize } from './json-util.js';
  * 4. otherwise a top-level `url` key (how 0.x says where to reach an agent) reads as 0.3 (`inferred`);
  * 5. otherwise no recognised A2A claim (`none`): no verdict.
  *
- * Decisions where the seed is silent (documented, and pinned by tests):
+ * Decisions the method leaves open (documented, and pinned by tests):
  * - Rules 2 and 4 look at key presence, whatever the value's type (a `url: 42` is still a 0.x
- *   claim, and its wrong type is then a violation). Rule 3 needs a string, as the seed says; a
+ *   claim, and its wrong type is then a violation). Rule 3 needs a string, as the method says; a
  *   non-string `protocolVersion` falls through to rule 4.
  * - Rule 1 recognises a context string (or a string item of a context array, or an object's
  *   `@vocab`) that mentions `a2a` and `agent-card`/`agentcard`, and reads its version from a
@@ -25,7 +25,7 @@ import { hasKey, isObject, own, sanitize } from './json-util.js';
  *   ("latest", "", "v") → 0.3, because a top-level protocolVersion exists only in the 0.x
  *   schemas and 0.3 is the last of them. Such a version is `recognised: false` and draws the
  *   warning A2A-STRUCT-005.
- * - The alternative version (§4.2) of a 1.0 attribution is the declared top-level version's
+ * - The alternative version (the reading reported beside a conflict) of a 1.0 attribution is the declared top-level version's
  *   family when that is 0.x, else 0.3; of a 0.3 attribution by `url`, it is 1.0.
  */
 

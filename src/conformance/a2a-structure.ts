@@ -2,7 +2,8 @@ import { attribute, type Attribution, type Family } from './a2a-attribution.js';
 import { escapePointer, isObject, jsonType, own, type JsonObject } from './json-util.js';
 
 /**
- * Required-field structural conformance against the attributed A2A version (seed 001 §3, §5).
+ * Required-field structural conformance against the attributed A2A version (docs/RULES.md,
+ * suite veronikai-a2a-structure).
  *
  * Checked: presence and JSON type of every field the version's schema marks required, at the
  * top level, inside skills[] (tags is a list of strings, items checked), inside provider, and

@@ -7,7 +7,7 @@ export * from './version.js';
 export * from './catalogue.js';
 export { attribute, readVersion, contextVersion, type Attribution, type Family, type Route, type Basis } from './a2a-attribution.js';
 export { checkStructure, structuralAnswer, SCHEMAS, type StructureResult, type StructuralAnswer, type Violation } from './a2a-structure.js';
-export { readChain } from './a2a-card-suite.js';
+export { readChain } from './suites/a2a/card/index.js';
 export { classifyHost, isPrivateHost, type HostClass, type HostVerdict } from './private-host.js';
 export { classifyA2AUptime, classifyMcpUptime, MCP_UP_STATUSES, type UptimeState, type UptimeVerdict } from './uptime.js';
 export { declaredRemotes } from './mcp-quality.js';

@@ -1,5 +1,14 @@
 import { escapePointer } from './json-util.js';
 
+/**
+ * Where things are in JSON text, for reports (terminal and SARIF regions): where JSON pointers
+ * point, and where text stops being JSON. One scanner reads both. It follows the RFC 8259 grammar
+ * strictly and stops where `JSON.parse` stops (test/conformance/plugin/json-error.test.ts compares
+ * the two): Node names a position only in some of its messages ("Unexpected token '}', …" has
+ * none). Iterative: deep nesting cannot overflow the stack. A leading byte-order mark is skipped,
+ * as parseJson (json-util.ts) does.
+ */
+
 export interface TextPosition {
   /** 1-based line. */
   line: number;
@@ -9,11 +18,26 @@ export interface TextPosition {
   exact: boolean;
 }
 
+/** Offset (UTF-16 code units) → 1-based line and column. */
+export function locator(text: string): (offset: number) => { line: number; column: number } {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return (off: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= off) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: off - starts[lo]! + 1 };
+  };
+}
+
 /**
- * Finds where JSON pointers point in JSON text, for reports (terminal and SARIF regions).
- * A pointer whose value is absent (a missing required field) resolves to its nearest existing
- * ancestor. Iterative single pass: deep nesting cannot overflow the stack, malformed text
- * yields what was found before the error. Duplicate keys resolve to the first occurrence.
+ * Where each JSON pointer points in `text`. A pointer whose value is absent (a missing required
+ * field) resolves to its nearest existing ancestor; duplicate keys resolve to the first
+ * occurrence; malformed text yields what was found before the error.
  */
 export function locatePointers(text: string, pointers: readonly string[]): Map<string, TextPosition> {
   const wanted = new Set<string>();
@@ -26,134 +50,218 @@ export function locatePointers(text: string, pointers: readonly string[]): Map<s
     }
   }
   const found = new Map<string, number>();
-  try {
-    scan(text, wanted, found);
-  } catch {
-    // malformed text: keep what was found
-  }
-  const lineStarts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
-  const toPos = (off: number, exact: boolean): TextPosition => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid]! <= off) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: off - lineStarts[lo]! + 1, exact };
-  };
+  scan(text, { wanted, found });
+  const at = locator(text);
   const out = new Map<string, TextPosition>();
   for (const p of pointers) {
-    let q = p;
-    for (;;) {
+    for (let q = p; ; q = q.slice(0, q.lastIndexOf('/'))) {
       const off = found.get(q);
       if (off !== undefined) {
-        out.set(p, toPos(off, q === p));
+        out.set(p, { ...at(off), exact: q === p });
         break;
       }
       if (q === '') break;
-      q = q.slice(0, q.lastIndexOf('/'));
     }
   }
   return out;
 }
 
-function scan(text: string, wanted: Set<string>, found: Map<string, number>): void {
-  const n = text.length;
-  let i = 0;
-  const path: string[] = []; // pointer of each open container's current child
-  const kinds: Array<'o' | 'a'> = [];
-  const index: number[] = [];
-  const ws = (): void => {
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff) i++;
+/** Offset (UTF-16 code units) of the first character that breaks the JSON grammar, or null when `text` is JSON. */
+export function jsonErrorOffset(text: string): number | null {
+  return scan(text, null);
+}
+
+/** The pointers asked for, and the offset of each value start found so far. */
+interface Pointers {
+  wanted: ReadonlySet<string>;
+  found: Map<string, number>;
+}
+
+/** Scans `text`, recording where wanted pointers start; returns the offset of the first error, or null. */
+function scan(text: string, pointers: Pointers | null): number | null {
+  const s = new Scanner(text, pointers);
+  for (;;) {
+    // A value is expected here.
+    s.ws();
+    s.record();
+    const c = text[s.i];
+    if (c === '{' || c === '[') {
+      s.i++;
+      s.ws();
+      if (text[s.i] === (c === '{' ? '}' : ']')) s.i++;
+      else {
+        s.open(c === '{' ? 'o' : 'a');
+        if (c === '{' && !s.key()) return s.i;
+        continue;
+      }
+    } else if (!s.scalar()) return s.i;
+    // After a value: close containers or move to the next member.
+    const next = s.afterValue();
+    if (next !== 'value') return next;
+  }
+}
+
+class Scanner {
+  i: number;
+  private readonly n: number;
+  /** Open containers: 'o' object, 'a' array. */
+  private readonly kinds: Array<'o' | 'a'> = [];
+  /** Per open container: the pointer of its current member, and an array's index. */
+  private readonly path: string[] = [];
+  private readonly index: number[] = [];
+
+  constructor(
+    private readonly text: string,
+    private readonly pointers: Pointers | null,
+  ) {
+    this.n = text.length;
+    this.i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  }
+
+  ws(): void {
+    while (this.i < this.n) {
+      const c = this.text.charCodeAt(this.i);
+      if (c === 32 || c === 9 || c === 10 || c === 13) this.i++;
       else break;
     }
-  };
-  const readString = (): string => {
-    // text[i] === '"'
-    const start = i;
-    i++;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 92) i += 2;
-      else if (c === 34) {
-        i++;
-        return JSON.parse(text.slice(start, i)) as string;
-      } else i++;
-    }
-    throw new Error('unterminated string');
-  };
-  const here = (): string => (path.length === 0 ? '' : path[path.length - 1]!);
-  const record = (): void => {
-    const p = here();
-    if (wanted.has(p) && !found.has(p)) found.set(p, i);
-  };
-  const readKey = (): void => {
-    ws();
-    if (text[i] !== '"') throw new Error('key expected');
-    const key = readString();
-    ws();
-    if (text[i] !== ':') throw new Error('colon expected');
-    i++;
-    const parent = path.length >= 2 ? path[path.length - 2]! : '';
-    path[path.length - 1] = `${parent}/${escapePointer(key)}`;
-  };
-  let guard = 0;
-  ws();
-  for (;;) {
-    if (++guard > n * 4 + 16) throw new Error('no progress');
-    // value start
-    ws();
-    record();
-    const c = text[i];
-    if (c === '{' || c === '[') {
-      i++;
-      ws();
-      const close = c === '{' ? '}' : ']';
-      if (text[i] === close) {
-        i++;
-      } else {
-        kinds.push(c === '{' ? 'o' : 'a');
-        index.push(0);
-        const base = here();
-        path.push(c === '{' ? base : `${base}/0`);
-        if (c === '{') readKey();
-        continue;
-      }
-    } else if (c === '"') {
-      readString();
-    } else if (c === undefined) {
-      return;
-    } else {
-      while (i < n && !',}] \t\r\n'.includes(text[i]!)) i++;
-    }
-    // after a value
+  }
+
+  /**
+   * Notes where the value that starts here is, when its pointer is wanted. A byte-order mark
+   * before it is passed over as whitespace: JSON.parse stops there, but a reader of malformed
+   * text is pointed at the value itself.
+   */
+  record(): void {
+    if (this.pointers === null) return;
+    const p = this.path.length === 0 ? '' : this.path[this.path.length - 1]!;
+    if (!this.pointers.wanted.has(p) || this.pointers.found.has(p)) return;
+    let at = this.i;
+    for (let c = this.text.charCodeAt(at); c === 0xfeff || c === 32 || c === 9 || c === 10 || c === 13; c = this.text.charCodeAt(++at));
+    this.pointers.found.set(p, at);
+  }
+
+  open(kind: 'o' | 'a'): void {
+    this.kinds.push(kind);
+    this.index.push(0);
+    const base = this.path.length === 0 ? '' : this.path[this.path.length - 1]!;
+    this.path.push(kind === 'a' ? `${base}/0` : base);
+  }
+
+  /** After a value: the offset of an error, null at the end of valid text, or 'value' when another value follows. */
+  afterValue(): number | null | 'value' {
     for (;;) {
-      ws();
-      if (kinds.length === 0) return;
-      const d = text[i];
+      this.ws();
+      const top = this.kinds[this.kinds.length - 1];
+      if (top === undefined) return this.i < this.n ? this.i : null;
+      const d = this.text[this.i];
       if (d === ',') {
-        i++;
-        const k = kinds[kinds.length - 1]!;
-        if (k === 'o') readKey();
-        else {
-          const next = ++index[index.length - 1]!;
-          const parent = path.length >= 2 ? path[path.length - 2]! : '';
-          path[path.length - 1] = `${parent}/${next}`;
+        this.i++;
+        if (top === 'a') {
+          this.member(String(++this.index[this.index.length - 1]!));
+          return 'value';
         }
-        break;
+        this.ws();
+        return this.key() ? 'value' : this.i;
       }
-      if (d === '}' || d === ']') {
-        i++;
-        kinds.pop();
-        index.pop();
-        path.pop();
+      if (d !== (top === 'o' ? '}' : ']')) return this.i;
+      this.i++;
+      this.kinds.pop();
+      this.index.pop();
+      this.path.pop();
+    }
+  }
+
+  /** At an object member: its key and colon; false with `i` at the offending character. */
+  key(): boolean {
+    const start = this.i;
+    if (this.text[this.i] !== '"' || !this.string()) return false;
+    if (this.pointers !== null) this.member(escapePointer(JSON.parse(this.text.slice(start, this.i)) as string));
+    this.ws();
+    if (this.text[this.i] !== ':') return false;
+    this.i++;
+    return true;
+  }
+
+  /** Makes `token` the current member of the innermost container. */
+  private member(token: string): void {
+    if (this.pointers === null) return;
+    const parent = this.path.length >= 2 ? this.path[this.path.length - 2]! : '';
+    this.path[this.path.length - 1] = `${parent}/${token}`;
+  }
+
+  /** A string, number or literal; false with `i` where it stops being one. */
+  scalar(): boolean {
+    const c = this.text[this.i];
+    if (c === '"') return this.string();
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.number();
+    if (c === 't') return this.literal('true');
+    if (c === 'f') return this.literal('false');
+    if (c === 'n') return this.literal('null');
+    return false;
+  }
+
+  /** At a `"`: true past the string; false with `i` at the offending character. */
+  private string(): boolean {
+    const t = this.text;
+    this.i++;
+    while (this.i < this.n) {
+      const c = t.charCodeAt(this.i);
+      if (c === 34) {
+        this.i++;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c !== 92) {
+        this.i++;
         continue;
       }
-      throw new Error('unexpected character');
+      const e = t[this.i + 1];
+      if (e === undefined) {
+        this.i = this.n;
+        return false;
+      }
+      if (e === 'u') {
+        for (let k = 2; k < 6; k++) {
+          if (!/[0-9a-fA-F]/.test(t[this.i + k] ?? '')) {
+            this.i = Math.min(this.i + k, this.n);
+            return false;
+          }
+        }
+        this.i += 6;
+      } else if ('"\\/bfnrt'.includes(e)) this.i += 2;
+      else {
+        this.i++;
+        return false;
+      }
     }
+    return false;
+  }
+
+  private digits(): number {
+    const from = this.i;
+    while (this.i < this.n && this.text.charCodeAt(this.i) >= 48 && this.text.charCodeAt(this.i) <= 57) this.i++;
+    return this.i - from;
+  }
+
+  private number(): boolean {
+    const t = this.text;
+    if (t[this.i] === '-') this.i++;
+    if (t[this.i] === '0') this.i++;
+    else if (this.digits() === 0) return false;
+    if (t[this.i] === '.') {
+      this.i++;
+      if (this.digits() === 0) return false;
+    }
+    if (t[this.i] === 'e' || t[this.i] === 'E') {
+      this.i++;
+      if (t[this.i] === '+' || t[this.i] === '-') this.i++;
+      if (this.digits() === 0) return false;
+    }
+    return true;
+  }
+
+  private literal(word: string): boolean {
+    for (let k = 0; k < word.length; k++, this.i++) if (this.text[this.i] !== word[k]) return false;
+    return true;
   }
 }

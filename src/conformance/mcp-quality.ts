@@ -1,21 +1,10 @@
-import { FindingSink, ruleMask } from './findings.js';
-import { isNonEmptyString, isObject, jsonType, own, ptr, sanitize } from './json-util.js';
-import { classifyHost } from './private-host.js';
+import { isObject, own } from './json-util.js';
 
 /**
- * Quality rules on server.json, suite veronikai-mcp-conformance v2 (seed 000, validate.mcp_quality).
- *
- * Fails: no description, under 20 characters, a placeholder, or only the name repeated; version
- * missing or not semver; no remotes, a remote type other than streamable-http/sse, a remote URL
- * that is not https, or that points at a placeholder or private host; an invalid repository URL.
- * Warnings: no repository or website URL, version 0.0.0, description equal to the title, a
- * templated remote URL that still needs user values.
- *
- * Decisions where the seed is silent: characters are Unicode code points of the trimmed text;
- * an empty repository url ("") counts as "no repository listed" (the registry's own examples
- * carry it), not as an invalid one; a remote URL that starts with a template variable
- * ("{baseUrl}/mcp") cannot be judged for scheme or host, and one whose host holds a variable
- * cannot be judged for host — both still draw the template warning.
+ * The text and URL tests of the server.json quality rules of suite veronikai-mcp-conformance
+ * (suites/mcp/; docs/RULES.md): what counts as semver, a placeholder description, a description
+ * that only repeats the name, a valid http(s) URL; and the remotes a server.json declares.
+ * Characters are Unicode code points of the trimmed text.
  */
 
 export const SEMVER =
@@ -184,7 +173,6 @@ function stripGenericUpTo(n: string, limit: number): string | null {
   return out === null ? n.slice(0, keptEnd) : out;
 }
 
-const TEMPLATE = /\{[^{}]*\}/;
 const UNSAFE_URL_CHARS = /[\s<>{}"`\\^|]/;
 
 /** A usable absolute http(s) URL with a host and no template or placeholder brackets. */
@@ -198,143 +186,6 @@ export function isValidHttpUrl(v: unknown): boolean {
     return false;
   }
   return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname.length > 0;
-}
-
-const HOST_WORDS: Record<string, string> = {
-  unspecified: 'an unspecified address',
-  loopback: 'a loopback address',
-  private: 'a private (RFC 1918 or local-use) address',
-  'link-local': 'a link-local address',
-  cgnat: 'a carrier-grade NAT address (100.64.0.0/10)',
-  'unique-local': 'an IPv6 unique local address',
-  'site-local': 'an IPv6 site-local address',
-  multicast: 'a multicast address',
-  reserved: 'a reserved address',
-  'local-name': 'a local-network host name',
-  placeholder: 'a placeholder host',
-};
-
-/** A remote URL as a message shows it; rendered only for a finding (most remotes draw none). */
-function shownUrl(url: string): string {
-  return JSON.stringify(sanitize(url, 100));
-}
-
-function checkRemote(remote: unknown, i: number, sink: FindingSink): void {
-  const base = ptr('remotes', i);
-  if (!isObject(remote)) {
-    sink.add('MCP-Q-009', 'document', base, `remote ${i} must be an object, found ${jsonType(remote)}`);
-    return;
-  }
-  const type = own(remote, 'type');
-  if (type !== 'streamable-http' && type !== 'sse') {
-    sink.add('MCP-Q-009', 'document', `${base}/type`, type === undefined ? `remote ${i} has no type (streamable-http or sse)` : `remote ${i} type ${typeof type === 'string' ? JSON.stringify(sanitize(type, 40)) : jsonType(type)} is not streamable-http or sse`);
-  }
-  const url = own(remote, 'url');
-  const at = `${base}/url`;
-  if (typeof url !== 'string' || url.trim() === '') {
-    sink.add('MCP-Q-010', 'document', at, url === undefined ? `remote ${i} has no url` : `remote ${i} url must be a non-empty string, found ${typeof url === 'string' ? 'an empty string' : jsonType(url)}`);
-    return;
-  }
-  const templated = TEMPLATE.test(url);
-  if (templated) sink.add('MCP-Q-104', 'document', at, `remote ${i} url ${shownUrl(url)} is a template that needs user values`);
-  if (url.trimStart().startsWith('{')) return; // scheme and host come from a variable
-  if (!/^https:\/\//i.test(url)) {
-    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
-    sink.add('MCP-Q-010', 'document', at, scheme ? `remote ${i} url ${shownUrl(url)} uses ${sanitize(scheme.toLowerCase(), 20)}:, not https:` : `remote ${i} url ${shownUrl(url)} is not an absolute https URL`);
-    return;
-  }
-  const authority = /^https:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
-  if (TEMPLATE.test(authority) || authority.includes('{')) return; // host holds a variable
-  let host: string;
-  try {
-    host = new URL(templated ? url.replace(/\{[^{}]*\}/g, 'x') : url).hostname;
-  } catch {
-    sink.add('MCP-Q-010', 'document', at, `remote ${i} url ${shownUrl(url)} is not a valid URL`);
-    return;
-  }
-  const cls = classifyHost(host);
-  if (cls) {
-    const via = cls.via ? ` (${cls.via})` : '';
-    sink.add('MCP-Q-011', 'document', at, `remote ${i} url points at ${HOST_WORDS[cls.class] ?? cls.class}${via}: ${JSON.stringify(sanitize(host, 80))}`);
-  }
-}
-
-/** Every quality rule after MCP-Q-001: all are evaluated once the document is an object. */
-const OBJECT_RULES = ruleMask(
-  'MCP-Q-002', 'MCP-Q-003', 'MCP-Q-004', 'MCP-Q-005', 'MCP-Q-103',
-  'MCP-Q-006', 'MCP-Q-007', 'MCP-Q-102',
-  'MCP-Q-008', 'MCP-Q-009', 'MCP-Q-010', 'MCP-Q-011', 'MCP-Q-104',
-  'MCP-Q-012', 'MCP-Q-101',
-);
-
-/** Runs every quality rule on a parsed server.json value. */
-export function checkServerJsonValue(doc: unknown, sink: FindingSink): void {
-  sink.evaluate('MCP-Q-001');
-  if (!isObject(doc)) {
-    sink.add('MCP-Q-001', 'document', '', `server.json is ${jsonType(doc)}, not a JSON object`);
-    return;
-  }
-  sink.evaluateMask(OBJECT_RULES);
-  const desc = own(doc, 'description');
-  if (!isNonEmptyString(desc)) {
-    sink.add('MCP-Q-002', 'document', '/description', desc === undefined ? 'description is missing' : typeof desc === 'string' ? 'description is blank' : `description must be a string, found ${jsonType(desc)}`);
-  } else {
-    const trimmed = desc.trim();
-    let len = 0;
-    // Twice as many code units as the minimum are at least the minimum in code points: no count.
-    if (trimmed.length >= 2 * MIN_DESCRIPTION) len = MIN_DESCRIPTION;
-    else {
-      for (const _ of trimmed) {
-        if (++len >= MIN_DESCRIPTION) break;
-      }
-    }
-    if (len < MIN_DESCRIPTION) sink.add('MCP-Q-003', 'document', '/description', `description has ${len} characters; at least ${MIN_DESCRIPTION} are needed`);
-    // Normalised once for the three rules that compare it (each reads it only up to 2000 characters).
-    const normalized = trimmed.length <= 2000 ? normalizeText(trimmed) : undefined;
-    if (isPlaceholderDescription(trimmed, normalized)) sink.add('MCP-Q-004', 'document', '/description', `description ${JSON.stringify(sanitize(trimmed, 60))} is placeholder text`);
-    const name = own(doc, 'name');
-    if (repeatsName(trimmed, name, normalized)) sink.add('MCP-Q-005', 'document', '/description', `description only repeats the name ${JSON.stringify(sanitize(String(name), 80))}`);
-    const title = own(doc, 'title');
-    if (typeof title === 'string' && title.length <= 2000 && normalized !== undefined && normalizeText(title) === normalized) {
-      sink.add('MCP-Q-103', 'document', '/description', 'description is the same text as title');
-    }
-  }
-
-  const version = own(doc, 'version');
-  if (!isNonEmptyString(version)) {
-    sink.add('MCP-Q-006', 'document', '/version', version === undefined ? 'version is missing' : typeof version === 'string' ? 'version is blank' : `version must be a string, found ${jsonType(version)}`);
-  } else if (!SEMVER.test(version)) {
-    sink.add('MCP-Q-007', 'document', '/version', `version ${JSON.stringify(sanitize(version, 60))} is not semver x.y.z`);
-  } else if (version === '0.0.0') {
-    sink.add('MCP-Q-102', 'document', '/version', 'version is 0.0.0');
-  }
-
-  const remotes = own(doc, 'remotes');
-  if (!Array.isArray(remotes) || remotes.length === 0) {
-    sink.add('MCP-Q-008', 'document', '/remotes', remotes === undefined ? 'there are no remotes: nothing to reach (package-only server)' : Array.isArray(remotes) ? 'remotes is empty' : `remotes must be a list, found ${jsonType(remotes)}`);
-  } else {
-    for (let i = 0; i < remotes.length; i++) checkRemote(remotes[i], i, sink);
-  }
-
-  const repo = own(doc, 'repository');
-  let repoListed = false;
-  if (repo !== undefined && repo !== null) {
-    if (!isObject(repo)) {
-      repoListed = true;
-      sink.add('MCP-Q-012', 'document', '/repository', `repository must be an object with a url, found ${jsonType(repo)}`);
-    } else {
-      const rurl = own(repo, 'url');
-      if (rurl !== undefined && rurl !== '') {
-        repoListed = true;
-        if (!isValidHttpUrl(rurl)) {
-          sink.add('MCP-Q-012', 'document', '/repository/url', typeof rurl === 'string' ? `repository url ${JSON.stringify(sanitize(rurl, 100))} is not a valid http(s) URL` : `repository url must be a string, found ${jsonType(rurl)}`);
-        }
-      }
-    }
-  }
-  const website = own(doc, 'websiteUrl');
-  const websiteListed = typeof website === 'string' && website.trim() !== '';
-  if (!repoListed && !websiteListed) sink.add('MCP-Q-101', 'document', '', 'no repository url and no websiteUrl are listed');
 }
 
 /** The remotes a server.json declares, as `{type, url}` strings (for the probe and MCP-T-103). */

@@ -1,5 +1,5 @@
 import type { Attestation } from './attestation.js';
-import { getRule, RULES, type Rule } from './catalogue.js';
+import { CATALOGUE, getRule, RULES, type Rule } from './catalogue.js';
 import { locatePointers, type TextPosition } from './json-locate.js';
 import type { Finding, Result } from './types.js';
 import type { UptimeVerdict } from './uptime.js';
@@ -79,10 +79,15 @@ function outcomeOf(rule: Rule, v: Verdict | undefined, selected: string | null, 
   // rulesFlagged counts findings past the findings cap too: a capped rule is never a pass.
   if (v.rulesFlagged.includes(rule.id)) return rule.severity === 'fail' ? 'fail' : 'warn';
   if (v.rulesEvaluated.includes(rule.id)) return 'pass';
-  const prereqFailed = v.rulesFlagged.some((id) => getRule(id)?.prerequisite === true);
-  if (prereqFailed) return 'blocked';
+  if (failedPrerequisites(rule.id, v).length > 0) return 'blocked';
   if (notRunWhy(rule, v, kind) !== null) return 'not-run';
   return 'not-applicable';
+}
+
+/** The prerequisites of rule `id` (transitively) that failed in its suite's verdict. */
+function failedPrerequisites(id: string, v: Verdict): string[] {
+  const needs = CATALOGUE.closure(id);
+  return v.rulesFlagged.filter((f) => f !== id && needs.has(f));
 }
 
 /** Why `rule` was not run on this verdict, or null when it simply does not apply. */
@@ -108,8 +113,7 @@ function incompleteWhy(rules: RuleLine[], bySuite: Map<SuiteKey, Verdict>, selec
   const v = rule ? bySuite.get(rule.suite) : undefined;
   if (!line || !rule || !v) return null;
   if (line.outcome === 'blocked') {
-    const pre = v.rulesFlagged.filter((id) => getRule(id)?.prerequisite === true);
-    return `${selected} could not be evaluated: its prerequisite ${pre.join(', ')} failed`;
+    return `${selected} could not be evaluated: its prerequisite ${failedPrerequisites(selected, v).join(', ')} failed`;
   }
   if (line.outcome === 'not-run') return `${selected} was not run: ${notRunWhy(rule, v, kind) ?? 'the check could not complete'}`;
   return null;
@@ -207,10 +211,22 @@ function positions(run: CheckRun): Map<string, TextPosition> {
   return locatePointers(run.text, ptrs);
 }
 
+/** Every finding; with --rule, those of the selected rule and of the rules it needs. */
 function findingsShown(report: CheckReport): Finding[] {
+  const selected = report.selectedRule;
+  const shown = selected ? CATALOGUE.closure(selected) : null;
   const out: Finding[] = [];
-  for (const v of report.verdicts) for (const f of v.findings) if (!report.selectedRule || f.ruleId === report.selectedRule || getRule(f.ruleId)?.prerequisite) out.push(f);
+  for (const v of report.verdicts) for (const f of v.findings) if (shown === null || shown.has(f.ruleId)) out.push(f);
   return out;
+}
+
+/** How a structural verdict attributed the card's A2A version, for people. */
+function attributionLines(a: NonNullable<Verdict['a2a']>): string[] {
+  if (a.route === 'none') return ['Attribution: no recognised A2A claim (no structural verdict)'];
+  const how = a.route === 'declared' ? `declared by ${a.basis === 'json-ld-context' ? '@context' : 'protocolVersion'} ${JSON.stringify(a.claimed)}` : a.route === 'conflict' ? `conflict: supportedInterfaces with protocolVersion ${JSON.stringify(a.claimed)}` : `inferred from ${a.basis === 'url' ? 'url' : 'supportedInterfaces'}`;
+  const extra = [`tolerant_valid: ${a.tolerantValid ? 'yes' : 'no'}`];
+  if (a.alternative) extra.push(`under the alternative ${a.alternative.version}: ${a.alternative.valid ? 'valid' : `invalid (${a.alternative.violationCount} violation${a.alternative.violationCount === 1 ? '' : 's'})`}`);
+  return [`Attribution: A2A ${a.version} (${how}); schema ${a.schema}`, `             ${extra.join('; ')}`];
 }
 
 export function renderTerminal(run: CheckRun, report: CheckReport = buildReport(run)): string {
@@ -219,19 +235,7 @@ export function renderTerminal(run: CheckRun, report: CheckReport = buildReport(
   L.push(`VeronikAI check - ${KIND_TITLE[run.kind]}`);
   L.push(`Target: ${run.input}`);
   L.push(`Checker: ${CHECKER_VERSION}; ${report.verdicts.map((v) => `${v.suite.id} v${v.suite.version}`).join(', ')}`);
-  for (const v of report.verdicts) {
-    const a = v.a2a;
-    if (!a) continue;
-    if (a.route === 'none') {
-      L.push('Attribution: no recognised A2A claim (no structural verdict)');
-      continue;
-    }
-    const how = a.route === 'declared' ? `declared by ${a.basis === 'json-ld-context' ? '@context' : 'protocolVersion'} ${JSON.stringify(a.claimed)}` : a.route === 'conflict' ? `conflict: supportedInterfaces with protocolVersion ${JSON.stringify(a.claimed)}` : `inferred from ${a.basis === 'url' ? 'url' : 'supportedInterfaces'}`;
-    L.push(`Attribution: A2A ${a.version} (${how}); schema ${a.schema}`);
-    const extra = [`tolerant_valid: ${a.tolerantValid ? 'yes' : 'no'}`];
-    if (a.alternative) extra.push(`under the alternative ${a.alternative.version}: ${a.alternative.valid ? 'valid' : `invalid (${a.alternative.violationCount} violation${a.alternative.violationCount === 1 ? '' : 's'})`}`);
-    L.push(`             ${extra.join('; ')}`);
-  }
+  for (const v of report.verdicts) if (v.a2a) L.push(...attributionLines(v.a2a));
   if (report.uptime) L.push(`Uptime: ${report.uptime.state} (${report.uptime.reason})`);
   L.push('');
   const shown = findingsShown(report);
@@ -312,7 +316,7 @@ export function renderRuleList(): string {
       L.push(`${s.id} v${s.version}`);
     }
     L.push(`  ${r.id.padEnd(15)} ${r.severity.padEnd(4)} ${r.needs === 'live' ? 'live' : 'doc '} ${r.title}`);
-    L.push(`  ${''.padEnd(15)} ${r.spec.section} ${r.spec.url}`);
+    L.push(`  ${''.padEnd(15)} ${r.section} ${r.link}`);
   }
   return L.join('\n') + '\n';
 }
@@ -330,8 +334,8 @@ export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run
       name: r.title.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')),
       shortDescription: { text: r.title },
       fullDescription: { text: r.description },
-      helpUri: r.spec.url,
-      help: { text: `${r.description} Spec: ${r.spec.section} ${r.spec.url}` },
+      helpUri: r.link,
+      help: { text: `${r.description} Spec: ${r.section} ${r.link}` },
       defaultConfiguration: { level: r.severity === 'fail' ? 'error' : 'warning' },
       properties: { suite: SUITES[r.suite].id, suiteVersion: SUITES[r.suite].version, basis: r.basis, needs: r.needs },
     };

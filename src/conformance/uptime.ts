@@ -1,7 +1,7 @@
 import { ERROR_WORDS, errorWords, type A2AObservation, type HttpExchange, type McpObservation } from './types.js';
 
 /**
- * Uptime classification from one observation (seed 003 §2). Uptime is separate from
+ * Uptime classification from one observation (docs/RULES.md, Uptime). Uptime is separate from
  * conformance: an agent can be up and fail.
  *
  * - robots.txt disallows the target → skipped (robots), never down. So does an exchange the
@@ -15,7 +15,7 @@ import { ERROR_WORDS, errorWords, type A2AObservation, type HttpExchange, type M
  * - 429, timeouts and unconfirmed resets → unknown.
  * - A failed canary turns anything that is not up into unknown (our side), never down.
  *
- * Decisions where the seed is silent: other answered statuses (404 on every card URL, 5xx,
+ * Decisions the method leaves open: other answered statuses (404 on every card URL, 5xx,
  * 410, …) → down; refused connections, DNS, TLS and malformed-HTTP failures, redirect loops →
  * down (the server did not answer usefully, and the canary says our side works); an address
  * our SSRF guard refused, a host skipped after repeated failures, a response over our read

@@ -2,8 +2,8 @@
  * The one place that names the checker version and every suite id and version.
  * Every verdict carries all three (checker, suite id, suite version).
  *
- * Version scheme (seed 000: "If the code changes, the version string on a signed result
- * should change too"):
+ * Version scheme (docs/RULES.md, Versions: when the code changes, the version string on a
+ * signed result changes too):
  *
  *   CHECKER_VERSION = `VeronikAI/<product major.minor>+attestations.<n>`
  *
@@ -32,15 +32,15 @@ export interface SuiteRef {
 }
 
 export const SUITES = {
-  /** Seed 000: the A2A agent-card GET suite. */
+  /** The A2A agent-card GET suite (suites/a2a/card/). */
   a2aCard: { id: 'veronikai-a2a-get-card', version: 1 },
-  /** Seed 001: required-field structural check against the attributed A2A version. */
+  /** Required-field structural check against the attributed A2A version (suites/a2a/structure.ts). */
   a2aStructure: { id: 'veronikai-a2a-structure', version: 1 },
-  /** Seed 000: MCP quality (server.json) + transport (one GET). */
+  /** MCP quality (server.json) + transport (one GET) (suites/mcp/). */
   mcp: { id: 'veronikai-mcp-conformance', version: 3 },
-  /** Seed 004: Agent Plugins 1.0.0 packages, checked statically. */
+  /** Agent Plugins 1.0.0 packages, checked statically (suites/plugin/). */
   agentPlugins: { id: 'veronikai-agent-plugins', version: 1 },
-  /** Seed 002: the owner-run `veronikai inspect` (speaks the protocol; src/conformance/inspect). */
+  /** The owner-run `veronikai inspect` (speaks the protocol; suites/inspect/). */
   inspect: { id: 'veronikai-inspect', version: 1 },
 } as const satisfies Record<string, SuiteRef>;
 

@@ -1,23 +1,35 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalJsonBytes, hashInputs, hashTextInputs, sha256Hex } from '../../src/conformance/canonical-json.js';
+import { canonicalJson, hashInputs, sha256Hex } from '../../src/conformance/canonical-json.js';
+import { CATALOGUE, RULES } from '../../src/conformance/catalogue.js';
+import { flag, verdictRecorder } from '../../src/conformance/findings.js';
 import { parseIp } from '../../src/conformance/ip-ranges.js';
-import { RULES } from '../../src/conformance/catalogue.js';
-import { FindingSink, ruleMask, sortedRuleIds } from '../../src/conformance/findings.js';
-import { escapeJsonText, escapeJsonTextFramed, MAX_CHARS, MIN_CHARS } from '../../src/conformance/json-escape.js';
 import { escapePointer, sanitize } from '../../src/conformance/json-util.js';
 import { isPlaceholderDescription, normalizeText, PLACEHOLDER_PATTERNS, PLACEHOLDERS, RAW_TEMPLATE_MARKERS, repeatsName } from '../../src/conformance/mcp-quality.js';
 import ipaddr from 'ipaddr.js';
 
 /**
- * The engine's fast paths (issue 15, conformance benchmark) must answer exactly as the plain
- * code they replaced: each is held here to that code, kept as the reference.
+ * The engine's fast paths (the conformance benchmark, bench/conformance.ts) must answer exactly
+ * as the plain code they replaced: each is held here to that code, kept as the reference.
  */
 
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 
-describe('canonical JSON written straight to bytes', () => {
-  it('is the UTF-8 of canonicalJson on arbitrary values, lone surrogates and all', () => {
+/** Canonical JSON the plain recursive way: sorted keys, JSON.stringify for every scalar. */
+function canonicalReference(v: unknown): string {
+  if (v === null || v === undefined || typeof v === 'function' || typeof v === 'symbol') return 'null';
+  if (Array.isArray(v)) return `[${v.map(canonicalReference).join(',')}]`;
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o).filter((k) => o[k] !== undefined && typeof o[k] !== 'function' && typeof o[k] !== 'symbol').sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalReference(o[k])}`).join(',')}}`;
+  }
+  if (typeof v === 'number') return Number.isFinite(v) ? (Object.is(v, -0) ? '0' : String(v)) : 'null';
+  return JSON.stringify(v);
+}
+
+describe('canonical JSON', () => {
+  it('is the plain recursive writer on arbitrary values, lone surrogates and all, and hashInputs hashes its UTF-8', () => {
     const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', '😀', 'é', 'a') }));
     const value = fc.letrec((tie) => ({
       v: fc.oneof(
@@ -32,22 +44,24 @@ describe('canonical JSON written straight to bytes', () => {
     })).v;
     fc.assert(
       fc.property(value, (v) => {
-        expect(Buffer.from(canonicalJsonBytes(v)).equals(utf8(canonicalJson(v)))).toBe(true);
+        expect(canonicalJson(v)).toBe(canonicalReference(v));
         expect(hashInputs(v)).toBe('sha256:' + sha256Hex(utf8(canonicalJson(v))));
       }),
       { numRuns: 3000 },
     );
   });
 
-  it('agrees on long texts, growing its buffer, and fails as canonicalJson does', () => {
+  it('hashes long texts, survives deep nesting, and refuses what is not JSON data', () => {
     const long = 'x"\\\n\u0001é😀'.repeat(50_000);
-    expect(Buffer.from(canonicalJsonBytes({ kind: 'k', text: long })).equals(utf8(canonicalJson({ kind: 'k', text: long })))).toBe(true);
+    expect(hashInputs({ kind: 'k', text: long })).toBe('sha256:' + sha256Hex(utf8(canonicalReference({ kind: 'k', text: long }))));
     expect(hashInputs({ a: 1 })).toBe('sha256:' + sha256Hex('{"a":1}'));
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(canonicalJson(deep)).toBe('['.repeat(100_000) + '1' + ']'.repeat(100_000));
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(() => hashInputs(cyclic)).toThrow(TypeError);
     expect(() => hashInputs({ n: 1n })).toThrow(TypeError);
-    // A failed call leaves nothing behind for the next.
     expect(hashInputs([1, 'a'])).toBe('sha256:' + sha256Hex('[1,"a"]'));
   });
 });
@@ -115,45 +129,6 @@ describe('parseIp refuses host names before ipaddr.js', () => {
   });
 });
 
-describe('long texts escaped in WebAssembly (json-escape.ts)', () => {
-  const unit = fc.constantFrom('"', '\\', '\n', '\r', '\t', '\b', '\f', '\u0000', '\u0001', '\u001f', ' ', '\u007f', '\u0080', 'é', '\u2028', '€', '😀', 'a', 'Z', '{', '/');
-  const quoted = (s: string): Buffer => Buffer.from(JSON.stringify(s).slice(1, -1), 'utf8');
-
-  it('writes the bytes JSON.stringify writes between its quotes', () => {
-    fc.assert(
-      fc.property(fc.string({ unit, minLength: MIN_CHARS, maxLength: 400 }), (s) => {
-        const got = escapeJsonText(s);
-        expect(got).not.toBeNull();
-        expect(Buffer.from(got!).equals(quoted(s))).toBe(true);
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it('leaves short, over-long and not well-formed text to the JS writer, and grows its memory', () => {
-    expect(escapeJsonText('x'.repeat(MIN_CHARS - 1))).toBeNull();
-    expect(escapeJsonText('x'.repeat(MAX_CHARS + 1))).toBeNull();
-    expect(escapeJsonText('a'.repeat(100) + '\ud800' + 'b')).toBeNull();
-    const big = 'x"\\\n\u0001é😀'.repeat(Math.floor(MAX_CHARS / 8));
-    expect(Buffer.from(escapeJsonText(big)!).equals(quoted(big))).toBe(true);
-    const after = '"tail"'.repeat(20);
-    expect(Buffer.from(escapeJsonText(after)!).equals(quoted(after))).toBe(true);
-  });
-});
-
-describe('sorted rule IDs by catalogue rank', () => {
-  it('equals the string sort, IDs outside the catalogue included', () => {
-    const ids = fc.constantFrom(...RULES.map((r) => r.id), 'NOT-A-RULE', 'A2A-CARD-999', '');
-    fc.assert(
-      fc.property(fc.array(ids, { maxLength: 30 }), (list) => {
-        const set = new Set(list);
-        expect(sortedRuleIds(set)).toEqual([...set].sort());
-      }),
-      { numRuns: 2000 },
-    );
-  });
-});
-
 describe('json-util fast paths', () => {
   it('escapePointer and sanitize answer as their plain forms', () => {
     const unit = fc.constantFrom('~', '/', 'a', '\u0000', '\u200b', '😀', 'é', ' ');
@@ -172,60 +147,29 @@ describe('json-util fast paths', () => {
   });
 });
 
-describe('inputs hash of a document given as text (hashTextInputs)', () => {
-  const unit = fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', '😀', 'é', 'a', '{', ' ');
-  const text = fc.oneof(fc.string({ unit, maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 120 }), fc.string({ maxLength: 300 }));
-  it('equals hashInputs of the { kind, text[, validUtf8: false] } object, short and long texts alike', () => {
+describe('the one recorder, as verdicts read it', () => {
+  it('lists judged and failed rules sorted, counts findings past the cap, and fails as severities say', () => {
+    const suite = RULES.filter((r) => r.suite === 'mcp');
+    const rule = fc.constantFrom(...suite);
     fc.assert(
-      fc.property(fc.oneof(fc.constantFrom('a2a-card-text', 'mcp-server-json-text'), text), text, fc.boolean(), (kind, t, notUtf8) => {
-        const value = notUtf8 ? { kind, text: t, validUtf8: false } : { kind, text: t };
-        expect(hashTextInputs(kind, t, notUtf8)).toBe(hashInputs(value));
-      }),
-      { numRuns: 5000 },
-    );
-    const long = 'x"\\\n\u0001é😀'.repeat(50_000);
-    expect(hashTextInputs('k', long, false)).toBe(hashInputs({ kind: 'k', text: long }));
-    expect(hashTextInputs('k', long + '\ud800', true)).toBe(hashInputs({ kind: 'k', text: long + '\ud800', validUtf8: false }));
-  });
-
-  it('frames the escaped text with the given bytes', () => {
-    const pre = Buffer.from('{"kind":"k","text":"');
-    const post = Buffer.from('"}');
-    fc.assert(
-      fc.property(fc.string({ unit, minLength: MIN_CHARS, maxLength: 300 }), (s) => {
-        // Copied: each view is valid only until the next call.
-        const view = escapeJsonText(s);
-        const plain = view === null ? null : Buffer.from(view);
-        const framed = escapeJsonTextFramed(s, pre, post);
-        if (plain === null) expect(framed).toBeNull();
-        else expect(Buffer.from(framed!).equals(Buffer.concat([pre, plain, post]))).toBe(true);
+      fc.property(fc.array(rule, { maxLength: 20 }), fc.array(rule, { maxLength: 8 }), (passed, failed) => {
+        const rec = verdictRecorder(CATALOGUE);
+        rec.pass(...passed);
+        for (const r of failed) flag(rec, r, 'document', '', 'm');
+        expect(rec.evaluated()).toEqual([...new Set([...passed, ...failed].map((r) => r.id))].sort());
+        expect(rec.flagged()).toEqual([...new Set(failed.map((r) => r.id))].sort());
+        expect(rec.hasFailure()).toBe(failed.some((r) => r.severity === 'fail'));
+        expect(rec.findings.map((f) => f.ruleId)).toEqual(failed.map((r) => r.id));
       }),
       { numRuns: 2000 },
     );
-  });
-});
-
-describe('FindingSink rule sets as rank bits', () => {
-  it('lists evaluated and flagged rules as the string sort of the sets, and fails as severities say', () => {
-    const id = fc.constantFrom(...RULES.map((r) => r.id));
-    fc.assert(
-      fc.property(fc.array(id, { maxLength: 20 }), fc.array(id, { maxLength: 8 }), fc.array(id, { maxLength: 8 }), (evaluated, masked, flagged) => {
-        const sink = new FindingSink();
-        sink.evaluate(...evaluated);
-        sink.evaluateMask(ruleMask(...masked));
-        for (const f of flagged) sink.add(f, 'document', '', 'm');
-        expect(sink.evaluatedRules()).toEqual([...new Set([...evaluated, ...masked, ...flagged])].sort());
-        expect(sink.flaggedRules()).toEqual([...new Set(flagged)].sort());
-        expect(sink.hasFailure()).toBe(flagged.some((f) => RULES.find((r) => r.id === f)!.severity === 'fail'));
-        for (const r of RULES) expect(sink.has(r.id)).toBe(flagged.includes(r.id));
-      }),
-      { numRuns: 2000 },
-    );
-    const sink = new FindingSink();
-    sink.evaluate('NOT-A-RULE', 'A2A-CARD-003', 'AAA');
-    expect(sink.evaluatedRules()).toEqual(['A2A-CARD-003', 'AAA', 'NOT-A-RULE']);
-    expect(() => sink.add('NOT-A-RULE', 'document', '', 'm')).toThrow();
-    expect(() => ruleMask('NOT-A-RULE')).toThrow();
+    const rec = verdictRecorder(CATALOGUE);
+    const q = CATALOGUE.get('MCP-Q-002')!;
+    for (let i = 0; i < 250; i++) flag(rec, q, 'document', '', 'm');
+    expect(rec.findings).toHaveLength(200);
+    expect(rec.omitted).toBe(50);
+    expect(rec.unlistedRules()).toEqual(['MCP-Q-002']);
+    expect(() => verdictRecorder(CATALOGUE).pass({ ...q })).toThrow();
   });
 });
 

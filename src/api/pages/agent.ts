@@ -75,7 +75,7 @@ function ruleItem(line: string, cls: 'fail' | 'warn'): string {
   const r = parseReason(line);
   const rule = r.ruleId ? getRule(r.ruleId) : undefined;
   const spec = rule
-    ? ` <span class="muted">· ${rule.basis === 'policy' ? 'VeronikAI policy on ' : ''}<a href="${escapeHtml(rule.spec.url)}" rel="noopener noreferrer">${escapeHtml(rule.spec.section)}</a></span>`
+    ? ` <span class="muted">· ${rule.basis === 'policy' ? 'VeronikAI policy on ' : ''}<a href="${escapeHtml(rule.link)}" rel="noopener noreferrer">${escapeHtml(rule.section)}</a></span>`
     : r.ruleId
       ? ' <span class="muted">· not in this build\'s rule catalogue</span>'
       : '';

@@ -3,7 +3,8 @@
  * fail) and the evidence it rests on: the request made, the status, the relevant headers and a
  * bounded excerpt of the body, every credential-shaped string redacted.
  */
-import { getInspectRule } from './catalogue.js';
+import { Recorder } from '../recorder.js';
+import type { Rule, RuleSet } from '../rule.js';
 import { redactText } from './secrets.js';
 import type { InspectExchange, InspectProtocol } from './types.js';
 
@@ -59,39 +60,48 @@ export function evidenceOf(ex: InspectExchange): Evidence {
   return { request, status: ex.status, headers, excerpt: excerpt(body), bodyTruncated: ex.bodyTruncated, errorClass: ex.errorClass, errorMessage: ex.errorMessage };
 }
 
-/** Collects the checks of one protocol. */
+/**
+ * Collects the checks of one protocol, in order. A check on a rule records the rule's outcome in
+ * the one recorder: a failing check is the rule's finding, and takes the rule's severity.
+ */
 export class CheckList {
   readonly list: InspectCheck[] = [];
+  readonly rec: Recorder<InspectCheck>;
   private n = 0;
-  constructor(private readonly protocol: InspectProtocol) {}
 
-  add(name: string, outcome: CheckOutcome, ruleId: string | null, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): InspectCheck {
-    if (ruleId !== null) {
-      const rule = getInspectRule(ruleId);
-      if (!rule) throw new Error(`unknown inspect rule ${ruleId}`);
-      // A failing check takes its rule's severity; the catalogue decides fail or warn.
-      if (outcome === 'fail' || outcome === 'warn') outcome = rule.severity;
-    }
+  constructor(
+    private readonly protocol: InspectProtocol,
+    rules: RuleSet,
+  ) {
+    this.rec = new Recorder<InspectCheck>(rules, Infinity);
+  }
+
+  add(name: string, outcome: CheckOutcome, rule: Rule | null, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): InspectCheck {
+    const failing = outcome === 'fail' || outcome === 'warn';
+    // A failing check takes its rule's severity; the catalogue decides fail or warn.
+    if (rule !== null && failing) outcome = rule.severity;
     const check: InspectCheck = {
       id: `${this.protocol}-${String(++this.n).padStart(2, '0')}`,
       protocol: this.protocol,
       name,
       outcome,
-      ruleId,
+      ruleId: rule?.id ?? null,
       message,
       location,
       evidence: exchanges.filter((e): e is InspectExchange => !!e).map(evidenceOf),
     };
     this.list.push(check);
+    if (rule !== null && failing) this.rec.fail(rule, check);
+    else if (rule !== null && outcome === 'pass') this.rec.pass(rule);
     return check;
   }
 
-  pass(name: string, ruleId: string | null, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): void {
-    this.add(name, 'pass', ruleId, message, location, exchanges);
+  pass(name: string, rule: Rule | null, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): void {
+    this.add(name, 'pass', rule, message, location, exchanges);
   }
 
-  flag(ruleId: string, name: string, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): void {
-    this.add(name, 'fail', ruleId, message, location, exchanges);
+  flag(rule: Rule, name: string, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): void {
+    this.add(name, 'fail', rule, message, location, exchanges);
   }
 
   info(name: string, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): void {

@@ -1,5 +1,5 @@
 /**
- * The inspect report: the `protocols` summary (exactly the fields of issue 11), the checks with
+ * The inspect report: the `protocols` summary (docs/RULES.md, suite veronikai-inspect), the checks with
  * their evidence, the findings (the checks that failed or warned, plus the findings of the
  * index's A2A suites run on the card), the result and exit code (as `check`: 0 pass, 1 a fail
  * rule, 2 could not complete), and its terminal and SARIF 2.1.0 renderings. Pure.
@@ -7,10 +7,9 @@
 import { getRule } from '../catalogue.js';
 import type { Verdict } from '../verdict.js';
 import { CHECKER_VERSION } from '../version.js';
-import { judgeA2A, type A2AJudgement, type A2ASummary } from './a2a.js';
+import { judgeA2A, judgeMcp, PROTOCOL_DETECTED, type A2AJudgement, type A2ASummary, type McpJudgement, type McpSummary } from '../suites/inspect/index.js';
 import { getInspectRule, INSPECT_SUITE } from './catalogue.js';
 import type { InspectCheck } from './checks.js';
-import { judgeMcp, type McpJudgement, type McpSummary } from './mcp.js';
 import type { InspectObservation, InspectProtocol } from './types.js';
 
 export const INSPECT_REPORT_VERSION = 1;
@@ -52,7 +51,7 @@ const EMPTY_A2A: A2ASummary = { state: 'not_detected', cardUrl: null, legacyPath
 function findingOfCheck(c: InspectCheck): InspectFinding | null {
   if ((c.outcome !== 'fail' && c.outcome !== 'warn') || c.ruleId === null) return null;
   const rule = getInspectRule(c.ruleId)!;
-  return { ruleId: rule.id, severity: rule.severity, protocol: c.protocol, title: rule.title, message: c.message, location: c.location, spec: { section: rule.spec.section, url: rule.spec.url }, check: c.id };
+  return { ruleId: rule.id, severity: rule.severity, protocol: c.protocol, title: rule.title, message: c.message, location: c.location, spec: { section: rule.section, url: rule.link }, check: c.id };
 }
 
 export function buildInspectReport(obs: InspectObservation): InspectReport {
@@ -77,11 +76,10 @@ export function buildInspectReport(obs: InspectObservation): InspectReport {
   if (noneDetected && !anyAnswer) incomplete = `no request got an HTTP answer (${obs.exchanges.map((e) => e.errorMessage ?? e.errorClass).filter(Boolean).slice(0, 2).join('; ') || 'nothing sent'})`;
   else if (stopped) incomplete = obs.timedOut ? `the time limit of ${obs.timeLimitMs} ms was reached` : `the request budget of ${obs.requestBudget} was used up`;
 
-  const wanted = obs.protocol === 'auto' ? obs.inspected : [obs.protocol];
-  const missing = obs.protocol === 'auto' ? (noneDetected ? wanted : []) : wanted.filter((p) => !detected(p));
+  const missing = PROTOCOL_DETECTED.check({ protocol: obs.protocol, inspected: obs.inspected, detected });
   if (missing.length > 0 && incomplete === null) {
-    const rule = getInspectRule('INS-GEN-001')!;
-    findings.unshift({ ruleId: rule.id, severity: rule.severity, protocol: 'any', title: rule.title, message: `${missing.map((p) => p.toUpperCase()).join(' or ')} not detected at ${obs.input}`, location: obs.input, spec: rule.spec, check: null });
+    const rule = PROTOCOL_DETECTED;
+    findings.unshift({ ruleId: rule.id, severity: rule.severity, protocol: 'any', title: rule.title, message: `${missing.map((p) => p.toUpperCase()).join(' or ')} not detected at ${obs.input}`, location: obs.input, spec: { section: rule.section, url: rule.link }, check: null });
   }
 
   const failed = findings.some((f) => f.severity === 'fail');
@@ -179,8 +177,8 @@ export function renderInspectSarif(r: InspectReport): object {
       name: (base?.title ?? id).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')),
       shortDescription: { text: base?.title ?? id },
       fullDescription: { text: base?.description ?? id },
-      helpUri: base?.spec.url,
-      help: { text: `${base?.description ?? ''} Spec: ${base?.spec.section ?? ''} ${base?.spec.url ?? ''}` },
+      helpUri: base?.link,
+      help: { text: `${base?.description ?? ''} Spec: ${base?.section ?? ''} ${base?.link ?? ''}` },
       defaultConfiguration: { level: base?.severity === 'fail' ? 'error' : 'warning' },
       properties: { suite: ins ? INSPECT_SUITE.id : 'veronikai (check suites)', basis: base?.basis, needs: base?.needs },
     };

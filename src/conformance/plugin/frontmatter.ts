@@ -1,4 +1,5 @@
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair } from 'yaml';
+import { locator } from '../json-locate.js';
 
 /**
  * SKILL.md frontmatter (Agent Skills specification, "SKILL.md format"): the file starts with a
@@ -82,22 +83,6 @@ export function parseFrontmatter(text: string): FrontmatterResult {
 function firstLine(s: string): string {
   const i = s.indexOf('\n');
   return (i < 0 ? s : s.slice(0, i)).trim();
-}
-
-/** Offset → 1-based line and column (UTF-16 code units). */
-export function locator(text: string): (offset: number) => Located {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
-  return (off: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= off) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: off - starts[lo]! + 1 };
-  };
 }
 
 /** Follows one alias (anchors always point backwards, so this cannot loop). */

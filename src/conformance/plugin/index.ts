@@ -1,6 +1,6 @@
 /**
- * Agent Plugins 1.0.0 package conformance (issue 12, seed 004): a pure rule engine over a
- * package snapshot, its rule catalogue, and the report renderers. The file system is read by
+ * Agent Plugins 1.0.0 package conformance: the check of a package snapshot with the rules of
+ * suites/plugin/, its rule catalogue, and the report renderers. The file system is read by
  * src/runtime/plugin-package.ts, never here.
  */
 export * from './catalogue.js';

@@ -51,7 +51,7 @@ const RANK: Record<Result, number> = { fail: 3, unknown: 2, pass: 1, 'n/a': 0 };
 const exitOf = (r: Result): 0 | 1 | 2 => (r === 'fail' ? 1 : r === 'unknown' ? 2 : 0);
 
 export function buildPluginReport(input: string, ev: PluginEvaluation): PluginReport {
-  const rules = ev.rules.map((r) => ({ ...r, section: getPluginRule(r.id)!.spec.section }));
+  const rules = ev.rules.map((r) => ({ ...r, section: getPluginRule(r.id)!.section }));
   const count = (o: PluginRuleOutcome): number => rules.filter((r) => r.outcome === o).length;
   const summary = {
     passed: count('pass'),
@@ -196,7 +196,7 @@ export function renderPluginRuleList(): string {
   const L = [`${PLUGIN_SUITE.id} v${PLUGIN_SUITE.version} (Agent Plugins ${AGENT_PLUGINS_VERSION})`];
   for (const r of PLUGIN_RULES) {
     L.push(`  ${r.id.padEnd(15)} ${r.severity.padEnd(4)} doc  ${r.title}`);
-    L.push(`  ${''.padEnd(15)} ${r.spec.section} ${r.spec.url}`);
+    L.push(`  ${''.padEnd(15)} ${r.section} ${r.link}`);
   }
   return L.join('\n') + '\n';
 }
@@ -210,8 +210,8 @@ function driverRule(id: string): object {
     name: r.title.replace(/[^A-Za-z0-9]+(.)?/g, (_m, ch: string | undefined) => (ch ? ch.toUpperCase() : '')),
     shortDescription: { text: r.title },
     fullDescription: { text: r.description },
-    helpUri: r.spec.url,
-    help: { text: `${r.description} Spec: ${r.spec.section} ${r.spec.url}` },
+    helpUri: r.link,
+    help: { text: `${r.description} Spec: ${r.section} ${r.link}` },
     defaultConfiguration: { level: r.severity === 'fail' ? 'error' : 'warning' },
     properties: { suite: PLUGIN_SUITE.id, suiteVersion: PLUGIN_SUITE.version, basis: r.basis, needs: r.needs },
   };

@@ -129,7 +129,7 @@ describe('agent page', () => {
     const rules = /<ul class="plain" id="failing-rules">([\s\S]*?)<\/ul>/.exec(html)![1]!;
     const rule = getRule(BAD_RULE)!;
     expect(rules).toContain(`<li class="rule fail" data-rule="${BAD_RULE}"><code>${BAD_RULE}</code> <strong>${rule.title}</strong>: name must be a non-empty string.`);
-    expect(rules).toContain(`<a href="${rule.spec.url}" rel="noopener noreferrer">${rule.spec.section}</a>`);
+    expect(rules).toContain(`<a href="${rule.link}" rel="noopener noreferrer">${rule.section}</a>`);
     expect(rules).toContain('&lt;img src=x onerror=alert(2)&gt; is not text');
     expect(rules).toContain("not in this build's rule catalogue");
     expect(rules.match(/<li /g)).toHaveLength(3);

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckList, lintCard, type LintResult } from '../../../src/conformance/inspect/index.js';
+import { CheckList, INSPECT_SET, lintCard, type LintResult } from '../../../src/conformance/inspect/index.js';
 import { isObject, parseJson } from '../../../src/conformance/json-util.js';
 import { CORPUS, CORPUS_ABSENT_NOTE, HAVE_CORPUS } from '../helpers.js';
 
@@ -22,7 +22,7 @@ function lintCorpus(): { cards: number; hits: Record<string, number>; lints: Lin
     const r = parseJson(text);
     if (!r.ok || !isObject(r.value)) continue;
     cards++;
-    const checks = new CheckList('a2a');
+    const checks = new CheckList('a2a', INSPECT_SET);
     lints.push(lintCard(text, r.value, f, checks));
     const flagged = new Set(checks.list.filter((c) => (c.outcome === 'fail' || c.outcome === 'warn') && c.ruleId).map((c) => c.ruleId!));
     for (const id of flagged) hits[id] = (hits[id] ?? 0) + 1;

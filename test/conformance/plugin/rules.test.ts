@@ -86,8 +86,8 @@ describe('plugin rule catalogue', () => {
     for (const r of PLUGIN_RULES) {
       expect(r.suite).toBe('agentPlugins');
       expect(r.needs).toBe('document');
-      expect(r.spec.section).toMatch(/§|Agent Skills/);
-      expect(r.spec.url).toMatch(/^https:\/\//);
+      expect(r.section).toMatch(/§|Agent Skills/);
+      expect(r.link).toMatch(/^https:\/\//);
       expect(Object.keys(PLUGIN_PREREQUISITES)).toContain(r.id);
       expect(prerequisiteClosure(r.id).has(r.id)).toBe(true);
     }
@@ -101,7 +101,7 @@ describe('plugin rule catalogue', () => {
     const text = renderPluginRuleList();
     for (const r of PLUGIN_RULES) {
       expect(text).toContain(r.id);
-      expect(text).toContain(r.spec.section);
+      expect(text).toContain(r.section);
     }
   });
 });
