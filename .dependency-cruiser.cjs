@@ -19,6 +19,13 @@ const IO_BUILTINS = '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns
 
 const forbidden = [
   {
+    name: 'no-circular',
+    comment: 'no import cycle, type-only imports included (tsPreCompilationDeps keeps them)',
+    severity: 'error',
+    from: {},
+    to: { circular: true },
+  },
+  {
     name: 'runtime-imports-cli',
     comment: 'runtime is below cli',
     severity: 'error',

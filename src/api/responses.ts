@@ -41,10 +41,9 @@ import type {
  * its schema's (schemas.ts), so the two cannot disagree.
  */
 
-export const STATS_DAYS_DEFAULT = 30;
-export const STATS_DAYS_MAX = 400;
-export const AGENT_SEARCH_DEFAULT = 50;
-export const AGENT_SEARCH_MAX = 500;
+import { AGENT_SEARCH_DEFAULT } from './limits.js';
+
+export { AGENT_SEARCH_DEFAULT, AGENT_SEARCH_MAX, STATS_DAYS_DEFAULT, STATS_DAYS_MAX } from './limits.js';
 
 /**
  * The checker version the statistics are read under: the pinned one, else the one most recently
@@ -306,8 +305,7 @@ export async function agentStatus(
   };
 }
 
-export const PAGE_DEFAULT = 50;
-export const PAGE_MAX = 500;
+export { PAGE_DEFAULT, PAGE_MAX } from './limits.js';
 
 /** A page of agents; `more` says whether a next page follows: a filtered page can be short, even empty, and still have one. */
 export type AgentsPageResponse = FromSchema<typeof agentsPageResponseSchema>;

@@ -1,6 +1,6 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import { SOURCE_NAMES } from '../config.js';
-import { AGENT_SEARCH_MAX, PAGE_MAX, STATS_DAYS_MAX } from './responses.js';
+import { AGENT_SEARCH_MAX, PAGE_MAX, STATS_DAYS_MAX } from './limits.js';
 
 /**
  * The JSON schemas of the routes' inputs. Fastify validates requests with them (and
