@@ -27,7 +27,7 @@ export const TOPICS = {
   probes: { name: 'probes', partitions: 6, key: 'agent key', config: KEEP_FOREVER },
   // The documents probes judged (cards, metadata), named by hash from the probe events: a replay reads them.
   documents: { name: 'documents', partitions: 6, key: 'SHA-256 of the document', config: KEEP_LATEST_PER_KEY },
-  // Derived from probes, listings and disputes, and kept: feeds and webhooks read it (issue 14).
+  // Derived from probes, listings and disputes, and kept: feeds and webhooks read it.
   agentChanges: { name: 'agent-changes', partitions: 3, key: 'agent key', config: KEEP_FOREVER },
   // The final outcome of each webhook delivery (src/producers/webhooks): the delivery log, kept like the changes it answers.
   webhookDeliveries: { name: 'webhook-deliveries', partitions: 3, key: 'subscription id', config: KEEP_FOREVER },

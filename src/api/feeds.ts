@@ -5,7 +5,7 @@ import { escapeHtml } from './dashboard.js';
 import { isoTime } from './format.js';
 
 /**
- * The change feeds (issue 14): Atom 1.0 (RFC 4287, written by the `feed` package) and JSON Feed
+ * The change feeds: Atom 1.0 (RFC 4287, written by the `feed` package) and JSON Feed
  * 1.1, of the ecosystem or of one agent, from agent_changes rows (newest first, as
  * `agentChanges` reads them). Pure: the same rows and base URL give the same bytes, so the
  * routes' ETags hold until a change arrives.

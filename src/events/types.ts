@@ -62,7 +62,7 @@ export interface ProbeRequestEvent {
 }
 
 /**
- * What a probe exchange's `body` holds (seed 003 §7: we do not store probe response bodies):
+ * What a probe exchange's `body` holds (we do not store probe response bodies):
  * - `whole`: the bounded body as read; only events written before this field existed (its default);
  * - `excerpt`: the first bytes of the MCP answer that the transport rules read;
  * - `document`: nothing; the body is a public document in the documents topic, keyed by `bodySha256`;

@@ -4,7 +4,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { agentKey, hostKey, normalizeUrl } from './agent-key.js';
 
 /**
- * Owners' opt-outs (seed 003): an owner asks that their agent be left unchecked, or hidden.
+ * Owners' opt-outs: an owner asks that their agent be left unchecked, or hidden.
  * The dedupe processor marks agents with them and the scheduler applies them directly, so one
  * module serves both, below either role.
  */

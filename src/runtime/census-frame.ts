@@ -10,7 +10,7 @@ import { buildCensusReport, type CardInput, type CensusReport } from '../stats/c
 import { jsonObjectOrNull } from '../util/text.js';
 
 /**
- * A census of a frame no registry lists (seed 001 §1): every host of a list is asked for its
+ * A census of a frame no registry lists: every host of a list is asked for its
  * card at BOTH well-known paths, `/.well-known/agent-card.json` and the pre-0.3
  * `/.well-known/agent.json` — unlike the seed's collection, which asked for the second only when
  * the first failed and so could not say how many hosts serve both. Politely, through the probe

@@ -122,7 +122,7 @@ export async function refreshAgentDailyHistory(warehouse: Warehouse, options: Ag
   );
 }
 
-// ---- the read model of the API pages (issue 16) ----
+// ---- the read model of the API pages ----
 
 export interface AgentStatusRefreshOptions {
   /** The checker version whose rows to refresh (default: every version). */

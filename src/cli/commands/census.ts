@@ -9,7 +9,7 @@ const csvCell = (v: string | number | boolean | null) => {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-/** `veronikai census --frame hosts.txt`: seed 001's method for a frame no registry lists. */
+/** `veronikai census --frame hosts.txt`: the census method for a frame no registry lists. */
 export function registerCensusCommand(program: Command): void {
   const cmd = program
     .command('census')

@@ -139,7 +139,7 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
 }
 
 /**
- * An Agent Plugins package (seed 004), checked statically: nothing is executed, no configured
+ * An Agent Plugins package, checked statically: nothing is executed, no configured
  * server is contacted. A pass is a QUALIFIED PASS: it cannot certify runtime or client behaviour.
  */
 function checkPlugin(target: string, opts: CheckOptions, format: 'terminal' | 'json' | 'sarif'): number {

@@ -4,7 +4,7 @@ import { WarehouseError } from '../../warehouse/errors.js';
 import { say } from '../format.js';
 import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';
 
-/** `veronikai export`: a reproducible snapshot of the index (seed 001 §7). */
+/** `veronikai export`: a reproducible snapshot of the index. */
 export function registerExportCommand(program: Command): void {
   const cmd = program
     .command('export')

@@ -5,7 +5,7 @@ import { renderCensusHtml, renderCensusMarkdown } from '../../stats/census-repor
 import { WarehouseError } from '../../warehouse/errors.js';
 import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';
 
-/** `veronikai report census`: seed 001's tables from the index's own data. */
+/** `veronikai report census`: the census tables from the index's own data. */
 export function registerReportCommand(program: Command): void {
   const report = program.command('report').description('reports from the index');
   const cmd = report

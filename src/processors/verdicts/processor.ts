@@ -108,7 +108,7 @@ export class VerdictWriter {
     const checkerVersion = this.checker.version;
     await refreshDailyRollups(this.warehouse, { days, checkerVersion });
     await refreshAgentDailyHistory(this.warehouse, { days, agentKeys, checkerVersion });
-    // The read model of the API pages (issue 16): the touched agents' status rows (after their
+    // The read model of the API pages: the touched agents' status rows (after their
     // daily history), the batch's in-sample checks per run, and now and then the census.
     await refreshAgentStatus(this.warehouse, { agentKeys, checkerVersion });
     await refreshRunSamples(this.warehouse, { checkerVersion, agentKeys, eventIds: events.map((e) => e.id) });
@@ -166,7 +166,7 @@ export class VerdictWriter {
 
 /**
  * probes topic → checks, verdicts, agent_latest and the rollups, under one checker version; then
- * the up, down and verdict changes those rows show, to the agent-changes topic (issue 14), before
+ * the up, down and verdict changes those rows show, to the agent-changes topic, before
  * the batch's offsets are committed.
  */
 export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerRunner<ProbeEvent> {

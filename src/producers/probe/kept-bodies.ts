@@ -1,5 +1,5 @@
 /**
- * What a probe event keeps of what the probe read (seed 003 §7: "We do not store probe response
+ * What a probe event keeps of what the probe read ("We do not store probe response
  * bodies"). Only what a replay needs to give the same verdicts:
  *
  * - a public document the rules judge (an A2A agent card, RFC 9728 protected-resource metadata):
