@@ -139,7 +139,7 @@ export async function censusOfFrame(config: Config, hosts: readonly string[], op
   report.method = [
     `A census of a given frame: ${hosts.length} host(s), each asked for /.well-known/agent-card.json and /.well-known/agent.json (both paths, so hosts serving both are counted); a card is a 200 whose body is a JSON object, the current path's when a host serves both.`,
     'Every card of the frame is counted: its rates are the frame\'s own, not estimates of anything beyond it; the intervals show what they would be as a sample.',
-    'Valid means required-field structural conformance against the attributed version (seed 001 §5); route none: no recognised A2A claim, no verdict.',
+    'Valid means required-field structural conformance against the attributed version (docs/CENSUS.md); route none: no recognised A2A claim, no verdict.',
     'Reachability is one request per path, now: a host behind an outage is absent, not failing.',
   ];
   return {

@@ -156,7 +156,7 @@ export function buildCensusReport(input: CensusInput): CensusReport {
     method: [
       'Counts are a census of the A2A cards the index judged on this UTC day (each agent\'s newest verdict that day): they describe those cards, not the ecosystem.',
       'Shares are estimates from the day\'s uniform random sample only (in_sample = 1), with 95% Wilson score intervals; n is the number of sampled cards behind each.',
-      'Valid means required-field structural conformance against the attributed version (seed 001 §5); it is not full compliance. Route none: no recognised A2A claim, no verdict.',
+      'Valid means required-field structural conformance against the attributed version (docs/CENSUS.md); it is not full compliance. Route none: no recognised A2A claim, no verdict.',
       'The route and version shares are properties of the attribution rule applied to these cards, not the shares of publishers that chose each version.',
       'Agents whose owners asked to be hidden are left out of every figure.',
     ],
@@ -218,7 +218,7 @@ function tables(r: CensusReport): Table[] {
       note: `${r.alternative.changed} of ${r.alternative.graded} graded cards change verdict under the alternative (count); sample estimate ${estimate(r.alternative.sampleChanged)}.`,
     },
     {
-      title: 'The three defects of seed 001 §5',
+      title: 'The three defects of the structural check (docs/CENSUS.md)',
       head: ['defect', 'what', 'cards (count)', 'share of sampled cards, estimate'],
       rows: r.defects.map((d) => [d.id, d.description, d.cards, estimate(d.sampleShare)]),
     },

@@ -13,7 +13,7 @@ const csvCell = (v: string | number | boolean | null) => {
 export function registerCensusCommand(program: Command): void {
   const cmd = program
     .command('census')
-    .description('probe a list of hosts at both well-known A2A card paths, politely, and report the frame\'s census (seed 001\'s tables)')
+    .description('probe a list of hosts at both well-known A2A card paths, politely, and report the frame\'s census (the tables of docs/CENSUS.md)')
     .requiredOption('--frame <file>', 'the frame: one host (or URL) a line; # starts a comment');
   addSettings(cmd, ['contact', 'logLevel', 'allowLoopback'])
     .addOption(new Option('--format <format>', 'report output').choices(['md', 'json', 'html']).default('md'))

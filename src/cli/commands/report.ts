@@ -10,7 +10,7 @@ export function registerReportCommand(program: Command): void {
   const report = program.command('report').description('reports from the index');
   const cmd = report
     .command('census')
-    .description('the census of A2A cards (seed 001\'s tables: routes, versions, tolerant_valid, alternative verdicts, defects) with per-source coverage, overlap and outcomes')
+    .description('the census of A2A cards (docs/CENSUS.md: routes, versions, tolerant_valid, alternative verdicts, defects) with per-source coverage, overlap and outcomes')
     .addHelpText('after', '\nCounts are a census of the cards judged that day; shares are estimates from the day\'s uniform sample only, with 95% Wilson intervals.');
   addSettings(cmd, WAREHOUSE_SETTINGS)
     .option('--date <date>', 'UTC day (YYYY-MM-DD); default the newest day with verdicts')
