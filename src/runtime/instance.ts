@@ -214,10 +214,10 @@ export async function startInstance(config: Config, log: Logger, apiUrl: string 
       await reader.close();
     }
   };
-  const serve = (host: string, port: number, options: Pick<ClickHouseHttpOptions, 'credentials' | 'allowedHosts' | 'challenge'> & { limits: NonNullable<ClickHouseHttpOptions['limits']>; schema: ServedSchema; engine: QuerySessionLimits }): Promise<number> => {
-    const deadline = options.limits.deadlineMs;
-    const reader = new EmbeddedRawReader(path, { schema: options.schema, limits: options.engine, ...(deadline !== undefined && Number.isFinite(deadline) ? { timeoutMs: deadline } : {}) });
-    const { schema: _schema, engine: _engine, ...http } = options;
+  // The reader's session (what it serves, the engine's limits) and the interface's options apart.
+  const serve = (host: string, port: number, session: { schema: ServedSchema; engine: QuerySessionLimits }, http: Pick<ClickHouseHttpOptions, 'credentials' | 'allowedHosts' | 'challenge'> & { limits: NonNullable<ClickHouseHttpOptions['limits']> }): Promise<number> => {
+    const deadline = http.limits.deadlineMs;
+    const reader = new EmbeddedRawReader(path, { schema: session.schema, limits: session.engine, ...(deadline !== undefined && Number.isFinite(deadline) ? { timeoutMs: deadline } : {}) });
     const iface = createClickHouseHttp({ reader, logger: log, databaseAliases: [EMBEDDED_DATABASE_ALIAS, 'default'], ...http });
     served.push({ iface, reader });
     return iface.listen(host, port);
@@ -229,10 +229,10 @@ export async function startInstance(config: Config, log: Logger, apiUrl: string 
   let url: string | null = null;
   let login: string | null = null;
   try {
-    privatePort = await serve('127.0.0.1', 0, { credentials: { user: 'default', password: token }, challenge: true, limits: OWNER_LIMITS, schema: ownerSchema(), engine: OWNER_QUERY_LIMITS });
+    privatePort = await serve('127.0.0.1', 0, { schema: ownerSchema(), engine: OWNER_QUERY_LIMITS }, { credentials: { user: 'default', password: token }, challenge: true, limits: OWNER_LIMITS });
     if (port !== null) {
       const credentials = publicCredentials(config);
-      const bound = await serve(host, port, { credentials: { user: credentials.user, password: credentials.password }, allowedHosts, limits: { ...CLICKHOUSE_HTTP_LIMITS, ...opts.publicLimits }, schema: publicSchema(), engine: PUBLIC_QUERY_LIMITS });
+      const bound = await serve(host, port, { schema: publicSchema(), engine: PUBLIC_QUERY_LIMITS }, { credentials: { user: credentials.user, password: credentials.password }, allowedHosts, limits: { ...CLICKHOUSE_HTTP_LIMITS, ...opts.publicLimits } });
       url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
       login = `user ${credentials.user}, password ${passwordSource(credentials)}`;
     }
