@@ -2,17 +2,20 @@
  * The layering of src/ (docs/ARCHITECTURE.md), checked by `npm run lint:layers` and by
  * test/architecture/layers.test.ts:
  *
- *   cli > runtime > (api | producers | processors) > the rest
- *   (events, kafka, warehouse, identity, util, stats, signing, stack, config, log, topics, conformance)
+ *   cli > usecases > runtime > roles (api | producers | processors | webhooks | inspect)
+ *       > the rest (events, kafka, warehouse, http, identity, util, stats, signing, stack,
+ *         config, log, topics, conformance) > core
  *
- * A module imports only its own layer or lower ones. Besides that: producers and processors
- * never import each other; the API never imports producers, processors, kafka or stack;
- * src/conformance imports nothing outside itself and no node: module that does I/O (its rules
- * are pure); config imports no role. Type-only imports count like any other.
+ * A module imports only its own layer or lower ones. Besides that: a role never imports another
+ * role; the API never imports kafka, stack or http (it only reads the warehouse);
+ * src/conformance imports nothing of the project but itself and src/core, and src/core nothing
+ * but itself, and neither imports a node: module that does I/O (rules and their helpers are
+ * pure). Type-only imports count like any other.
  */
 
 // The first path segment under src/ names the layer (`src/config.ts` is `config`).
-const ROLES = 'api|producers|processors|runtime|cli';
+const ROLES = 'api|producers|processors|webhooks|inspect';
+const ABOVE_ROLES = 'runtime|usecases|cli';
 const layer = (names) => `^src/(${names})(/|\\.ts$)`;
 // node: builtins that reach the disk, the network or other processes.
 const IO_BUILTINS = '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|dns/promises|child_process|cluster|worker_threads|readline)$';
@@ -26,67 +29,67 @@ const forbidden = [
     to: { circular: true },
   },
   {
-    name: 'runtime-imports-cli',
-    comment: 'runtime is below cli',
+    name: 'usecases-import-cli',
+    comment: 'the use cases are below cli',
     severity: 'error',
-    from: { path: layer('runtime') },
+    from: { path: layer('usecases') },
     to: { path: layer('cli') },
   },
   {
-    name: 'role-imports-runtime-or-cli',
-    comment: 'api, producers and processors are below runtime and cli',
+    name: 'runtime-imports-above',
+    comment: 'runtime (composition) is below the use cases and cli',
     severity: 'error',
-    from: { path: layer('api|producers|processors') },
-    to: { path: layer('runtime|cli') },
+    from: { path: layer('runtime') },
+    to: { path: layer('usecases|cli') },
+  },
+  {
+    name: 'role-imports-above',
+    comment: 'the roles are below runtime, the use cases and cli',
+    severity: 'error',
+    from: { path: layer(ROLES) },
+    to: { path: layer(ABOVE_ROLES) },
+  },
+  {
+    name: 'role-imports-role',
+    comment: 'a role never imports another role',
+    severity: 'error',
+    from: { path: layer(ROLES) },
+    to: { path: layer(ROLES), pathNot: '^src/$1(/|\\.ts$)' },
   },
   {
     name: 'lower-layer-imports-role',
-    comment: 'the lower layers (everything that is not a role) import no role',
+    comment: 'the lower layers (everything below the roles) import no role and nothing above',
     severity: 'error',
-    from: { path: '^src/', pathNot: layer(ROLES) },
-    to: { path: layer(ROLES) },
-  },
-  {
-    name: 'producers-import-processors',
-    comment: 'producers and processors never import each other',
-    severity: 'error',
-    from: { path: layer('producers') },
-    to: { path: layer('processors') },
-  },
-  {
-    name: 'processors-import-producers',
-    comment: 'producers and processors never import each other',
-    severity: 'error',
-    from: { path: layer('processors') },
-    to: { path: layer('producers') },
+    from: { path: '^src/', pathNot: layer(`${ROLES}|${ABOVE_ROLES}`) },
+    to: { path: layer(`${ROLES}|${ABOVE_ROLES}`) },
   },
   {
     name: 'api-imports-writers',
-    comment: 'the API reads the warehouse only: no producers, processors, kafka or stack',
+    comment: 'the API reads the warehouse only: no kafka, stack or outbound http',
     severity: 'error',
     from: { path: layer('api') },
-    to: { path: layer('producers|processors|kafka|stack') },
+    to: { path: layer('kafka|stack|http') },
   },
   {
     name: 'conformance-imports-outside',
-    comment: 'src/conformance is pure: it imports no file of the project outside itself (npm packages are fine)',
+    comment: 'src/conformance is pure: it imports no file of the project but its own and src/core (npm packages are fine)',
     severity: 'error',
     from: { path: layer('conformance') },
-    to: { dependencyTypes: ['local'], pathNot: layer('conformance') },
+    to: { dependencyTypes: ['local'], pathNot: layer('conformance|core') },
   },
   {
-    name: 'conformance-does-io',
-    comment: 'src/conformance is pure: no node: module that does I/O',
+    name: 'core-imports-outside',
+    comment: 'src/core is the lowest layer: it imports no file of the project outside itself',
     severity: 'error',
-    from: { path: layer('conformance') },
+    from: { path: layer('core') },
+    to: { dependencyTypes: ['local'], pathNot: layer('core') },
+  },
+  {
+    name: 'pure-does-io',
+    comment: 'src/conformance and src/core are pure: no node: module that does I/O',
+    severity: 'error',
+    from: { path: layer('conformance|core') },
     to: { dependencyTypes: ['core'], path: IO_BUILTINS },
-  },
-  {
-    name: 'config-imports-role',
-    comment: 'configuration imports no role',
-    severity: 'error',
-    from: { path: layer('config') },
-    to: { path: layer(ROLES) },
   },
 ];
 

@@ -10,7 +10,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const UNIT = [
   'test/*.test.ts',
-  'test/{architecture,events,identity,signing,util}/**/*.test.ts',
+  'test/{architecture,core,events,identity,signing,util}/**/*.test.ts',
   'test/conformance/*.test.ts',
   'test/conformance/inspect/*.test.ts',
   // skills-ref.test.ts (beside these) runs the Python reference validator.
@@ -22,11 +22,13 @@ const UNIT = [
   'test/processors/{judge-probe,listing-context,merge-agent,scheduler-plan}.test.ts',
   'test/processors/changes/derive.test.ts',
   'test/producers/{canary,kafka-sink,probe-worker-settings}.test.ts',
-  'test/producers/{http,politeness,probe,sources}/**/*.test.ts',
+  'test/producers/{probe,sources}/**/*.test.ts',
+  'test/http/**/*.test.ts',
   // mcp.test.ts and conformance-agree.test.ts (beside these) spawn the Python SDK and the conformance CLI.
-  'test/producers/inspect/{a2a,auth,request}.test.ts',
-  'test/producers/webhooks/{signature,subscriptions}.test.ts',
-  'test/runtime/{canary-targets,inspect,instance,plugin-package}.test.ts',
+  'test/inspect/{a2a,auth,request}.test.ts',
+  'test/webhooks/{signature,subscriptions}.test.ts',
+  'test/runtime/{canary-targets,instance}.test.ts',
+  'test/usecases/{inspect,plugin-package}.test.ts',
   'test/stats/wilson.test.ts',
 ];
 

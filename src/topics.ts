@@ -29,7 +29,7 @@ export const TOPICS = {
   documents: { name: 'documents', partitions: 6, key: 'SHA-256 of the document', config: KEEP_LATEST_PER_KEY },
   // Derived from probes, listings and disputes, and kept: feeds and webhooks read it.
   agentChanges: { name: 'agent-changes', partitions: 3, key: 'agent key', config: KEEP_FOREVER },
-  // The final outcome of each webhook delivery (src/producers/webhooks): the delivery log, kept like the changes it answers.
+  // The final outcome of each webhook delivery (src/webhooks): the delivery log, kept like the changes it answers.
   webhookDeliveries: { name: 'webhook-deliveries', partitions: 3, key: 'subscription id', config: KEEP_FOREVER },
   // Owners' disputes as the operator recorded them (Methods §9): the corrections log is derived from them.
   disputes: { name: 'disputes', partitions: 3, key: 'agent key', config: KEEP_FOREVER },

@@ -1,7 +1,7 @@
 import type { SourceSummary } from '../producers/sources/index.js';
 import type { DailyRunReport } from '../runtime/daily.js';
-import type { DisputeOutcome } from '../runtime/dispute.js';
-import type { ReplayProgress, ReplaySummary } from '../runtime/replay.js';
+import type { DisputeOutcome } from '../usecases/dispute.js';
+import type { ReplayProgress, ReplaySummary } from '../usecases/replay.js';
 
 /** What the commands print for people: one place for every line a role's result becomes. */
 

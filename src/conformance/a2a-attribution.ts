@@ -1,4 +1,4 @@
-import { hasKey, isObject, own, sanitize } from './json-util.js';
+import { hasKey, isObject, own, sanitize } from '../core/json-util.js';
 
 /**
  * A2A version attribution (docs/RULES.md, A2A version attribution), rules applied in this order:

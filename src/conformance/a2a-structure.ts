@@ -1,5 +1,5 @@
 import { attribute, type Attribution, type Family } from './a2a-attribution.js';
-import { escapePointer, isObject, jsonType, own, type JsonObject } from './json-util.js';
+import { escapePointer, isObject, jsonType, own, type JsonObject } from '../core/json-util.js';
 
 /**
  * Required-field structural conformance against the attributed A2A version (docs/RULES.md,

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { canonicalJson, sha256Hex } from './canonical-json.js';
-import { isObject } from './json-util.js';
+import { canonicalJson, sha256Hex } from '../core/canonical-json.js';
+import { isObject } from '../core/json-util.js';
 import type { Result } from './types.js';
 import type { Verdict } from './verdict.js';
 import { CANONICALIZATION } from './version.js';

@@ -1,4 +1,4 @@
-import { hasKey, isObject, own, parseJson } from './json-util.js';
+import { hasKey, isObject, own, parseJson } from '../core/json-util.js';
 
 /**
  * Tells an A2A agent card from an MCP server.json (for `veronikai check` without --kind).

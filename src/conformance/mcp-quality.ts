@@ -1,4 +1,4 @@
-import { isObject, own } from './json-util.js';
+import { isObject, own } from '../core/json-util.js';
 
 /**
  * The text and URL tests of the server.json quality rules of suite veronikai-mcp-conformance

@@ -1,5 +1,6 @@
-import { normalizeUrl } from './canonical-url.js';
-import { isObject, own, parseJson } from './json-util.js';
+import { normalizeUrl } from '../core/canonical-url.js';
+import { isObject, own, parseJson } from '../core/json-util.js';
+import { sseEvents } from '../core/sse.js';
 import type { HttpExchange } from './types.js';
 
 /**
@@ -35,30 +36,9 @@ export function looksLikeHtml(ex: HttpExchange): boolean {
   return /^\s*(<!--[\s\S]*?-->\s*)*<(!doctype\s+html|html[\s>]|head[\s>]|body[\s>])/i.test(body);
 }
 
-/** The name of the first complete SSE event in a body, 'message' when it has data but no event field; null when none. */
+/** The type of the first complete event of an event-stream body ('message' when it names none); null when none is complete. */
 export function firstSseEvent(body: string): string | null {
-  const text = body.replace(/\r\n?/g, '\n');
-  let event: string | null = null;
-  let hasData = false;
-  let lineStart = 0;
-  while (lineStart <= text.length) {
-    const nl = text.indexOf('\n', lineStart);
-    if (nl < 0) return null; // an incomplete line: the event is not complete
-    const line = text.slice(lineStart, nl);
-    lineStart = nl + 1;
-    if (line === '') {
-      if (event !== null || hasData) return event ?? 'message';
-      continue;
-    }
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') event = value;
-    else if (field === 'data') hasData = true;
-  }
-  return null;
+  return sseEvents(body)[0]?.event ?? null;
 }
 
 /** A JSON-RPC error object (possibly a truncated one) in a body. */

@@ -1,6 +1,6 @@
 import type { Attestation } from './attestation.js';
 import { CATALOGUE, getRule, RULES, type Rule } from './catalogue.js';
-import { locatePointers, type TextPosition } from './json-locate.js';
+import { locatePointers, type TextPosition } from '../core/json-locate.js';
 import type { Finding, Result } from './types.js';
 import type { UptimeVerdict } from './uptime.js';
 import { displayLocation, type Verdict } from './verdict.js';

@@ -19,7 +19,7 @@ export interface HttpExchange {
    */
   bodyValidUtf8?: boolean;
   /**
-   * Why no (complete) response arrived, in the HTTP client's vocabulary (src/producers/http):
+   * Why no (complete) response arrived, in the HTTP client's vocabulary (src/http):
    * `dns`, `refused`, `reset`, `timeout`, `tls`, `blocked_address`, `redirect_loop`,
    * `too_many_redirects`, `body_too_large`, `headers_too_large`, `invalid_url`, `protocol`,
    * `host_skipped`, `other`, and the probe's politeness refusals `robots_disallowed`,

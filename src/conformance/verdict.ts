@@ -1,5 +1,5 @@
 import { verdictRecorder, type VerdictRecorder } from './findings.js';
-import { hashInputs } from './canonical-json.js';
+import { hashInputs } from '../core/canonical-json.js';
 import { declaredRemotes } from './mcp-quality.js';
 import { runRules } from './recorder.js';
 import { RuleSet } from './rule.js';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { getDomain } from 'tldts';
-import { normalizeUrl } from '../conformance/canonical-url.js';
+import { normalizeUrl } from '../core/canonical-url.js';
 
 // The one URL/host canonicaliser; kept in src/conformance, whose pure rules use it too.
-export { canonicalHost, hostKey, normalizeUrl } from '../conformance/canonical-url.js';
+export { canonicalHost, hostKey, normalizeUrl } from '../core/canonical-url.js';
 
 /**
  * Dedupe keys (Methods §1): MCP servers by the normalized endpoint URL; A2A

@@ -1,3 +1,4 @@
+import { PRODUCE_MAX_BYTES, PRODUCE_RECORD_OVERHEAD_BYTES } from './limits.js';
 import kafkajs from 'kafkajs';
 import type { IHeaders, Kafka, Producer, RecordMetadata } from 'kafkajs';
 import { silentLogger, type Logger } from '../log.js';
@@ -86,4 +87,37 @@ export async function createEventProducer(kafka: Kafka, opts: EventProducerOptio
   const p = new EventProducer(kafka, opts);
   await p.connect();
   return p;
+}
+
+/** Bytes a message counts against PRODUCE_MAX_BYTES: key, value, headers and the record's framing. */
+export function messageBytes(m: OutgoingMessage): number {
+  let n = m.value.length + PRODUCE_RECORD_OVERHEAD_BYTES;
+  if (m.key !== null) n += typeof m.key === 'string' ? Buffer.byteLength(m.key) : m.key.length;
+  for (const [name, value] of Object.entries(m.headers ?? {})) {
+    n += Buffer.byteLength(name);
+    for (const v of Array.isArray(value) ? value : [value]) n += typeof v === 'string' ? Buffer.byteLength(v) : v.length;
+  }
+  return n;
+}
+
+/**
+ * Splits messages, in order, into runs of at most `maxBytes` (messageBytes). A message larger
+ * than `maxBytes` on its own makes a run of one.
+ */
+export function chunkMessages(messages: readonly OutgoingMessage[], maxBytes: number = PRODUCE_MAX_BYTES): OutgoingMessage[][] {
+  const out: OutgoingMessage[][] = [];
+  let current: OutgoingMessage[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const n = messageBytes(m);
+    if (current.length > 0 && bytes + n > maxBytes) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(m);
+    bytes += n;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
 }

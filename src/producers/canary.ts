@@ -14,9 +14,9 @@
 import { newEventId } from '../events/ids.js';
 import type { CanaryEvent } from '../events/types.js';
 import { silentLogger, type Logger } from '../log.js';
-import { fetchBounded } from './http/client.js';
-import type { AddressPolicy, FetchResult } from './http/types.js';
-import { CANARY } from './politeness/constants.js';
+import { fetchBounded } from '../http/client.js';
+import type { AddressPolicy, FetchResult } from '../http/types.js';
+import { CANARY } from '../http/politeness/constants.js';
 
 export type CanaryState = 'ok' | 'failed' | 'unknown';
 

@@ -1,42 +1,9 @@
 import { eventCodec, type EventCodec } from '../events/codec.js';
 import type { CanaryEvent, ListingEvent, ProbeEvent, ProbeRequestEvent, RunEvent, SourceFetchEvent } from '../events/types.js';
-import type { EventProducer, OutgoingMessage } from '../kafka/producer.js';
+import { chunkMessages, type EventProducer, type OutgoingMessage } from '../kafka/producer.js';
 import type { TopicNames } from '../topics.js';
-import { PRODUCE_MAX_BYTES, PRODUCE_RECORD_OVERHEAD_BYTES } from './http/limits.js';
+import { PRODUCE_MAX_BYTES } from '../kafka/limits.js';
 import type { ObservationSink } from './sink.js';
-
-/** Bytes a message counts against PRODUCE_MAX_BYTES: key, value, headers and the record's framing. */
-export function messageBytes(m: OutgoingMessage): number {
-  let n = m.value.length + PRODUCE_RECORD_OVERHEAD_BYTES;
-  if (m.key !== null) n += typeof m.key === 'string' ? Buffer.byteLength(m.key) : m.key.length;
-  for (const [name, value] of Object.entries(m.headers ?? {})) {
-    n += Buffer.byteLength(name);
-    for (const v of Array.isArray(value) ? value : [value]) n += typeof v === 'string' ? Buffer.byteLength(v) : v.length;
-  }
-  return n;
-}
-
-/**
- * Splits messages, in order, into runs of at most `maxBytes` (messageBytes). A message larger
- * than `maxBytes` on its own makes a run of one.
- */
-export function chunkMessages(messages: readonly OutgoingMessage[], maxBytes: number = PRODUCE_MAX_BYTES): OutgoingMessage[][] {
-  const out: OutgoingMessage[][] = [];
-  let current: OutgoingMessage[] = [];
-  let bytes = 0;
-  for (const m of messages) {
-    const n = messageBytes(m);
-    if (current.length > 0 && bytes + n > maxBytes) {
-      out.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(m);
-    bytes += n;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
-}
 
 /**
  * Observations as Avro events on their topics, keyed as topics.ts documents. Every send is split

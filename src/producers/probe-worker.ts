@@ -30,8 +30,9 @@ import { silentLogger, type Logger } from '../log.js';
 import { decodeStep } from '../kafka/decode-step.js';
 import { TOPICS, type TopicNames } from '../topics.js';
 import { SETTINGS } from '../config.js';
-import { MAX_URL_CHARS } from './http/limits.js';
-import { chunkMessages, KafkaObservationSink } from './kafka-sink.js';
+import { MAX_URL_CHARS } from '../http/limits.js';
+import { chunkMessages } from '../kafka/producer.js';
+import { KafkaObservationSink } from './kafka-sink.js';
 import type { KeptProbe } from './probe/kept-bodies.js';
 import { probeRequestTarget, type ProbeEngine } from './probe/probe-agent.js';
 

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { ObservationSink } from '../producers/sink.js';
 import { createPageFetcher, hostsOf } from '../producers/sources/http-page-fetcher.js';
 import { createSources, runSource, SOURCE_NAMES, type SourceSummary } from '../producers/sources/index.js';
-import { RobotsCache } from '../producers/politeness/robots.js';
+import { RobotsCache } from '../http/politeness/robots.js';
 import type { SourceRunnerLimits } from '../producers/sources/runner.js';
 import { emptySummary } from '../producers/sources/summary.js';
 import { FileSourceStateStore } from '../producers/sources/state.js';

@@ -8,9 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 /**
  * The layering of src/ (rules in .dependency-cruiser.cjs, also run by `npm run lint:layers`):
- * cli > runtime > (api | producers | processors) > the rest; producers and processors never
- * import each other; the API never imports producers, processors, kafka or stack; conformance
- * imports nothing outside itself and does no I/O; config imports no role.
+ * cli > usecases > runtime > roles (api | producers | processors | webhooks | inspect) > the rest
+ * > core; a role never imports another; the API never imports kafka, stack or http; conformance
+ * imports nothing but itself and core, core nothing but itself, and neither does I/O.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -44,23 +44,30 @@ describe('the layering check itself', () => {
 
   /** A tiny tree: allowed imports beside at least one import against each rule. */
   const tree: Record<string, string[]> = {
-    'cli/main.ts': ["import '../runtime/run.js';"],
-    'runtime/run.ts': ["import '../api/server.js';", "import '../cli/main.js';"],
-    'api/server.ts': ["import '../warehouse/read.js';", "import '../runtime/run.js';", "import '../kafka/client.js';"],
-    'producers/probe.ts': ["import '../conformance/rules.js';", "import '../processors/judge.js';"],
-    'processors/judge.ts': ["import '../producers/probe.js';"],
+    'cli/main.ts': ["import '../usecases/replay.js';"],
+    'usecases/replay.ts': ["import '../runtime/run.js';", "import '../cli/main.js';"],
+    'runtime/run.ts': ["import '../api/server.js';", "import '../usecases/replay.js';"],
+    'api/server.ts': ["import '../warehouse/read.js';", "import '../runtime/run.js';", "import '../kafka/client.js';", "import '../http/client.js';"],
+    'producers/probe.ts': ["import '../conformance/rules.js';", "import '../http/client.js';", "import '../processors/judge.js';"],
+    'processors/judge.ts': ["import '../producers/probe.js';", "import './verdict.js';"],
+    'processors/verdict.ts': [],
+    'webhooks/deliver.ts': ["import '../http/client.js';", "import '../inspect/session.js';"],
+    'inspect/session.ts': ["import '../http/client.js';"],
     'util/time.ts': ["import type { Probe } from '../producers/probe.js';"],
     'config.ts': ["import './api/server.js';"],
     'conformance/rules.ts': [
       "import { createHash } from 'node:crypto';",
       "import { readFileSync } from 'node:fs';",
       "import './inner.js';",
+      "import '../core/url.js';",
       "import '../util/time.js';",
       "import '../../schemas/table.js';",
     ],
     'conformance/inner.ts': [],
+    'core/url.ts': ["import '../util/time.js';", "import { connect } from 'node:net';"],
+    'http/client.ts': ["import '../core/url.js';"],
     'kafka/client.ts': [],
-    'warehouse/read.ts': [],
+    'warehouse/read.ts': ["import '../core/url.js';"],
     '../schemas/table.ts': [],
   };
   for (const [file, lines] of Object.entries(tree)) {
@@ -71,22 +78,29 @@ describe('the layering check itself', () => {
   it('reports an import against each rule, and only those', async () => {
     expect(await violations(dir)).toEqual(
       [
-        'runtime-imports-cli: src/runtime/run.ts -> src/cli/main.ts',
-        'role-imports-runtime-or-cli: src/api/server.ts -> src/runtime/run.ts',
+        'usecases-import-cli: src/usecases/replay.ts -> src/cli/main.ts',
+        'runtime-imports-above: src/runtime/run.ts -> src/usecases/replay.ts',
+        'role-imports-above: src/api/server.ts -> src/runtime/run.ts',
         'api-imports-writers: src/api/server.ts -> src/kafka/client.ts',
-        'producers-import-processors: src/producers/probe.ts -> src/processors/judge.ts',
-        'processors-import-producers: src/processors/judge.ts -> src/producers/probe.ts',
+        'api-imports-writers: src/api/server.ts -> src/http/client.ts',
+        'role-imports-role: src/producers/probe.ts -> src/processors/judge.ts',
+        'role-imports-role: src/processors/judge.ts -> src/producers/probe.ts',
+        'role-imports-role: src/webhooks/deliver.ts -> src/inspect/session.ts',
         'lower-layer-imports-role: src/util/time.ts -> src/producers/probe.ts',
         'lower-layer-imports-role: src/config.ts -> src/api/server.ts',
-        'config-imports-role: src/config.ts -> src/api/server.ts',
         'conformance-imports-outside: src/conformance/rules.ts -> src/util/time.ts',
         'conformance-imports-outside: src/conformance/rules.ts -> schemas/table.ts',
-        'conformance-does-io: src/conformance/rules.ts -> fs',
+        'core-imports-outside: src/core/url.ts -> src/util/time.ts',
+        'pure-does-io: src/conformance/rules.ts -> fs',
+        'pure-does-io: src/core/url.ts -> net',
         // The tree's cycles (each reported once, where depcruise first meets it).
         'no-circular: src/api/server.ts -> src/runtime/run.ts',
-        'no-circular: src/cli/main.ts -> src/runtime/run.ts',
+        'no-circular: src/cli/main.ts -> src/usecases/replay.ts',
+        'no-circular: src/conformance/rules.ts -> src/core/url.ts',
         'no-circular: src/conformance/rules.ts -> src/util/time.ts',
+        'no-circular: src/http/client.ts -> src/core/url.ts',
         'no-circular: src/processors/judge.ts -> src/producers/probe.ts',
+        'no-circular: src/runtime/run.ts -> src/usecases/replay.ts',
       ].sort(),
     );
   });

@@ -5,7 +5,7 @@ import { agentRow } from '../helpers/warehouse-rows.js';
 
 // `veronikai dispute` run as the operator runs it. Every case here fails before Kafka is opened
 // (the broker given is a closed port), so nothing reaches the test broker's unprefixed topics;
-// the recorded path and its human output are tested in test/runtime/dispute.test.ts.
+// the recorded path and its human output are tested in test/usecases/dispute.test.ts.
 
 const MCP = 'https://mcp.weather-owner.dev/mcp';
 

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, hashInputs, sha256Hex } from '../../src/conformance/canonical-json.js';
+import { canonicalJson, hashInputs, sha256Hex } from '../../src/core/canonical-json.js';
 import { CATALOGUE, RULES } from '../../src/conformance/catalogue.js';
 import { flag, verdictRecorder } from '../../src/conformance/findings.js';
-import { parseIp } from '../../src/conformance/ip-ranges.js';
-import { escapePointer, sanitize } from '../../src/conformance/json-util.js';
+import { parseIp } from '../../src/core/ip-ranges.js';
+import { escapePointer, sanitize } from '../../src/core/json-util.js';
 import { isPlaceholderDescription, normalizeText, PLACEHOLDER_PATTERNS, PLACEHOLDERS, RAW_TEMPLATE_MARKERS, repeatsName } from '../../src/conformance/mcp-quality.js';
 import ipaddr from 'ipaddr.js';
 

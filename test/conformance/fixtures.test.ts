@@ -26,7 +26,7 @@ function ruleFindings(vs: Verdict[], id: string) {
 }
 
 describe('rule fixtures', () => {
-  // Plugin packages and live inspects have fixtures of their own (test/conformance/plugin, test/producers/inspect).
+  // Plugin packages and live inspects have fixtures of their own (test/conformance/plugin, test/inspect).
   const DOCUMENT_RULES = RULES.filter((r) => r.suite !== 'agentPlugins' && r.suite !== 'inspect');
 
   it('every document and endpoint rule has a passing and a failing fixture, and rules.json names no unknown rule', () => {

@@ -29,10 +29,10 @@ import { pinCheckerVersion } from '../../src/processors/verdicts/current-version
 import { judgeProbe } from '../../src/processors/verdicts/judge-probe.js';
 import { ListingContextResolver } from '../../src/processors/verdicts/listing-context.js';
 import { documentHashes, type DocumentTexts } from '../../src/processors/verdicts/observation.js';
-import { JUDGED_HEADERS } from '../../src/producers/http/client.js';
+import { JUDGED_HEADERS } from '../../src/http/client.js';
 import { keepProbe, MCP_EXCERPT_MAX_BYTES } from '../../src/producers/probe/kept-bodies.js';
 import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
-import { replayProbes } from '../../src/runtime/replay.js';
+import { replayProbes } from '../../src/usecases/replay.js';
 import { uniqueGroupId } from '../helpers/kafka.js';
 
 /**

@@ -24,7 +24,7 @@ import { agentId, agentKey } from '../../src/identity/agent-key.js';
 import { waitUntilConsumed } from '../../src/kafka/lag.js';
 import { CHANGE_LOG_GROUP } from '../../src/processors/change-log.js';
 import { WEBHOOK_DELIVERIES_GROUP } from '../../src/processors/webhook-deliveries.js';
-import { deliveryId, verifySignature } from '../../src/producers/webhooks/signature.js';
+import { deliveryId, verifySignature } from '../../src/webhooks/signature.js';
 import type { DailyRunReport } from '../../src/runtime/daily.js';
 import { startPlatform, type Platform, type PlatformOptions } from '../../src/runtime/platform.js';
 import { pollUntil } from '../../src/util/poll.js';

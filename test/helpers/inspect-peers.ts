@@ -18,7 +18,7 @@ import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express, { type Express } from 'express';
-import type { InspectSettings } from '../../src/producers/inspect/index.js';
+import type { InspectSettings } from '../../src/inspect/index.js';
 import { ROOT } from './cli.js';
 import type { Peer } from './peers.js';
 

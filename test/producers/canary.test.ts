@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanaryEvent } from '../../src/events/types.js';
 import { Canary, type CanaryTimers } from '../../src/producers/canary.js';
-import { REQUEST_TIMEOUT_MS } from '../../src/producers/http/limits.js';
-import { CANARY } from '../../src/producers/politeness/constants.js';
+import { REQUEST_TIMEOUT_MS } from '../../src/http/limits.js';
+import { CANARY } from '../../src/http/politeness/constants.js';
 import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
 import { startHttpServer, startRawServer, type TestServer } from '../helpers/hostile-servers.js';
 import { startMcpStreamableStateless, type Peer } from '../helpers/peers.js';

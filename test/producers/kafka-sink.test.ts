@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { eventCodec } from '../../src/events/codec.js';
 import type { ListingEvent, ProbeEvent } from '../../src/events/types.js';
 import type { EventProducer, OutgoingMessage } from '../../src/kafka/producer.js';
-import { KAFKA_DEFAULT_MESSAGE_MAX_BYTES, PRODUCE_MAX_BYTES } from '../../src/producers/http/limits.js';
-import { chunkMessages, KafkaObservationSink, messageBytes } from '../../src/producers/kafka-sink.js';
+import { KAFKA_DEFAULT_MESSAGE_MAX_BYTES, PRODUCE_MAX_BYTES } from '../../src/kafka/limits.js';
+import { chunkMessages, messageBytes } from '../../src/kafka/producer.js';
+import { KafkaObservationSink } from '../../src/producers/kafka-sink.js';
 import { topicNames } from '../../src/topics.js';
 
 /** Records every produce call instead of sending it. */

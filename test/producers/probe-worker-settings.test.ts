@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, UsageError } from '../../src/config.js';
 import { PROBE_WORKER_CONCURRENCY } from '../../src/producers/probe-worker.js';
-import { POLITENESS } from '../../src/producers/politeness/constants.js';
+import { POLITENESS } from '../../src/http/politeness/constants.js';
 
 describe('probe worker concurrency', () => {
   it('defaults to enough held probes to keep many sites at their limit, and is read from the environment', () => {

@@ -11,7 +11,7 @@ import type { CanaryEvent, DocumentEvent, ProbeEvent } from '../../src/events/ty
 import type { BatchOutcome } from '../../src/kafka/consumer-runner.js';
 import { EventProducer } from '../../src/kafka/producer.js';
 import { Canary } from '../../src/producers/canary.js';
-import { MAX_URL_CHARS } from '../../src/producers/http/limits.js';
+import { MAX_URL_CHARS } from '../../src/http/limits.js';
 import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
 import { ProbeWorker, canaryEventSink, probeEventIdFor } from '../../src/producers/probe-worker.js';
 import { startHttpServer, type TestServer } from '../helpers/hostile-servers.js';

@@ -2,7 +2,7 @@
  * Where the A2A half of an inspect looks (used by the producer and the judge,
  * suites/inspect/a2a/): the card URLs, in order, and the openIdConnectUrls a card declares.
  */
-import { isObject, own } from '../json-util.js';
+import { isObject, own } from '../../core/json-util.js';
 
 export const CURRENT_PATH = '/.well-known/agent-card.json';
 export const LEGACY_PATH = '/.well-known/agent.json';

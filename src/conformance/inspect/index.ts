@@ -12,5 +12,5 @@ export { prmCandidates, authServerCandidates } from './auth.js';
 export { CheckList, evidenceOf, type InspectCheck, type Evidence, type CheckOutcome } from './checks.js';
 export { findSecrets, redactText, shannonEntropy, type SecretMatch } from './secrets.js';
 export { parseWwwAuthenticate, bearerChallenge, type Challenge } from './www-authenticate.js';
-export { parseSse, readReply, replyInText, hasReply, isEventStream, type SseEvent, type JsonRpcReply } from './jsonrpc.js';
+export { readReply, replyInText, hasReply, type JsonRpcReply } from './jsonrpc.js';
 export * from './mcp-messages.js';

@@ -3,50 +3,9 @@
  * whose `message` events carry JSON-RPC messages (Streamable HTTP may answer a POST either way).
  * Pure; shared by the producer (to decide its next request) and the judge.
  */
-import { isObject, parseJson, type JsonObject } from '../json-util.js';
+import { isObject, parseJson, type JsonObject } from '../../core/json-util.js';
+import { isEventStream, sseEvents } from '../../core/sse.js';
 
-export interface SseEvent {
-  event: string;
-  data: string;
-  id?: string;
-}
-
-/**
- * Parses complete SSE events out of `text` (WHATWG HTML §9.2 event-stream format: lines of
- * `field: value`, events ended by a blank line; `event` defaults to `message`). Returns the
- * complete events and the unterminated rest.
- */
-export function parseSse(text: string): { events: SseEvent[]; rest: string } {
-  const events: SseEvent[] = [];
-  const normalised = text.replace(/\r\n?/g, '\n');
-  const blocks = normalised.split('\n\n');
-  const rest = blocks.pop() ?? '';
-  for (const block of blocks) {
-    let event = 'message';
-    const data: string[] = [];
-    let id: string | undefined;
-    let any = false;
-    for (const line of block.split('\n')) {
-      if (line === '' || line.startsWith(':')) continue;
-      const i = line.indexOf(':');
-      const field = i < 0 ? line : line.slice(0, i);
-      let value = i < 0 ? '' : line.slice(i + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-      else if (field === 'id') id = value;
-      else continue;
-      any = true;
-    }
-    if (!any) continue;
-    events.push(id === undefined ? { event, data: data.join('\n') } : { event, data: data.join('\n'), id });
-  }
-  return { events, rest };
-}
-
-export function isEventStream(headers: Record<string, string>): boolean {
-  return /^\s*text\/event-stream\b/i.test(headers['content-type'] ?? '');
-}
 
 export function isJsonContent(headers: Record<string, string>): boolean {
   return /^\s*application\/([a-z0-9.+-]*\+)?json\b/i.test(headers['content-type'] ?? '');
@@ -84,7 +43,7 @@ export function replyInText(text: string, id: unknown): JsonRpcReply | null {
 /** The JSON-RPC reply to request `id` in a response body (JSON, or an event stream). */
 export function readReply(body: string, headers: Record<string, string>, id: unknown): JsonRpcReply {
   if (isEventStream(headers)) {
-    const { events } = parseSse(body.endsWith('\n\n') ? body : `${body}\n\n`);
+    const events = sseEvents(body.endsWith('\n\n') ? body : `${body}\n\n`);
     for (const e of events) {
       if (e.event !== 'message') continue;
       const reply = replyInText(e.data, id);
@@ -100,7 +59,7 @@ export function readReply(body: string, headers: Record<string, string>, id: unk
 /** True once `body` holds a complete reply to `id` (used to stop reading a POST's event stream). */
 export function hasReply(body: Buffer, headers: Record<string, string>, id: unknown): boolean {
   if (!isEventStream(headers)) return false;
-  const { events } = parseSse(body.toString('utf8'));
+  const events = sseEvents(body.toString('utf8'));
   return events.some((e) => e.event === 'message' && replyInText(e.data, id) !== null);
 }
 

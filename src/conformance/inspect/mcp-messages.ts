@@ -3,7 +3,7 @@
  * next step (modern → legacy → legacy HTTP+SSE). Pure: the producer builds its requests from
  * here and the judge reads the same answers the same way.
  */
-import { isObject, type JsonObject } from '../json-util.js';
+import { isObject, type JsonObject } from '../../core/json-util.js';
 import { MODERN_ERROR_CODES, readReply, type JsonRpcReply } from './jsonrpc.js';
 import type { InspectExchange } from './types.js';
 

@@ -1,6 +1,8 @@
+import type { HttpExchange } from '../types.js';
+
 /**
  * Plain-data inputs and outputs of the inspect judgement (`veronikai inspect`). The producer
- * (src/producers/inspect) records every request it made as an InspectExchange, labelled with
+ * (src/inspect) records every request it made as an InspectExchange, labelled with
  * the step it belonged to; the judge reads them back by step. Nothing here is a class.
  */
 
@@ -23,19 +25,17 @@ export type InspectStep =
   | 'a2a.card'
   | 'a2a.oidc';
 
-/** One request the inspect made, and what came back (bounded, decoded; credentials redacted). */
-export interface InspectExchange {
+/**
+ * One request the inspect made, and what came back (bounded, decoded; credentials redacted):
+ * an HttpExchange with the request beside it.
+ */
+export interface InspectExchange extends HttpExchange {
   step: InspectStep;
   method: 'GET' | 'POST' | 'DELETE';
-  url: string;
   /** Headers sent, lowercase names; every value the owner passed with --header reads `[redacted]`. */
   requestHeaders: Record<string, string>;
   /** The JSON-RPC text sent (never carries a credential). */
   requestBody?: string;
-  /** HTTP status, or null when no response arrived (see errorClass). */
-  status: number | null;
-  /** Response headers, lowercase names. */
-  headers: Record<string, string>;
   /** Bounded, decoded response text. */
   body: string;
   bodyTruncated: boolean;

@@ -1,4 +1,4 @@
-import { locatePointers } from '../json-locate.js';
+import { locatePointers } from '../../core/json-locate.js';
 import { Recorder } from '../recorder.js';
 import type { Severity } from '../types.js';
 import { evaluateManifest, evaluateMcp, evaluateSkills, PLUGIN_SET, type PluginComponents, type PluginFinding, type PluginIncomplete, type PluginRun } from '../suites/plugin/index.js';

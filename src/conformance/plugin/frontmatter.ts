@@ -1,5 +1,5 @@
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair } from 'yaml';
-import { locator } from '../json-locate.js';
+import { locator } from '../../core/json-locate.js';
 
 /**
  * SKILL.md frontmatter (Agent Skills specification, "SKILL.md format"): the file starts with a

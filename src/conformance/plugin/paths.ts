@@ -1,4 +1,4 @@
-import { isObject, own, parseJson } from '../json-util.js';
+import { isObject, own, parseJson } from '../../core/json-util.js';
 
 /**
  * Package paths that mcp.json names, in the forms §7.2.1 and §9.2 define. Pure: the runtime

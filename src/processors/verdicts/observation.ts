@@ -1,4 +1,4 @@
-import type { A2AObservation, HttpExchange, McpObservation, RobotsDecision } from '../../conformance/types.js';
+import type { A2AObservation, DocumentText as ConformanceDocumentText, HttpExchange, McpObservation, RobotsDecision } from '../../conformance/types.js';
 import type { BodyKept, ProbeEvent } from '../../events/types.js';
 import { textOrNull } from '../../util/text.js';
 
@@ -16,10 +16,7 @@ export interface RecordedExchange {
 }
 
 /** A document as the documents table keeps it: decoded, with whether its bytes were valid UTF-8. */
-export interface DocumentText {
-  text: string;
-  validUtf8: boolean;
-}
+export type DocumentText = Required<ConformanceDocumentText>;
 
 /** Documents by SHA-256. */
 export type DocumentTexts = ReadonlyMap<string, DocumentText>;

@@ -5,11 +5,11 @@
  *
  * Observations only: whether the agent is up, or its card conformant, is decided by processors.
  */
-import { fetchBounded, type FetchOptions } from '../http/client.js';
-import { CARD_MAX_BYTES } from '../http/limits.js';
-import { parseProbeUrl } from '../http/ssrf-guard.js';
+import { fetchBounded, type FetchOptions } from '../../http/client.js';
+import { CARD_MAX_BYTES } from '../../http/limits.js';
+import { parseProbeUrl } from '../../http/ssrf-guard.js';
 import { jsonObjectOrNull } from '../../util/text.js';
-import { ORIGIN_UNREACHABLE_ERROR_CLASSES, type Exchange } from '../http/types.js';
+import { ORIGIN_UNREACHABLE_ERROR_CLASSES, type Exchange } from '../../http/types.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 export const LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';

@@ -5,8 +5,8 @@
  * URLs and error messages alone are huge; the steps below keep the guarantee unconditional.
  */
 import type { ProbeEvent, ProbeExchange } from '../../events/types.js';
-import { JUDGED_HEADERS } from '../http/client.js';
-import { OMITTED_HEADERS_MARKER } from '../http/types.js';
+import { JUDGED_HEADERS } from '../../http/client.js';
+import { OMITTED_HEADERS_MARKER } from '../../http/types.js';
 
 /**
  * Leaves bodies out past the budget, keeping `keep` (the card) first, then the others in order.

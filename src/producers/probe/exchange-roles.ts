@@ -1,6 +1,6 @@
 /** What each exchange of a probe event was: the http client's Exchange given its role in the probe. */
 import type { ProbeExchange } from '../../events/types.js';
-import { REDIRECT_STATUSES, type Exchange } from '../http/types.js';
+import { REDIRECT_STATUSES, type Exchange } from '../../http/types.js';
 import type { A2ACardChainResult, A2AChainStepKind } from './a2a-chain.js';
 import type { McpProbeResult } from './mcp-get.js';
 

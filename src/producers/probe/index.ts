@@ -18,4 +18,4 @@ export {
   type McpProbeResult,
   type MetadataSource,
 } from './mcp-get.js';
-export * from '../http/index.js';
+export * from '../../http/index.js';

@@ -13,13 +13,13 @@
  *
  * Every exchange keeps only the response headers the judgement reads (JUDGED_HEADERS).
  */
-import { parseJson } from '../../conformance/json-util.js';
+import { parseJson } from '../../core/json-util.js';
 import { firstSseEvent, isJsonRpcError, looksLikeHtml } from '../../conformance/mcp-transport.js';
 import type { DocumentEvent, ProbeEvent, ProbeExchange } from '../../events/types.js';
 import { textOrNull } from '../../util/text.js';
-import { JUDGED_HEADERS } from '../http/client.js';
-import { sha256 } from '../http/exchange-record.js';
-import { MCP_MAX_BYTES } from '../http/limits.js';
+import { JUDGED_HEADERS } from '../../http/client.js';
+import { sha256 } from '../../http/exchange-record.js';
+import { MCP_MAX_BYTES } from '../../http/limits.js';
 
 /** Largest MCP classification excerpt: the MCP GET's read bound, so no answer is ever judged on less than was read. */
 export const MCP_EXCERPT_MAX_BYTES = MCP_MAX_BYTES;

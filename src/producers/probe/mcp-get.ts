@@ -7,14 +7,14 @@
  *
  * Observations only: whether the server is up or conformant is decided by processors.
  */
-import { fetchBounded, type FetchOptions } from '../http/client.js';
-import { MCP_BODY_WINDOW_MS, MCP_MAX_BYTES, METADATA_MAX_BYTES } from '../http/limits.js';
-import { parseProbeUrl } from '../http/ssrf-guard.js';
-import { hasCompleteSseEvent, isEventStream } from '../http/sse.js';
+import { fetchBounded, type FetchOptions } from '../../http/client.js';
+import { MCP_BODY_WINDOW_MS, MCP_MAX_BYTES, METADATA_MAX_BYTES } from '../../http/limits.js';
+import { parseProbeUrl } from '../../http/ssrf-guard.js';
+import { hasCompleteSseEvent, isEventStream } from '../../core/sse.js';
 import { jsonObjectOrNull } from '../../util/text.js';
-import type { Exchange } from '../http/types.js';
+import type { Exchange } from '../../http/types.js';
 
-export { hasCompleteSseEvent } from '../http/sse.js';
+export { hasCompleteSseEvent } from '../../core/sse.js';
 
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 

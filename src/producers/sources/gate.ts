@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { redactUrl } from '../../util/redact.js';
-import type { GateDecision } from '../http/client.js';
-import type { ErrorClass, Exchange } from '../http/types.js';
-import { POLITENESS } from '../politeness/constants.js';
-import { robotsFetchKind, robotsUrlFor, type RobotsCache, type RobotsCheck, type RobotsFetcher } from '../politeness/robots.js';
+import type { GateDecision } from '../../http/client.js';
+import type { ErrorClass, Exchange } from '../../http/types.js';
+import { POLITENESS } from '../../http/politeness/constants.js';
+import { robotsFetchKind, robotsUrlFor, type RobotsCache, type RobotsCheck, type RobotsFetcher } from '../../http/politeness/robots.js';
 import type { PageFetcher, PageResponse } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 import { hostKey } from '../../identity/agent-key.js';
-import { fetchBounded } from '../http/client.js';
-import { isLocalNetworkAddress } from '../http/ssrf-guard.js';
-import type { LookupFn } from '../http/types.js';
+import { fetchBounded } from '../../http/client.js';
+import { isLocalNetworkAddress } from '../../http/ssrf-guard.js';
+import type { LookupFn } from '../../http/types.js';
 import type { PageFetcher } from './types.js';
 
 export interface PageFetcherOptions {

@@ -1,4 +1,4 @@
-import { LISTING_PAGE_MAX_BYTES, MAX_URL_CHARS, REQUEST_TIMEOUT_MS } from '../http/limits.js';
+import { LISTING_PAGE_MAX_BYTES, MAX_URL_CHARS, REQUEST_TIMEOUT_MS } from '../../http/limits.js';
 
 /**
  * Bounds on reading listing sources, in one place (HTTP-level bounds and the event size limit

@@ -1,6 +1,6 @@
 import type { Logger } from '../../log.js';
 import { redactError, redactText, redactUrl } from '../../util/redact.js';
-import { RobotsCache } from '../politeness/robots.js';
+import { RobotsCache } from '../../http/politeness/robots.js';
 import type { ObservationSink } from '../sink.js';
 import { crawlGate, pageRobotsFetcher } from './gate.js';
 import { pageMaxItems, SOURCE_LIMITS } from './limits.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '../../log.js';
 import type { ListingEvent } from '../../events/types.js';
-import type { Exchange } from '../http/types.js';
+import type { Exchange } from '../../http/types.js';
 
 /**
  * What a listing source reads of one bounded exchange (the page fetcher keeps no redirect hops,

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CheckList, INSPECT_SET, lintCard, type LintResult } from '../../../src/conformance/inspect/index.js';
-import { isObject, parseJson } from '../../../src/conformance/json-util.js';
+import { isObject, parseJson } from '../../../src/core/json-util.js';
 import { CORPUS, CORPUS_ABSENT_NOTE, HAVE_CORPUS } from '../helpers.js';
 
 function lintCorpus(): { cards: number; hits: Record<string, number>; lints: LintResult[] } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authServerCandidates, bearerChallenge, cardCandidates, parseSse, parseWwwAuthenticate, prmCandidates, readReply } from '../../../src/conformance/inspect/index.js';
+import { authServerCandidates, bearerChallenge, cardCandidates, parseWwwAuthenticate, prmCandidates, readReply } from '../../../src/conformance/inspect/index.js';
 
 describe('inspect parsers', () => {
   it('reads Bearer challenges with quoted and token parameters, among other schemes', () => {
@@ -10,10 +10,7 @@ describe('inspect parsers', () => {
     expect(bearerChallenge(undefined)).toBeNull();
   });
 
-  it('parses SSE events and JSON-RPC replies in event streams', () => {
-    const { events, rest } = parseSse('event: endpoint\ndata: /messages?sessionId=1\n\n: comment\nevent: message\ndata: {"jsonrpc":"2.0","id":3,"result":{}}\n\ndata: partial');
-    expect(events).toEqual([{ event: 'endpoint', data: '/messages?sessionId=1' }, { event: 'message', data: '{"jsonrpc":"2.0","id":3,"result":{}}' }]);
-    expect(rest).toBe('data: partial');
+  it('reads JSON-RPC replies in event streams', () => {
     expect(readReply('event: message\r\ndata: {"jsonrpc":"2.0","id":7,"result":{"a":1}}\r\n\r\n', { 'content-type': 'text/event-stream' }, 7)).toMatchObject({ kind: 'result', result: { a: 1 } });
     expect(readReply('<html>', { 'content-type': 'text/html' }, 1)).toMatchObject({ kind: 'none' });
   });

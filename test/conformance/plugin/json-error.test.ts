@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonErrorOffset } from '../../../src/conformance/json-locate.js';
+import { jsonErrorOffset } from '../../../src/core/json-locate.js';
 import { renderPluginSarif } from '../../../src/conformance/plugin/index.js';
 import { PLUGIN_FIXTURES, checkOne } from './helpers.js';
 

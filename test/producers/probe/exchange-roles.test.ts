@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { baseExchange } from '../../../src/producers/http/exchange-record.js';
-import type { Exchange } from '../../../src/producers/http/types.js';
+import { baseExchange } from '../../../src/http/exchange-record.js';
+import type { Exchange } from '../../../src/http/types.js';
 import type { A2ACardChainResult } from '../../../src/producers/probe/a2a-chain.js';
 import { a2aExchanges, mcpExchanges, toProbeExchange } from '../../../src/producers/probe/exchange-roles.js';
 import type { McpProbeResult } from '../../../src/producers/probe/mcp-get.js';

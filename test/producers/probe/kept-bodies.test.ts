@@ -11,7 +11,7 @@ import type { DocumentEvent, ProbeEvent, ProbeExchange } from '../../../src/even
 import { CURRENT_CHECKER } from '../../../src/processors/verdicts/checker.js';
 import { judgeProbe } from '../../../src/processors/verdicts/judge-probe.js';
 import type { DocumentTexts, ListingContext } from '../../../src/processors/verdicts/observation.js';
-import { JUDGED_HEADERS } from '../../../src/producers/http/client.js';
+import { JUDGED_HEADERS } from '../../../src/http/client.js';
 import { keepProbe, MCP_EXCERPT_MAX_BYTES } from '../../../src/producers/probe/kept-bodies.js';
 import { textOrNull } from '../../../src/util/text.js';
 import { probeEvent, probeExchange, serverJsonFor } from '../../helpers/probe-events.js';

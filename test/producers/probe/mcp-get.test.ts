@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MCP_MAX_BYTES } from '../../../src/producers/http/limits.js';
+import { MCP_MAX_BYTES } from '../../../src/http/limits.js';
 import { jsonObjectOrNull } from '../../../src/util/text.js';
 import {
   hasCompleteSseEvent,

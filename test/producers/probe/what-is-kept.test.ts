@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { eventCodec } from '../../../src/events/codec.js';
-import { JUDGED_HEADERS } from '../../../src/producers/http/client.js';
+import { JUDGED_HEADERS } from '../../../src/http/client.js';
 import { ProbeEngine } from '../../../src/producers/probe/probe-agent.js';
 import { usePeers } from '../../helpers/peer-lifecycle.js';
 import { startA2AAgent, startMcpLegacySse, startMcpWithBearerAuth } from '../../helpers/peers.js';

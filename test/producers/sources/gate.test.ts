@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ErrorClass, Exchange } from '../../../src/producers/http/types.js';
-import { classifyRobotsFetch, RobotsCache, selectGroup } from '../../../src/producers/politeness/robots.js';
+import type { ErrorClass, Exchange } from '../../../src/http/types.js';
+import { classifyRobotsFetch, RobotsCache, selectGroup } from '../../../src/http/politeness/robots.js';
 import { crawlGate, pageRobotsFetcher, PRODUCT_TOKENS, robotsUrlOf, type CrawlGateDecision } from '../../../src/producers/sources/gate.js';
 import { createA2aRegistrySource } from '../../../src/producers/sources/a2a-registry.js';
 import type { PageResponse } from '../../../src/producers/sources/types.js';

@@ -3,8 +3,8 @@
  * that is not public: never link-local, never cloud metadata.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLocalNetworkAddress } from '../../../src/producers/http/ssrf-guard.js';
-import type { LookupFn } from '../../../src/producers/http/types.js';
+import { isLocalNetworkAddress } from '../../../src/http/ssrf-guard.js';
+import type { LookupFn } from '../../../src/http/types.js';
 import { createPageFetcher } from '../../../src/producers/sources/http-page-fetcher.js';
 import { startHttpServer, type TestServer } from '../../helpers/hostile-servers.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventCodec } from '../../../src/events/codec.js';
 import { silentLogger } from '../../../src/log.js';
-import { EVENT_MAX_BYTES } from '../../../src/producers/http/limits.js';
+import { EVENT_MAX_BYTES } from '../../../src/events/limits.js';
 import { MemorySink } from '../../../src/producers/sink.js';
 import { createPageFetcher } from '../../../src/producers/sources/http-page-fetcher.js';
 import { SOURCE_LIMITS } from '../../../src/producers/sources/limits.js';

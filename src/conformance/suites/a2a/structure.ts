@@ -1,7 +1,7 @@
 import type { Basis, Family, Route } from '../../a2a-attribution.js';
 import { structuralAnswer, type Violation } from '../../a2a-structure.js';
 import { flag, type VerdictRecorder } from '../../findings.js';
-import { isObject } from '../../json-util.js';
+import { isObject } from '../../../core/json-util.js';
 import type { Rule } from '../../rule.js';
 import type { Finding } from '../../types.js';
 import { A2A_PROTO_101, CARD_OBJECT_101, card } from './spec.js';

@@ -1,5 +1,5 @@
 import { flag } from '../../findings.js';
-import { isNonEmptyString, jsonType, own, sanitize, type JsonObject } from '../../json-util.js';
+import { isNonEmptyString, jsonType, own, sanitize, type JsonObject } from '../../../core/json-util.js';
 import { isPlaceholderDescription, MIN_DESCRIPTION, normalizeText, repeatsName } from '../../mcp-quality.js';
 import type { Rule } from '../../rule.js';
 import type { McpInput } from './input.js';

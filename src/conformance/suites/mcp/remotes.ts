@@ -1,6 +1,6 @@
 import { flag, type VerdictRecorder } from '../../findings.js';
-import { isObject, jsonType, own, ptr, sanitize, type JsonObject } from '../../json-util.js';
-import { classifyHost } from '../../private-host.js';
+import { isObject, jsonType, own, ptr, sanitize, type JsonObject } from '../../../core/json-util.js';
+import { classifyHost } from '../../../core/private-host.js';
 import type { Rule } from '../../rule.js';
 import type { McpInput } from './input.js';
 import { serverJson } from './spec.js';

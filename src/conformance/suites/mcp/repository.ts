@@ -1,5 +1,5 @@
 import { flag } from '../../findings.js';
-import { isObject, jsonType, own, sanitize, type JsonObject } from '../../json-util.js';
+import { isObject, jsonType, own, sanitize, type JsonObject } from '../../../core/json-util.js';
 import { isValidHttpUrl } from '../../mcp-quality.js';
 import type { Rule } from '../../rule.js';
 import type { McpInput } from './input.js';

@@ -1,5 +1,5 @@
 import { flag, type VerdictRecorder } from '../../findings.js';
-import { sanitize } from '../../json-util.js';
+import { sanitize } from '../../../core/json-util.js';
 import { firstSseEvent, header, isJsonRpcError, looksLikeHtml, metadataPublished, offersBearer, sameEndpoint } from '../../mcp-transport.js';
 import type { Rule } from '../../rule.js';
 import { errorWords, type HttpExchange, type McpObservation } from '../../types.js';

@@ -1,4 +1,4 @@
-import { jsonErrorOffset, locator } from '../../json-locate.js';
+import { jsonErrorOffset, locator } from '../../../core/json-locate.js';
 import type { Located } from '../../plugin/frontmatter.js';
 import type { PluginSnapshot } from '../../plugin/snapshot.js';
 import type { Recorder } from '../../recorder.js';

@@ -1,5 +1,5 @@
 import { flag } from '../../../findings.js';
-import { isObject, parseJson, sanitize } from '../../../json-util.js';
+import { isObject, parseJson, sanitize } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { errorWords, type A2AObservation } from '../../../types.js';
 import { LOCATION } from '../spec.js';

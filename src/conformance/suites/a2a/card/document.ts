@@ -1,5 +1,5 @@
 import { flag, NOT_UTF8 } from '../../../findings.js';
-import { isObject, jsonType, parseJson } from '../../../json-util.js';
+import { isObject, jsonType, parseJson } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { CARD_OBJECT } from '../spec.js';
 import type { CardInput } from './input.js';

@@ -1,5 +1,5 @@
 import { flag } from '../../../findings.js';
-import { isNonEmptyString, jsonType, own, ptr, type JsonObject } from '../../../json-util.js';
+import { isNonEmptyString, jsonType, own, ptr, type JsonObject } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { CARD_OBJECT } from '../spec.js';
 import type { CardInput } from './input.js';

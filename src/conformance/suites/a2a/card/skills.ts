@@ -1,5 +1,5 @@
 import { flag } from '../../../findings.js';
-import { isObject, jsonType, own, ptr, type JsonObject } from '../../../json-util.js';
+import { isObject, jsonType, own, ptr, type JsonObject } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { SKILL } from '../spec.js';
 import type { CardInput } from './input.js';

@@ -1,7 +1,7 @@
 import { attribute } from '../../../a2a-attribution.js';
 import { CheckList } from '../../../inspect/checks.js';
 import type { InspectExchange } from '../../../inspect/types.js';
-import type { JsonObject } from '../../../json-util.js';
+import type { JsonObject } from '../../../../core/json-util.js';
 import { checkA2ACard } from '../../../verdict.js';
 import { INSPECT_SET } from '../rules.js';
 import type { A2AJudgeInput, A2AJudgement } from './input.js';

@@ -2,7 +2,7 @@ import type { attribute } from '../../../a2a-attribution.js';
 import type { CheckList, InspectCheck } from '../../../inspect/checks.js';
 import type { SecretMatch } from '../../../inspect/secrets.js';
 import type { DetectionState, InspectExchange } from '../../../inspect/types.js';
-import type { JsonObject } from '../../../json-util.js';
+import type { JsonObject } from '../../../../core/json-util.js';
 import type { Verdict } from '../../../verdict.js';
 
 export interface A2ASummary {

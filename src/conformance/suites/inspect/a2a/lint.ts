@@ -1,8 +1,8 @@
 import type { CheckList } from '../../../inspect/checks.js';
 import { findSecrets } from '../../../inspect/secrets.js';
 import type { InspectExchange } from '../../../inspect/types.js';
-import { isNonEmptyString, isObject, own, ptr, type JsonObject } from '../../../json-util.js';
-import { classifyHost } from '../../../private-host.js';
+import { isNonEmptyString, isObject, own, ptr, type JsonObject } from '../../../../core/json-util.js';
+import { classifyHost } from '../../../../core/private-host.js';
 import type { Rule } from '../../../rule.js';
 import { card } from '../spec.js';
 import type { LintInput, LintResult } from './input.js';

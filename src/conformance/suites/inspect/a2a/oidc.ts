@@ -1,6 +1,6 @@
 import { openIdConnectUrls } from '../../../inspect/a2a.js';
 import type { InspectExchange } from '../../../inspect/types.js';
-import { isObject, parseJson } from '../../../json-util.js';
+import { isObject, parseJson } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { card } from '../spec.js';
 import type { A2AJudgeInput } from './input.js';

@@ -1,6 +1,6 @@
 import type { CheckList } from '../../../inspect/checks.js';
 import type { InspectExchange, Registration } from '../../../inspect/types.js';
-import { isObject, parseJson, type JsonObject } from '../../../json-util.js';
+import { isObject, parseJson, type JsonObject } from '../../../../core/json-util.js';
 
 export interface AuthSummary {
   required: boolean;

@@ -1,5 +1,5 @@
 import type { InspectExchange } from '../../../inspect/types.js';
-import type { JsonObject } from '../../../json-util.js';
+import type { JsonObject } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { AS_DISCOVERY } from '../spec.js';
 import { docOf, type AuthInput } from './input.js';

@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from '../../../json-util.js';
+import { isObject, type JsonObject } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { CAPS26, CHANGELOG26 } from '../spec.js';
 import type { McpJudgeInput } from './input.js';

@@ -1,7 +1,7 @@
-import { isEventStream } from '../../../inspect/jsonrpc.js';
+import { isEventStream } from '../../../../core/sse.js';
 import { MODERN_VERSION, readDiscover, readInitialize, replyOf } from '../../../inspect/mcp-messages.js';
 import type { InspectExchange } from '../../../inspect/types.js';
-import { isObject, type JsonObject } from '../../../json-util.js';
+import { isObject, type JsonObject } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { DISCOVER, LIFECYCLE, SSE2024, STREAMABLE26 } from '../spec.js';
 import type { McpJudgeInput } from './input.js';

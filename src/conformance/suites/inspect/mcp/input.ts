@@ -1,6 +1,6 @@
 import type { CheckList, InspectCheck } from '../../../inspect/checks.js';
 import type { DetectionState, InspectExchange, McpEra } from '../../../inspect/types.js';
-import type { JsonObject } from '../../../json-util.js';
+import type { JsonObject } from '../../../../core/json-util.js';
 import type { AuthSummary } from '../auth/input.js';
 
 export interface McpSummary {

@@ -1,7 +1,7 @@
-import { canonicalJson, sha256Hex } from '../../../canonical-json.js';
+import { canonicalJson, sha256Hex } from '../../../../core/canonical-json.js';
 import { MODERN_VERSION, replyOf } from '../../../inspect/mcp-messages.js';
 import type { InspectExchange } from '../../../inspect/types.js';
-import { isObject, type JsonObject } from '../../../json-util.js';
+import { isObject, type JsonObject } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { CACHE, TOOLS } from '../spec.js';
 import type { McpJudgeInput, ToolHash } from './input.js';

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../../json-util.js';
+import type { JsonObject } from '../../../../core/json-util.js';
 import type { PluginRun } from '../run.js';
 
 /** What the rules on the manifest's fields read: the parsed plugin.json (an object). */

@@ -1,4 +1,4 @@
-import { ptr, quote } from '../../../json-util.js';
+import { ptr, quote } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { fail } from '../run.js';
 import { ap } from '../spec.js';

@@ -1,4 +1,4 @@
-import { own, quote } from '../../../json-util.js';
+import { own, quote } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { fail } from '../run.js';
 import { ap } from '../spec.js';

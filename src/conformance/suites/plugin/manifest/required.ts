@@ -1,4 +1,4 @@
-import { jsonType, own, ptr } from '../../../json-util.js';
+import { jsonType, own, ptr } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { fail } from '../run.js';
 import { ap } from '../spec.js';

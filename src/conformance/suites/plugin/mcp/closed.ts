@@ -1,4 +1,4 @@
-import { isObject, jsonType, own, ptr, quote } from '../../../json-util.js';
+import { isObject, jsonType, own, ptr, quote } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { fail } from '../run.js';
 import { ap } from '../spec.js';

@@ -1,4 +1,4 @@
-import { own, quote } from '../../../json-util.js';
+import { own, quote } from '../../../../core/json-util.js';
 import { commandKey, hasPlaceholder, PLUGIN_ROOT_PLACEHOLDER } from '../../../plugin/paths.js';
 import type { Rule } from '../../../rule.js';
 import { fail, unable } from '../run.js';

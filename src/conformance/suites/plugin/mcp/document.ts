@@ -1,4 +1,4 @@
-import { isObject, jsonType, parseJson, type JsonObject } from '../../../json-util.js';
+import { isObject, jsonType, parseJson, type JsonObject } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { fail, parseErrorAt, parseMessage, unable, type PluginRun } from '../run.js';
 import { ap } from '../spec.js';

@@ -1,4 +1,4 @@
-import { own, ptr, type JsonObject } from '../../../json-util.js';
+import { own, ptr, type JsonObject } from '../../../../core/json-util.js';
 import type { Resolution } from '../../../plugin/snapshot.js';
 import type { Rule } from '../../../rule.js';
 import { CONTAINED } from '../containment.js';

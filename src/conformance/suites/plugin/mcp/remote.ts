@@ -1,4 +1,4 @@
-import { escapePointer, isObject, own, quote } from '../../../json-util.js';
+import { escapePointer, isObject, own, quote } from '../../../../core/json-util.js';
 import { hasPlaceholder } from '../../../plugin/paths.js';
 import type { Rule } from '../../../rule.js';
 import { fail } from '../run.js';

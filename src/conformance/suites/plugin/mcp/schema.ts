@@ -1,4 +1,4 @@
-import { own, show } from '../../../json-util.js';
+import { own, show } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { fail } from '../run.js';
 import { AGENT_PLUGINS_VERSION, ap } from '../spec.js';

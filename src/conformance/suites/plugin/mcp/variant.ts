@@ -1,4 +1,4 @@
-import { escapePointer, isObject, jsonType, own, quote, show, type JsonObject } from '../../../json-util.js';
+import { escapePointer, isObject, jsonType, own, quote, show, type JsonObject } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { fail, type PluginRun } from '../run.js';
 import { ap } from '../spec.js';

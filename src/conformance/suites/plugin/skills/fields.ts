@@ -1,6 +1,6 @@
 import { isMap, isScalar, type Document } from 'yaml';
-import { locator } from '../../../json-locate.js';
-import { escapePointer, ptr, quote } from '../../../json-util.js';
+import { locator } from '../../../../core/json-locate.js';
+import { escapePointer, ptr, quote } from '../../../../core/json-util.js';
 import { deref, keyString, stringOf, yamlType, type Located } from '../../../plugin/frontmatter.js';
 import type { Rule } from '../../../rule.js';
 import { fail } from '../run.js';
