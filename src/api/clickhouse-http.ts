@@ -41,6 +41,9 @@ export const CLICKHOUSE_HTTP_LIMITS = {
   maxConcurrent: 16,
 } as const;
 
+/** The limits one interface runs with: CLICKHOUSE_HTTP_LIMITS and its overrides. */
+type ClickHouseHttpLimits = Record<keyof typeof CLICKHOUSE_HTTP_LIMITS, number>;
+
 /**
  * URL parameters clients send that change nothing a reader could notice here: transport and
  * progress options, compression we do not apply (a response without Content-Encoding is plain,
@@ -140,7 +143,7 @@ export interface ClickHouseHttpOptions {
   /** Names `database` may take besides the engine's own (e.g. the configured database name). */
   databaseAliases?: readonly string[];
   /** Overrides of CLICKHOUSE_HTTP_LIMITS; `Infinity` lifts a limit (the owner's private endpoint, see instance.ts). */
-  limits?: Partial<Record<keyof typeof CLICKHOUSE_HTTP_LIMITS, number>>;
+  limits?: Partial<ClickHouseHttpLimits>;
 }
 
 export interface ClickHouseHttp {
@@ -148,6 +151,111 @@ export interface ClickHouseHttp {
   /** Listens; resolves with the port (0 picks a free one). */
   listen(host: string, port: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/** What serving one statement needs from the interface around it. */
+interface QueryContext {
+  reader: RawReader;
+  limits: ClickHouseHttpLimits;
+  log: Logger;
+  exceptionText: (e: ClickHouseHttpError) => string;
+}
+
+/** One statement, as the request asked for it. */
+interface Statement {
+  query: string;
+  format: string;
+  params: Record<string, string>;
+  queryId: string;
+}
+
+/** Runs one statement and streams its result, within the deadline and the result's byte cap. */
+async function serveStatement(ctx: QueryContext, req: IncomingMessage, res: ServerResponse, { query, format, params, queryId }: Statement): Promise<void> {
+  const { limits, log, exceptionText } = ctx;
+  const controller = new AbortController();
+  let timedOut = false;
+  // No timer for an unbounded deadline: setTimeout takes Infinity (or anything past 2^31-1 ms) as 1 ms.
+  const timer = limits.deadlineMs <= 2 ** 31 - 1
+    ? setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, limits.deadlineMs)
+    : null;
+  timer?.unref();
+  // A client that goes away stops its query (the iterator is returned below).
+  const gone = () => controller.abort();
+  res.on('close', gone);
+  const deadline = new Promise<never>((_, reject) =>
+    controller.signal.addEventListener('abort', () => reject(timedOut ? new ClickHouseHttpError(159, `Timeout exceeded: elapsed ${limits.deadlineMs / 1000} seconds, maximum: ${limits.deadlineMs / 1000}`) : new Error('client went away')), { once: true }),
+  );
+  deadline.catch(() => {});
+  const it = ctx.reader.stream(query, { format, params, signal: controller.signal })[Symbol.asyncIterator]();
+  const tag = randomBytes(8).toString('hex');
+  let bytes = 0;
+  let rows: number | null = 0;
+  try {
+    let next = await Promise.race([it.next(), deadline]);
+    // The statement's own FORMAT clause, as the engine parsed it, wins over default_format.
+    const served = next.done ? format : next.value.format;
+    res.writeHead(200, {
+      'Content-Type': contentTypeOf(served),
+      'X-ClickHouse-Server-Display-Name': 'veronikai',
+      'X-ClickHouse-Query-Id': queryId,
+      'X-ClickHouse-Format': served,
+      'X-ClickHouse-Timezone': 'UTC',
+      'X-ClickHouse-Exception-Tag': tag,
+      // The row count is known only at the end: a trailer (clients that do not read trailers ignore it).
+      ...(req.method === 'HEAD' ? {} : { Trailer: 'X-ClickHouse-Summary' }),
+    });
+    try {
+      while (!next.done) {
+        const chunk = next.value;
+        bytes += chunk.bytes.length;
+        rows = rows === null || chunk.rows === null ? null : rows + chunk.rows;
+        if (bytes > limits.maxResultBytes) {
+          throw new ClickHouseHttpError(396, `Limit for result exceeded, max bytes: ${limits.maxResultBytes}, current bytes: ${bytes}`);
+        }
+        if (!res.write(chunk.bytes)) await Promise.race([once(res, 'drain'), deadline]);
+        next = await Promise.race([it.next(), deadline]);
+      }
+    } catch (err) {
+      if (res.destroyed) return;
+      const e = describeError(err);
+      // Headers went out with 200: the error goes at the end of the body, framed so clients see it.
+      const msg = exceptionText(e).trimEnd();
+      res.end(`\r\n__exception__\r\n${tag}\n${msg}\n${Buffer.byteLength(msg) + 1} ${tag}\r\n__exception__\r\n`);
+      log.warn({ queryId, code: e.code }, 'query failed after its first bytes');
+      return;
+    }
+    res.addTrailers({
+      'X-ClickHouse-Summary': JSON.stringify({ read_rows: '0', read_bytes: '0', written_rows: '0', written_bytes: '0', total_rows_to_read: '0', ...(rows === null ? {} : { result_rows: String(rows) }), result_bytes: String(bytes) }),
+    });
+    res.end();
+  } finally {
+    if (timer) clearTimeout(timer);
+    res.off('close', gone);
+    // Stops the engine's stream (without waiting for a call still in the engine).
+    void it.return?.(undefined).catch(() => {});
+  }
+}
+
+/** The statement a request carries (query text from the URL and the body, format, parameters, id); refuses settings and unknown databases. */
+async function readStatement(req: IncomingMessage, url: URL, limits: ClickHouseHttpLimits, databases: ReadonlySet<string>): Promise<Statement> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) {
+    if (name.startsWith('param_')) params[name.slice('param_'.length)] = value;
+    else if (!IGNORED_PARAMETERS.has(name)) throw new ClickHouseHttpError(164, `Cannot modify '${name}' setting in readonly mode`);
+  }
+  const database = url.searchParams.get('database') ?? (req.headers['x-clickhouse-database'] as string | undefined);
+  if (database && !databases.has(database)) throw new ClickHouseHttpError(81, `Database ${database} does not exist`);
+
+  const body = req.method === 'POST' ? await readBody(req, limits.maxQueryBytes) : '';
+  const query = [url.searchParams.get('query') ?? '', body].filter((s) => s.trim() !== '').join('\n');
+  if (Buffer.byteLength(query) > limits.maxQueryBytes) throw new ClickHouseHttpError(62, `Max query size exceeded: the query is longer than ${limits.maxQueryBytes} bytes`);
+  if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
+  const format = url.searchParams.get('default_format') ?? 'TabSeparated';
+  const queryId = url.searchParams.get('query_id') || randomUUID();
+  return { query, format, params, queryId };
 }
 
 async function readBody(req: IncomingMessage, max: number): Promise<string> {
@@ -162,7 +270,7 @@ async function readBody(req: IncomingMessage, max: number): Promise<string> {
 }
 
 export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHttp {
-  const limits = { ...CLICKHOUSE_HTTP_LIMITS, ...opts.limits };
+  const limits: ClickHouseHttpLimits = { ...CLICKHOUSE_HTTP_LIMITS, ...opts.limits };
   const log = (opts.logger ?? silentLogger).child({ component: 'clickhouse-http' });
   const databases = new Set([opts.reader.database, ...(opts.databaseAliases ?? [])]);
   const admission = createAdmission({ credentials: opts.credentials, ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}), ...(opts.challenge ? { challenge: true } : {}) });
@@ -198,89 +306,7 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
     if (url.pathname !== '/') throw new ClickHouseHttpError(48, `There is no handler for ${url.pathname}: this interface serves / and /ping`);
     if (req.method !== 'GET' && req.method !== 'POST') throw new ClickHouseHttpError(48, `HTTP method ${req.method} is not supported here`);
 
-    const params: Record<string, string> = {};
-    for (const [name, value] of url.searchParams) {
-      if (name.startsWith('param_')) params[name.slice('param_'.length)] = value;
-      else if (!IGNORED_PARAMETERS.has(name)) throw new ClickHouseHttpError(164, `Cannot modify '${name}' setting in readonly mode`);
-    }
-    const database = url.searchParams.get('database') ?? (req.headers['x-clickhouse-database'] as string | undefined);
-    if (database && !databases.has(database)) throw new ClickHouseHttpError(81, `Database ${database} does not exist`);
-
-    const body = req.method === 'POST' ? await readBody(req, limits.maxQueryBytes) : '';
-    const query = [url.searchParams.get('query') ?? '', body].filter((s) => s.trim() !== '').join('\n');
-    if (Buffer.byteLength(query) > limits.maxQueryBytes) throw new ClickHouseHttpError(62, `Max query size exceeded: the query is longer than ${limits.maxQueryBytes} bytes`);
-    if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
-    const format = url.searchParams.get('default_format') ?? 'TabSeparated';
-    const queryId = url.searchParams.get('query_id') || randomUUID();
-    await run(req, res, query, format, params, queryId);
-  }
-
-  async function run(req: IncomingMessage, res: ServerResponse, query: string, format: string, params: Record<string, string>, queryId: string): Promise<void> {
-    const controller = new AbortController();
-    let timedOut = false;
-    // No timer for an unbounded deadline: setTimeout takes Infinity (or anything past 2^31-1 ms) as 1 ms.
-    const timer = limits.deadlineMs <= 2 ** 31 - 1
-      ? setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, limits.deadlineMs)
-      : null;
-    timer?.unref();
-    // A client that goes away stops its query (the iterator is returned below).
-    const gone = () => controller.abort();
-    res.on('close', gone);
-    const deadline = new Promise<never>((_, reject) =>
-      controller.signal.addEventListener('abort', () => reject(timedOut ? new ClickHouseHttpError(159, `Timeout exceeded: elapsed ${limits.deadlineMs / 1000} seconds, maximum: ${limits.deadlineMs / 1000}`) : new Error('client went away')), { once: true }),
-    );
-    deadline.catch(() => {});
-    const it = opts.reader.stream(query, { format, params, signal: controller.signal })[Symbol.asyncIterator]();
-    const tag = randomBytes(8).toString('hex');
-    let bytes = 0;
-    let rows: number | null = 0;
-    try {
-      let next = await Promise.race([it.next(), deadline]);
-      // The statement's own FORMAT clause, as the engine parsed it, wins over default_format.
-      const served = next.done ? format : next.value.format;
-      res.writeHead(200, {
-        'Content-Type': contentTypeOf(served),
-        'X-ClickHouse-Server-Display-Name': 'veronikai',
-        'X-ClickHouse-Query-Id': queryId,
-        'X-ClickHouse-Format': served,
-        'X-ClickHouse-Timezone': 'UTC',
-        'X-ClickHouse-Exception-Tag': tag,
-        // The row count is known only at the end: a trailer (clients that do not read trailers ignore it).
-        ...(req.method === 'HEAD' ? {} : { Trailer: 'X-ClickHouse-Summary' }),
-      });
-      try {
-        while (!next.done) {
-          const chunk = next.value;
-          bytes += chunk.bytes.length;
-          rows = rows === null || chunk.rows === null ? null : rows + chunk.rows;
-          if (bytes > limits.maxResultBytes) {
-            throw new ClickHouseHttpError(396, `Limit for result exceeded, max bytes: ${limits.maxResultBytes}, current bytes: ${bytes}`);
-          }
-          if (!res.write(chunk.bytes)) await Promise.race([once(res, 'drain'), deadline]);
-          next = await Promise.race([it.next(), deadline]);
-        }
-      } catch (err) {
-        if (res.destroyed) return;
-        const e = describeError(err);
-        // Headers went out with 200: the error goes at the end of the body, framed so clients see it.
-        const msg = exceptionText(e).trimEnd();
-        res.end(`\r\n__exception__\r\n${tag}\n${msg}\n${Buffer.byteLength(msg) + 1} ${tag}\r\n__exception__\r\n`);
-        log.warn({ queryId, code: e.code }, 'query failed after its first bytes');
-        return;
-      }
-      res.addTrailers({
-        'X-ClickHouse-Summary': JSON.stringify({ read_rows: '0', read_bytes: '0', written_rows: '0', written_bytes: '0', total_rows_to_read: '0', ...(rows === null ? {} : { result_rows: String(rows) }), result_bytes: String(bytes) }),
-      });
-      res.end();
-    } finally {
-      if (timer) clearTimeout(timer);
-      res.off('close', gone);
-      // Stops the engine's stream (without waiting for a call still in the engine).
-      void it.return?.(undefined).catch(() => {});
-    }
+    await serveStatement({ reader: opts.reader, limits, log, exceptionText }, req, res, await readStatement(req, url, limits, databases));
   }
 
   const server = createServer((req, res) => {
