@@ -4,5 +4,5 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev
 COPY . .
-# Without a compiled dist/, bin/veronikai.js runs the TypeScript sources through tsx.
+# With the sources present, bin/veronikai.js runs them through tsx.
 ENTRYPOINT ["node", "bin/veronikai.js"]

@@ -18,8 +18,8 @@ const UNIT = [
   'test/api/{badge,errors}.test.ts',
   'test/api/pages/html.test.ts',
   'test/api/svg/*.test.ts',
-  'test/cli/{check-command,format}.test.ts',
-  'test/processors/{judge-probe,listing-context,merge-agent,scheduler-plan}.test.ts',
+  'test/cli/{check-command,command-table,format}.test.ts',
+  'test/processors/{judge-probe,listing-context,memo,merge-agent,scheduler-plan}.test.ts',
   'test/processors/changes/derive.test.ts',
   'test/producers/{canary,kafka-sink,probe-worker-settings}.test.ts',
   'test/producers/{probe,sources}/**/*.test.ts',
@@ -30,6 +30,8 @@ const UNIT = [
   'test/runtime/{canary-targets,instance}.test.ts',
   'test/usecases/{inspect,plugin-package}.test.ts',
   'test/stats/wilson.test.ts',
+  'test/warehouse/row-binary.test.ts',
+  'test/search/*.test.ts',
 ];
 
 export default defineConfig({

@@ -239,13 +239,15 @@ function a2aExchanges(a: Agent, b: A2ABehaviour, card: string, cls: string): Pro
  */
 class KeptCache {
   private readonly cache = new Map<string, { exchanges: ProbeExchange[]; documents: DocumentEvent[] }>();
-  get(a: Agent, behaviour: string, revision: number, cls: string, observedAt: number): { exchanges: ProbeExchange[]; documents: DocumentEvent[]; fresh: boolean } {
-    const id = `${a.index}|${behaviour}|${revision}|${cls}`;
+  get(a: Agent, behaviour: string, revision: number, cls: string, observedAt: number, epoch = 0): { exchanges: ProbeExchange[]; documents: DocumentEvent[]; fresh: boolean } {
+    const id = `${a.index}|${behaviour}|${revision}|${cls}|${epoch}`;
     const hit = this.cache.get(id);
     if (hit) return { ...hit, fresh: false };
-    const exchanges = a.protocol === 'mcp'
+    const built = a.protocol === 'mcp'
       ? mcpExchanges(a, behaviour as McpBehaviour, cls)
       : a2aExchanges(a, behaviour as A2ABehaviour, a.documents[revision] ?? a.documents[0]!, cls);
+    // A later epoch answers with another content type parameter: a judged header, so another input to judge.
+    const exchanges = epoch === 0 ? built : built.map((e) => (e.headers['content-type'] ? { ...e, headers: { ...e.headers, 'content-type': `${e.headers['content-type']}; epoch=${epoch}` } } : e));
     const kept = keepProbe({
       id: '', observedAt, runId: '', requestId: null, agentKey: a.key, protocol: a.protocol, targetUrl: a.url, transport: a.transport,
       inSample: true, exchanges, robots: 'allowed', canary: 'ok', errorClass: null, retries: 0,
@@ -265,8 +267,11 @@ export interface ProbeChunk {
 /**
  * The probe history: `total` probes over `days` days from `start`, in time order, `chunk` at a
  * time. Each day probes the next slice of the agents (every agent every agents/perDay days).
+ * `epochs` cuts the days into that many spans in which every answering agent's judged inputs
+ * differ (its content type carries the span's number): about `epochs` times the distinct inputs
+ * for the same number of events.
  */
-export function* probeHistory(index: Index, total: number, days: number, start: number, chunk: number): Generator<ProbeChunk> {
+export function* probeHistory(index: Index, total: number, days: number, start: number, chunk: number, epochs = 1): Generator<ProbeChunk> {
   const r = rng(1515);
   const cache = new KeptCache();
   const perDay = Math.ceil(total / days);
@@ -290,7 +295,7 @@ export function* probeHistory(index: Index, total: number, days: number, start: 
       else if (a.behaviour !== 'dead' && x < 0.04) behaviour = a.protocol === 'mcp' ? 'server-error' : 'not-found';
       const cls = DEAD_CLASSES[Math.floor(r() * DEAD_CLASSES.length)]!;
       const revision = d >= a.changeDay ? 1 : 0;
-      const kept = cache.get(a, behaviour, revision, behaviour === 'dead' ? cls : '', observedAt);
+      const kept = cache.get(a, behaviour, revision, behaviour === 'dead' ? cls : '', observedAt, Math.floor((d * epochs) / days));
       if (kept.fresh) documents.push(...kept.documents);
       let t = observedAt;
       const exchanges = kept.exchanges.map((e) => {

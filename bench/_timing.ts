@@ -6,7 +6,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Checker } from '../src/processors/verdicts/checker.js';
-import type { Signer } from '../src/processors/verdicts/judge-probe.js';
 import type { InsertRow, TableName } from '../src/warehouse/tables.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 
@@ -75,17 +74,5 @@ export function timedChecker(checker: Checker, t: Timings, enabled: () => boolea
     version: checker.version,
     judgeA2A: timed('judge A2A (conformance engine)', checker.judgeA2A.bind(checker)),
     judgeMcp: timed('judge MCP (conformance engine)', checker.judgeMcp.bind(checker)),
-  };
-}
-
-export function timedSigner(sign: Signer, t: Timings, enabled: () => boolean): Signer {
-  return (v) => {
-    if (!enabled()) return sign(v);
-    const t0 = performance.now();
-    try {
-      return sign(v);
-    } finally {
-      t.add('sign (Ed25519)', performance.now() - t0);
-    }
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The read API over a large index (issues 15 and 16): p50 and p99 latency of every route — agent
- * list, agent page, search, daily stats, census, dashboard — through the real Fastify app (inject)
+ * list, agent page, search, ranked search (GET /search), daily stats, census, dashboard — through the real Fastify app (inject)
  * on the API's own read-only connection, over 100,000 and then 1,000,000 synthetic agents with 90
  * days of daily history each, in one run; then, on the largest index with 100,000,000 raw checks
  * added, the same routes under 8 concurrent clients against the bare ClickHouse queries of each
@@ -45,7 +45,7 @@ let seed = 16;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 const pick = (n: number) => Math.floor(rand() * n);
 
-type Route = 'agent list' | 'agent page' | 'search' | 'daily stats' | 'census' | 'dashboard';
+type Route = 'agent list' | 'agent page' | 'search' | 'ranked search' | 'daily stats' | 'census' | 'dashboard';
 const ROUTES: Record<Route, (n: number) => string> = {
   'agent list': (n) => `/agents?limit=50&cursor=${encodeCursor(syntheticKey(pick(n)))}`,
   'agent page': (n) => `/agents/${agentId(syntheticKey(pick(n)))}`,
@@ -53,6 +53,13 @@ const ROUTES: Record<Route, (n: number) => string> = {
     const k = pick(4);
     const q = k === 0 ? TOPICS[pick(10)]! : k === 1 ? `a${pick(n)}` : k === 2 ? `${TOPICS[pick(10)]} agent ${pick(10)}` : 'developers';
     return `/stats/agents?q=${encodeURIComponent(q.toLowerCase())}`;
+  },
+  // GET /search (docs/SEARCH.md): words, a sentence, a key being typed, a typo.
+  'ranked search': (n) => {
+    const k = pick(5);
+    const topic = TOPICS[pick(10)]!.toLowerCase();
+    const q = k === 0 ? topic : k === 1 ? `a${pick(n)}` : k === 2 ? `${topic} agent ${pick(n)}` : k === 3 ? `a synthetic ${topic} server with tools for developers` : 'weathr';
+    return `/search?q=${encodeURIComponent(q)}&explain=1`;
   },
   'daily stats': () => '/stats/daily',
   census: () => '/stats/census',
@@ -219,8 +226,8 @@ const root = mkdtempSync(join(tmpdir(), 'veronikai-bench-api-'));
 const dir = join(root, 'warehouse');
 const writer = new EmbeddedWarehouse(dir);
 const results: Array<{ n: number; r: Record<Route, { p50: number; p99: number }> }> = [];
-let againstBare: Figures | null = null;
-let checksInIndex = 0;
+let againstBare: Figures;
+let checksInIndex: number;
 const log = (l: string) => console.log(l);
 try {
   await migrate(writer);
@@ -263,11 +270,11 @@ console.log(
 );
 let bareWorst = 0;
 let bareRoute = '';
-for (const [route, f] of Object.entries(againstBare!) as Array<[Route, Figures[Route]]>) {
+for (const [route, f] of Object.entries(againstBare) as Array<[Route, Figures[Route]]>) {
   const r = f.api.p99 / f.bare.p99;
   if (r > bareWorst) [bareWorst, bareRoute] = [r, route];
 }
-const w = againstBare![bareRoute as Route];
+const w = againstBare[bareRoute as Route];
 console.log(
   `api: p99/bare = ${bareWorst.toFixed(2)} (agents ${large.n}, checks ${checksInIndex}, ${CLIENTS} concurrent clients, ` +
     `${requests * CLIENTS} requests per route; worst: ${bareRoute}, p99 ${w.api.p99.toFixed(1)} ms vs bare ${w.bare.p99.toFixed(1)} ms)`,

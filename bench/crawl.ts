@@ -25,6 +25,7 @@
  * The broker: VERONIKAI_KAFKA_BROKERS when set, else a local one started for the run
  * (src/stack/kafka/) and stopped at the end. Topics get a prefix of their own.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -289,7 +290,7 @@ async function main(): Promise<void> {
       );
 
       // Phase 2: dedupe over the whole topic.
-      const deps = { kafka: platform.kafka.kafka, warehouse: platform.warehouse, topics: platform.kafka.topics, logger: log, sign: () => '', groupPrefix: prefix };
+      const deps = { kafka: platform.kafka.kafka, warehouse: platform.warehouse, topics: platform.kafka.topics, logger: log, sign: generateKeyPairSync('ed25519').privateKey, groupPrefix: prefix };
       const [dedupe] = createProcessors(deps, ['dedupe']);
       const dedupeRss = rssPeak();
       t = performance.now();

@@ -12,10 +12,13 @@
  *   committing after each batch as every processor does;
  * - replay: the verdict processor (createVerdictProcessor) in a group of its own from the earliest
  *   offset, as `veronikai replay` runs it: decode, read each batch's listing context and documents,
- *   judge and sign, write checks, verdicts and agent_latest, recompute the touched days' rollups,
- *   the agents' daily history and status rows and the run samples, derive and publish the agents'
+ *   judge each distinct input once (the memo by input digest), sign the batch's tree head once,
+ *   write checks, verdicts, the head and agent_latest (RowBinary), derive and publish the agents'
  *   up/down/verdict changes against their history, commit; in batches of its own fetch size
- *   (VERDICT_BATCH_BYTES; BENCH_BATCH_MB=n sets another, to compare).
+ *   (VERDICT_BATCH_BYTES; BENCH_BATCH_MB=n sets another, to compare); then, once, the read models
+ *   (rollups, daily history, status rows, run samples) of every day replayed, timed as part of it.
+ *   BENCH_INPUT_EPOCHS=k gives the same events k times the distinct inputs, to show what the
+ *   replay's cost grows with.
  * Beside the wall time each prints the process's CPU time (every thread: the event loop, chdb's,
  * libuv's) per event: with 2 cores, what bounds the replay is its CPU per event against decode's.
  * Both are timed from start() (group join included) to the commit of the last message.
@@ -34,13 +37,12 @@
  * The replay's time is broken down by warehouse call, judgement and signature (bench/_timing.ts),
  * and the run prints the ceiling its own figures set: decode, judge and sign over every core.
  */
-import { createPrivateKey, generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
+import { generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { generateSigningKeyPair, signVerdict } from '../src/conformance/index.js';
 import { loadConfig } from '../src/config.js';
 import { eventCodec } from '../src/events/codec.js';
 import type { DocumentEvent } from '../src/events/types.js';
@@ -54,7 +56,7 @@ import { createDocumentStore } from '../src/processors/documents.js';
 import { createEventProcessor } from '../src/processors/event-processor.js';
 import { createListingHistory } from '../src/processors/listing-history.js';
 import { CURRENT_CHECKER } from '../src/processors/verdicts/checker.js';
-import { createVerdictProcessor } from '../src/processors/verdicts/processor.js';
+import { createVerdictProcessor, VerdictWriter } from '../src/processors/verdicts/processor.js';
 import { KafkaObservationSink } from '../src/producers/kafka-sink.js';
 import { produceDocuments } from '../src/producers/probe-worker.js';
 import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka/index.js';
@@ -62,13 +64,15 @@ import { topicNames, TOPICS } from '../src/topics.js';
 import { EmbeddedWarehouse } from '../src/warehouse/embedded.js';
 import { migrate } from '../src/warehouse/migrate.js';
 import { buildIndex, loadCorpus, probeHistory } from './_pipeline-data.js';
-import { Timings, timedChecker, timedSigner, timedWarehouse } from './_timing.js';
+import { Timings, timedChecker, timedWarehouse } from './_timing.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const N = Number(process.argv[2] ?? 1_000_000);
 const AGENTS = Number(process.argv[3] ?? 50_000);
 const DAYS = Number(process.argv[4] ?? 80);
 const REPLAY_CAP_MS = process.argv[5] ? Number(process.argv[5]) * 1000 : Infinity;
+/** BENCH_INPUT_EPOCHS=k: k times the distinct judged inputs for the same events (_pipeline-data.ts probeHistory). */
+const EPOCHS = Number(process.env.BENCH_INPUT_EPOCHS ?? 1);
 const CHUNK = 5000;
 const DAY_MS = 86_400_000;
 
@@ -133,9 +137,7 @@ async function main(): Promise<void> {
     await migrate(warehouse);
     await ensureTopics(kafka, prefix);
     const topics = topicNames(prefix);
-    const keys = generateSigningKeyPair();
-    const privateKey = createPrivateKey(keys.privateKeyPem);
-    const sign = (v: Parameters<typeof signVerdict>[0]) => JSON.stringify(signVerdict(v, privateKey));
+    const privateKey = generateKeyPairSync('ed25519').privateKey;
 
     // The history ends before today (UTC), its first day inside the raw tables' 90-day TTL.
     const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - DAYS * DAY_MS;
@@ -145,6 +147,7 @@ async function main(): Promise<void> {
     console.log('VeronikAI event pipeline benchmark: consume (decode only) against replay (decode + judge + write with commits)');
     console.log(`node ${process.version}; broker ${broker ? `${broker.version} (local, started for this run)` : brokers}; warehouse embedded chdb (migrated, temporary); checker ${CURRENT_CHECKER.version}`);
     console.log(`index: ${fmt(AGENTS)} agents (${fmt(mcp)} MCP, ${fmt(AGENTS - mcp)} A2A) with one listing each; documents from ${corpus.source}`);
+    console.log(`inputs: ${EPOCHS === 1 ? 'each agent answers as it always does' : `the days cut into ${EPOCHS} spans, each with other judged inputs (BENCH_INPUT_EPOCHS)`}`);
     console.log(`history: ${fmt(N)} probe events over ${DAYS} days (${fmt(N / DAYS)} a day) from ${new Date(start).toISOString().slice(0, 10)}; topic ${topics.probes} (${TOPICS.probes.partitions} partitions)`);
 
     // ---- produce: listings, then each chunk's new documents before its probes (as the probe worker does) ----
@@ -162,15 +165,23 @@ async function main(): Promise<void> {
     let sampledBytes = 0;
     let exchanges = 0;
     let produced = 0;
-    const gen = probeHistory(index, N, DAYS, start, CHUNK);
+    const gen = probeHistory(index, N, DAYS, start, CHUNK, EPOCHS);
     for (;;) {
       t = performance.now();
       const next = gen.next();
       if (next.done) break;
       const { probes, documents } = next.value;
       const fresh: DocumentEvent[] = [];
-      for (const d of documents) if (!hashes.has(d.sha256)) (hashes.add(d.sha256), fresh.push(d), (docBytes += d.body.length));
-      for (let i = 0; i < probes.length; i += 50) (sampled++, (sampledBytes += codec.encode('Probe', probes[i]!).length));
+      for (const d of documents) {
+        if (hashes.has(d.sha256)) continue;
+        hashes.add(d.sha256);
+        fresh.push(d);
+        docBytes += d.body.length;
+      }
+      for (let i = 0; i < probes.length; i += 50) {
+        sampled++;
+        sampledBytes += codec.encode('Probe', probes[i]!).length;
+      }
       for (const p of probes) exchanges += p.exchanges.length;
       genMs += performance.now() - t;
       t = performance.now();
@@ -214,12 +225,16 @@ async function main(): Promise<void> {
     const timings = new Timings();
     const on = () => true;
     lastTick = 0;
+    // As `replay` runs it: judgements memoised by input digest, one signature a batch, the read models derived at the end.
+    const replayWarehouse = timedWarehouse(warehouse, timings, on);
+    const writer = new VerdictWriter(replayWarehouse, timedChecker(CURRENT_CHECKER, timings, on), privateKey, undefined, 'deferred');
     const replay = await runUntil(
       (hooks) => createVerdictProcessor({
         ...ctx,
-        warehouse: timedWarehouse(warehouse, timings, on),
-        checker: timedChecker(CURRENT_CHECKER, timings, on),
-        sign: timedSigner(sign, timings, on),
+        warehouse: replayWarehouse,
+        checker: CURRENT_CHECKER,
+        sign: privateKey,
+        writer,
         groupId: `${prefix}verdicts`,
         ...(process.env.BENCH_BATCH_MB ? { batchBytes: Number(process.env.BENCH_BATCH_MB) * 1024 * 1024 } : {}),
         hooks,
@@ -229,10 +244,19 @@ async function main(): Promise<void> {
       REPLAY_CAP_MS,
     );
     const replayed = Math.min(N, replay.seen);
+    // The read models of every day replayed, derived once by the engine over the rows written: part of the replay's time.
+    const tDerive = performance.now();
+    const derived = await writer.deriveReadModels();
+    const deriveMs = performance.now() - tDerive;
+    replay.ms += deriveMs;
+    const distinct = writer.judgedInputs;
+    const evicted = writer.judgedInputs > writer.memo.size;
     const replayRate = replayed / (replay.ms / 1000);
     const capped = replayed < N ? ` (stopped by the ${REPLAY_CAP_MS / 1000} s cap: rate over the first ${fmt(replayed)})` : '';
     if (capped) console.log(`replay stopped by the cap after ${fmt(replayed)} of ${fmt(N)} events`);
     console.log(`replay:  ${fmt(replayed)} judged and written in ${secs(replay.ms)}: ${fmt(replayRate)}/s (${replay.runner.stats.commits} commits, ${replay.runner.stats.dlq} dead letters; first commit after ${secs(replay.firstCommitMs)}; process CPU ${secs(replay.cpuMs)}, ${((1000 * replay.cpuMs) / replayed).toFixed(0)} µs an event)`);
+    console.log(`  of which the read models of ${derived.days} days, derived once at the end: ${secs(deriveMs)}`);
+    console.log(`  judged ${fmt(distinct)} distinct inputs (${fmt(replayed - distinct)} probes took an earlier judgement of the same inputs${evicted ? `; the memo's ${fmt(writer.memo.capacity)} entries were not enough: some inputs were judged more than once` : ''})`);
 
     // What the replay wrote, read back.
     const [rows] = await warehouse.query<{ checks: string; verdicts: string; latest: string; days: string; history: string }>(
@@ -261,7 +285,7 @@ async function main(): Promise<void> {
     // some thread for every event, so even with a free warehouse and every core busy the replay
     // runs at most cores / (their CPU an event). Measured in this run; the signature beside a bare
     // node:crypto Ed25519 signature of a payload's size, the floor of a signed verdict.
-    const judgeSignMs = timings.rows().filter((r) => r.what.startsWith('judge') || r.what.startsWith('sign')).reduce((a, r) => a + r.ms, 0);
+    const judgeSignMs = timings.rows().filter((r) => r.what.startsWith('judge')).reduce((a, r) => a + r.ms, 0);
     const decodeUs = (1000 * consume.cpuMs) / N;
     const judgeSignUs = (1000 * judgeSignMs) / replayed;
     const cores = availableParallelism();
@@ -286,7 +310,7 @@ async function main(): Promise<void> {
     const r = replayRate / consumeRate;
     console.log('');
     console.log(`target 0.5: ${r >= 0.5 ? 'met' : 'NOT met'}`);
-    console.log(`pipeline: replay/consume = ${r.toFixed(3)} (events ${fmt(N)}${capped}, consume ${fmt(consumeRate)}/s, replay ${fmt(replayRate)}/s)`);
+    console.log(`pipeline: replay/consume = ${r.toFixed(3)} (events ${fmt(N)}${capped}, distinct inputs ${fmt(distinct)}, agents ${fmt(AGENTS)}, consume ${fmt(consumeRate)}/s, replay ${fmt(replayRate)}/s)`);
   } finally {
     await warehouse.close().catch(() => undefined);
     rmSync(whDir, { recursive: true, force: true });

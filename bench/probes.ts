@@ -371,14 +371,20 @@ async function commandPath(plan: Plan, window: number, brokers: string): Promise
       if (!p || seen.has(id)) return;
       seen.add(id);
       const get = ev.exchanges.find((e) => e.role === 'mcp-get') ?? ev.exchanges[0];
-      if (get?.role === 'mcp-get' && p.kind !== 'silent') (exSum += get.durationMs, exN++);
+      if (get?.role === 'mcp-get' && p.kind !== 'silent') {
+        exSum += get.durationMs;
+        exN++;
+      }
       const k = `${p.kind}→${get?.status ?? get?.errorClass ?? 'none'}`;
       statuses[k] = (statuses[k] ?? 0) + 1;
       if (ev.errorClass !== null || ev.robots !== 'allowed') {
         const u = `${ev.errorClass ?? 'ok'}/${ev.robots}`;
         unexpected[u] = (unexpected[u] ?? 0) + 1;
       }
-      if (seen.size === byId.size) (lastAt = performance.now(), allSeen());
+      if (seen.size === byId.size) {
+        lastAt = performance.now();
+        allSeen();
+      }
     },
   });
 
@@ -410,7 +416,10 @@ async function commandPath(plan: Plan, window: number, brokers: string): Promise
       meanGetMs: exSum / Math.max(1, exN), loopDelayMeanMs: NaN, loopDelayP99Ms: NaN, unexpected, statuses,
     };
   } finally {
-    if (cmd.exitCode === null) (cmd.kill('SIGKILL'), await exited);
+    if (cmd.exitCode === null) {
+      cmd.kill('SIGKILL');
+      await exited;
+    }
     void failed.catch(() => undefined);
     await reader.disconnect();
     rmSync(dir, { recursive: true, force: true });

@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when present (npm run build), else the TypeScript sources through tsx.
+// The installed package runs its compiled CLI (dist/). A checkout runs its TypeScript sources
+// through tsx whenever they are present, so a dist/ left by an earlier build never runs stale code.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const compiled = join(root, 'dist', 'cli', 'main.js');
-if (existsSync(compiled)) {
-  await import(pathToFileURL(compiled).href);
-} else {
+const source = join(root, 'src', 'cli', 'main.ts');
+if (existsSync(source)) {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href);
+  await import(pathToFileURL(source).href);
+} else {
+  await import(pathToFileURL(join(root, 'dist', 'cli', 'main.js')).href);
 }

@@ -23,8 +23,13 @@ export const SETTINGS = {
   dataDir: { flag: '--data-dir <dir>', env: 'VERONIKAI_DATA_DIR', help: 'where local state lives (embedded warehouse, broker storage, watermarks, signing key)', default: '.veronikai' },
   cacheDir: { flag: '--cache-dir <dir>', env: 'VERONIKAI_CACHE_DIR', help: 'where the Maven-resolved broker jars are cached', default: '~/.cache/veronikai' },
   brokers: { flag: '--brokers <list>', env: 'VERONIKAI_KAFKA_BROKERS', help: 'Kafka bootstrap servers host:port[,…]; none starts the local broker' },
+  kafkaSessionTimeout: { flag: '--kafka-session-timeout <duration>', env: 'VERONIKAI_KAFKA_SESSION_TIMEOUT', help: "how long a consumer group waits for a silent member (a crashed process) before its partitions go to another; members heartbeat all through long work, so this stays short", default: '30s' },
+  kafkaHeartbeatInterval: { flag: '--kafka-heartbeat-interval <duration>', env: 'VERONIKAI_KAFKA_HEARTBEAT_INTERVAL', help: 'how often a consumer tells its group it is alive (at most a third of the session timeout)', default: '3s' },
+  kafkaReplicationFactor: { flag: '--kafka-replication-factor <n>', env: 'VERONIKAI_KAFKA_REPLICATION_FACTOR', help: 'replicas of each new topic (default: 3, or the number of brokers when fewer)' },
+  kafkaMinInsyncReplicas: { flag: '--kafka-min-insync-replicas <n>', env: 'VERONIKAI_KAFKA_MIN_INSYNC_REPLICAS', help: "replicas that must have a write before it is acknowledged (the topics' min.insync.replicas; default: 2, or the number of brokers when fewer)" },
   warehouse: { flag: '--warehouse <where>', env: 'VERONIKAI_WAREHOUSE', help: '"embedded" (chdb in the data dir) or a ClickHouse HTTP URL (no credentials in it)', default: 'embedded' },
   clickhouseDatabase: { flag: '--clickhouse-database <name>', env: 'VERONIKAI_CLICKHOUSE_DATABASE', help: 'database on a ClickHouse server', default: 'veronikai' },
+  clickhouseCluster: { flag: '--clickhouse-cluster <name>', env: 'VERONIKAI_CLICKHOUSE_CLUSTER', help: 'a ClickHouse cluster (as named in its remote_servers) the migrations are rendered for: ON CLUSTER, replicated tables, a Distributed table per sharded table; unset: one server' },
   clickhouseUser: { flag: '--clickhouse-user <name>', env: 'VERONIKAI_CLICKHOUSE_USER', help: 'user on a ClickHouse server' },
   // No flag: a password on a command line is visible to every user of the machine.
   clickhousePassword: { env: 'VERONIKAI_CLICKHOUSE_PASSWORD', help: 'password on a ClickHouse server' },
@@ -94,7 +99,14 @@ export interface Config {
   cacheDir: string;
   /** Kafka bootstrap servers; empty means "start the local broker". */
   kafkaBrokers: string[];
+  /**
+   * Consumer sessions and heartbeats of every group; replicas and min.insync.replicas of new
+   * topics (null: min(3, brokers) and min(2, brokers)).
+   */
+  kafka: { sessionTimeoutMs: number; heartbeatIntervalMs: number; replicationFactor: number | null; minInsyncReplicas: number | null };
   warehouse: WarehouseConfig;
+  /** The ClickHouse cluster the migrations are rendered for (null: one server). */
+  clickhouseCluster: string | null;
   apiHost: string;
   apiPort: number;
   /** The API's public base URL without a trailing slash; null: each request's own. */
@@ -265,6 +277,10 @@ function parseFlag(value: string | undefined, setting: string): boolean {
  */
 const WEBHOOKS_MAX_AGE_LIMIT_MS = 7 * 24 * 3600 * 1000;
 
+/** The broker's default bounds on a group member's session (group.min/max.session.timeout.ms). */
+const KAFKA_SESSION_MIN_MS = 6_000;
+const KAFKA_SESSION_MAX_MS = 30 * 60_000;
+
 const CONTACT_RE = /^[^\s@<>()]+@[^\s@<>()]+\.[^\s@<>()]+$/;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -282,6 +298,22 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     if (!/^[^:\s]+:\d{1,5}$/.test(b)) throw new UsageError(`Kafka broker (${settingName('brokers')}) must be host:port, got "${b}"`);
   }
 
+  const sessionTimeoutMs = parseDuration(get('kafkaSessionTimeout')!, `Kafka session timeout (${settingName('kafkaSessionTimeout')})`, { min: KAFKA_SESSION_MIN_MS, max: KAFKA_SESSION_MAX_MS });
+  const heartbeatIntervalMs = parseDuration(get('kafkaHeartbeatInterval')!, `Kafka heartbeat interval (${settingName('kafkaHeartbeatInterval')})`, { min: 100, max: Math.floor(sessionTimeoutMs / 3) });
+  const countOrNull = (key: 'kafkaReplicationFactor' | 'kafkaMinInsyncReplicas', what: string): number | null => {
+    const v = get(key)?.trim();
+    return v ? parseCount(v, `${what} (${settingName(key)})`, 1) : null;
+  };
+  const kafka = {
+    sessionTimeoutMs,
+    heartbeatIntervalMs,
+    replicationFactor: countOrNull('kafkaReplicationFactor', 'Kafka replication factor'),
+    minInsyncReplicas: countOrNull('kafkaMinInsyncReplicas', 'Kafka min.insync.replicas'),
+  };
+  if (kafka.replicationFactor !== null && kafka.minInsyncReplicas !== null && kafka.minInsyncReplicas > kafka.replicationFactor) {
+    throw new UsageError(`${settingName('kafkaMinInsyncReplicas')} (${kafka.minInsyncReplicas}) cannot exceed ${settingName('kafkaReplicationFactor')} (${kafka.replicationFactor}): no write could ever be acknowledged`);
+  }
+
   const warehouseRaw = get('warehouse')!;
   let warehouse: WarehouseConfig;
   if (warehouseRaw === 'embedded') {
@@ -297,6 +329,14 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
       ...(username ? { username } : {}),
       ...(password ? { password } : {}),
     };
+  }
+
+  const clusterRaw = get('clickhouseCluster')?.trim() || null;
+  if (clusterRaw !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(clusterRaw)) {
+    throw new UsageError(`ClickHouse cluster (${settingName('clickhouseCluster')}) must be a name of letters, digits and _, got "${clusterRaw}"`);
+  }
+  if (clusterRaw !== null && warehouse.kind === 'embedded') {
+    throw new UsageError(`${settingName('clickhouseCluster')} needs a ClickHouse server (${settingName('warehouse')}); the embedded warehouse is one process`);
   }
 
   const apiPort = parsePort(get('port')!, `port (${settingName('port')})`);
@@ -349,7 +389,9 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     dataDir,
     cacheDir,
     kafkaBrokers,
+    kafka,
     warehouse,
+    clickhouseCluster: clusterRaw,
     apiHost,
     apiPort,
     publicUrl,

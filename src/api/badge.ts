@@ -43,6 +43,7 @@ export const COLORS = {
 export type BadgeColor = keyof typeof COLORS;
 
 // XML 1.0 Char: no C0 controls but tab/newline/return, no U+FFFE/U+FFFF, no lone surrogates.
+// eslint-disable-next-line no-control-regex -- the C0 controls XML 1.0 forbids are exactly what this matches
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Text with the characters XML 1.0 cannot carry (escaped or not) removed. */

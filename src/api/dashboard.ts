@@ -1,8 +1,11 @@
 import { SOURCE_NAMES } from '../config.js';
 import { wilson, type Proportion } from '../stats/wilson.js';
+import { rankedSearch, type SearchResult, type SearchState } from '../warehouse/read/ranked-search.js';
 import type { AgentListCursor, AgentListState } from '../warehouse/read/search.js';
 import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
 import { contentSecurityPolicy, escapeHtml, num, pct, PAGE_STYLE, renderPage, when } from './pages/html.js';
+import { facetLinks, searchRow } from './pages/search-results.js';
+import { SEARCH_DEFAULT } from './limits.js';
 import {
   AGENT_SEARCH_DEFAULT,
   censusResponse,
@@ -100,6 +103,11 @@ export interface AgentFilters {
   protocol: '' | 'a2a' | 'mcp';
   source: string;
   state: '' | AgentListState;
+  /** The search's own filters (facets): transport, and whether authentication is required. */
+  transport?: string;
+  auth?: '' | 'required' | 'none';
+  /** Where a search page starts (hits before it are on earlier pages). */
+  offset?: number;
 }
 
 export const NO_FILTERS: AgentFilters = { protocol: '', source: '', state: '' };
@@ -115,7 +123,7 @@ function select(name: string, label: string, current: string, options: ReadonlyA
 
 function agentTable(agents: AgentSummary[], nextCursor: string | null, q: string, f: AgentFilters): string {
   const params = (extra: Record<string, string>) =>
-    new URLSearchParams(Object.entries({ q, ...f, ...extra }).filter(([, v]) => v !== '')).toString();
+    new URLSearchParams(Object.entries({ q, protocol: f.protocol, source: f.source, state: f.state, ...extra }).filter(([, v]) => v !== '')).toString();
   const next = nextCursor ? `/?${params({ cursor: nextCursor })}` : null;
   const filtered = f.protocol !== '' || f.source !== '' || f.state !== '';
   // A filtered page reads a bounded stretch of the list, so it can come back short (even empty) with more after it.
@@ -131,6 +139,30 @@ function agentTable(agents: AgentSummary[], nextCursor: string | null, q: string
   <table><thead><tr><th>name</th><th>protocol</th><th>sources</th><th>latest (uptime / result)</th><th class="r">7-day uptime</th><th>last check</th></tr></thead>
   <tbody id="agents">${agents.map(agentRow).join('\n') || `<tr><td colspan="6" class="muted">${empty}</td></tr>`}</tbody></table>
   <p id="more" class="muted">${next ? `<a href="${escapeHtml(next)}">Next page</a>` : ''}</p>
+</section>`;
+}
+
+/** The ranked search's results (a query was given): hits with their matches marked, facets as links. */
+function searchTable(r: SearchResult, q: string, f: AgentFilters): string {
+  const filters = { protocol: f.protocol, source: f.source, state: f.state, transport: f.transport ?? '', auth: f.auth ?? '' };
+  const offset = f.offset ?? 0;
+  const params = (extra: Record<string, string>) =>
+    new URLSearchParams(Object.entries({ q, ...filters, ...extra }).filter(([, v]) => v !== '' && v !== '0')).toString();
+  const next = offset + r.hits.length < r.total ? `/?${params({ offset: String(offset + r.hits.length) })}` : null;
+  const prev = offset > 0 ? `/?${params({ offset: String(Math.max(0, offset - SEARCH_DEFAULT)) })}` : null;
+  const hidden = (['transport', 'auth'] as const).map((k) => (filters[k] ? `<input type="hidden" name="${k}" value="${escapeHtml(filters[k])}">` : '')).join('');
+  return `<section class="card wide">
+  <h2>Agents</h2>
+  <form method="get" action="/" role="search"><input id="q" name="q" type="search" maxlength="200" placeholder="Search by what an agent does, its name, skills or URL" value="${escapeHtml(q)}" autocomplete="off">${hidden}
+  ${select('protocol', 'protocol', f.protocol, [['a2a', 'A2A'], ['mcp', 'MCP']])}
+  ${select('source', 'source', f.source, SOURCE_NAMES.map((s) => [s, s] as const))}
+  ${select('state', 'state', f.state, STATES)}
+  <button type="submit">Search</button> <a href="/">clear</a> <span id="status" class="muted" aria-live="polite"></span></form>
+  ${facetLinks(q, filters, r.facets)}
+  <p class="note" id="summary">${num(r.total)} ${r.total === 1 ? 'match' : 'matches'}${r.complete ? '' : ' among the best candidates'}, by relevance, then by our own measurements (up now, 30-day uptime, conformance). Nobody can pay to rank higher.</p>
+  <table><thead><tr><th>agent</th><th>protocol</th><th>sources</th><th>latest (uptime / result)</th><th class="r">30-day uptime</th><th class="r">score</th></tr></thead>
+  <tbody id="agents">${r.hits.map(searchRow).join('\n') || '<tr><td colspan="6" class="muted">No agents match.</td></tr>'}</tbody></table>
+  <p id="more" class="muted">${prev ? `<a href="${escapeHtml(prev)}">Previous</a> ` : ''}${next ? `<a href="${escapeHtml(next)}">Next page</a>` : ''}</p>
 </section>`;
 }
 
@@ -168,48 +200,65 @@ function chartsCard(rows: readonly DailyRow[], totals: readonly DailyTotal[], to
 }
 
 /**
- * Live search: fetches /stats/agents and rebuilds the rows with textContent (never innerHTML).
- * With a source or state filter chosen it leaves the form to the server (the JSON search has no
- * such filters), so the page stays right either way.
+ * Live search, as the server renders it: with words, the ranked search (GET /search: rows with the
+ * matched words marked from the hits' highlight ranges, the facets as links); without, the list in
+ * name order (GET /stats/agents). Everything is built with createElement and textContent (never
+ * innerHTML). With a source or state filter and no words it leaves the form to the server (the
+ * list's JSON has no such filters).
  */
 const SCRIPT = `
 (function(){
   var input=document.getElementById('q'),body=document.getElementById('agents'),more=document.getElementById('more'),status=document.getElementById('status');
   var proto=document.getElementById('f-protocol'),source=document.getElementById('f-source'),state=document.getElementById('f-state');
   if(!input||!body||!window.fetch)return;
-  var timer=null,seq=0;
-  function serverOnly(){return (source&&source.value)||(state&&state.value);}
+  var table=body.parentNode,timer=null,seq=0;
+  function val(el){return el?el.value:'';}
+  function hidden(n){var el=input.form.querySelector('input[type=hidden][name='+n+']');return el?el.value:'';}
+  function serverOnly(){return !input.value.trim()&&(val(source)||val(state));}
   function pct(x){return typeof x==='number'&&isFinite(x)?(x*100).toFixed(1)+'%':'\\u2013';}
   function when(s){return s?s.slice(0,10)+' '+s.slice(11,16)+' UTC':'never';}
   function cell(tr,text,cls){var td=document.createElement('td');td.textContent=text;if(cls)td.className=cls;tr.appendChild(td);return td;}
-  function render(list,next,q,p){
-    var rows=[];
-    list.forEach(function(a){
-      var tr=document.createElement('tr');
-      var td=document.createElement('td'),link=document.createElement('a');
+  function heads(names){var tr=document.createElement('tr');names.forEach(function(n){var th=document.createElement('th');th.textContent=n;if(/uptime|score/.test(n))th.className='r';tr.appendChild(th);});table.tHead.replaceChildren(tr);}
+  function mark(el,text,ranges){var at=0;(ranges||[]).forEach(function(r){if(r[0]<at)return;el.appendChild(document.createTextNode(text.slice(at,r[0])));var m=document.createElement('mark');m.textContent=text.slice(r[0],r[1]);el.appendChild(m);at=r[1];});el.appendChild(document.createTextNode(text.slice(at)));}
+  function stateOf(a){return a.optOut==='unchecked'?'not checked (opted out)':(a.uptime||'not checked yet')+(a.result?' / '+a.result:'');}
+  function upCls(a){return /^(up|down|unknown|skipped)$/.test(a.uptime||'')?a.uptime:'';}
+  function empty(rows){if(rows.length===0){var tr=document.createElement('tr'),td=cell(tr,'No agents match.','muted');td.colSpan=6;rows.push(tr);}body.replaceChildren.apply(body,rows);more.replaceChildren();}
+  function nav(){var n=document.querySelector('nav.facets');if(n)n.remove();var p=document.getElementById('summary');if(p)p.remove();}
+  function renderList(list,next,q,p){
+    heads(['name','protocol','sources','latest (uptime / result)','7-day uptime','last check']);nav();
+    var rows=list.map(function(a){
+      var tr=document.createElement('tr'),td=document.createElement('td'),link=document.createElement('a');
       link.href='/agents/'+encodeURIComponent(a.id);link.textContent=a.name||a.id;td.appendChild(link);tr.appendChild(td);
-      cell(tr,a.protocol);cell(tr,(a.sources||[]).join(', '));
-      var state=a.optOut==='unchecked'?'not checked (opted out)':(a.uptime||'not checked yet')+(a.result?' / '+a.result:'');
-      cell(tr,state,/^(up|down|unknown|skipped)$/.test(a.uptime||'')?a.uptime:'');
-      cell(tr,pct(a.uptime7d),'r');cell(tr,when(a.lastCheckedAt));
-      rows.push(tr);
+      cell(tr,a.protocol);cell(tr,(a.sources||[]).join(', '));cell(tr,stateOf(a),upCls(a));cell(tr,pct(a.uptime7d),'r');cell(tr,when(a.lastCheckedAt));
+      return tr;
     });
-    if(rows.length===0){var tr=document.createElement('tr'),td=cell(tr,'No agents match.','muted');td.colSpan=6;rows.push(tr);}
-    body.replaceChildren.apply(body,rows);
-    more.replaceChildren();
+    empty(rows);
     if(next){var a=document.createElement('a'),u=new URLSearchParams();if(q)u.set('q',q);if(p)u.set('protocol',p);u.set('cursor',next);a.href='/?'+u.toString();a.textContent='Next page';more.appendChild(a);}
   }
+  function renderHits(d){
+    heads(['agent','protocol','sources','latest (uptime / result)','30-day uptime','score']);nav();
+    var rows=(d.hits||[]).map(function(h){
+      var tr=document.createElement('tr'),td=document.createElement('td'),link=document.createElement('a');
+      link.href='/agents/'+encodeURIComponent(h.id);mark(link,h.name||h.id,h.name?h.highlights.name:[]);td.appendChild(link);
+      var desc=document.createElement('div');desc.className='note';mark(desc,h.description,h.highlights.description);td.appendChild(desc);tr.appendChild(td);
+      cell(tr,h.protocol);cell(tr,(h.sources||[]).join(', '));cell(tr,stateOf(h),upCls(h));cell(tr,pct(h.uptime30d),'r');cell(tr,h.score.toFixed(2),'r');
+      return tr;
+    });
+    empty(rows);
+    var p=document.createElement('p');p.id='summary';p.className='note';p.textContent=d.total+(d.total===1?' match':' matches')+', by relevance, then by our own measurements. Press Search for the filters.';table.parentNode.insertBefore(p,table);
+  }
   function search(){
-    var q=input.value.trim(),p=proto?proto.value:'',mine=++seq;
+    var q=input.value.trim(),p=val(proto),mine=++seq,u=new URLSearchParams();
     status.textContent='searching\\u2026';
-    fetch('/stats/agents?limit=${AGENT_SEARCH_DEFAULT}'+(q?'&q='+encodeURIComponent(q):'')+(p?'&protocol='+encodeURIComponent(p):''),{headers:{accept:'application/json'}})
+    if(q){u.set('q',q);u.set('limit','${SEARCH_DEFAULT}');[['protocol',p],['source',val(source)],['state',val(state)],['transport',hidden('transport')],['auth',hidden('auth')]].forEach(function(x){if(x[1])u.set(x[0],x[1]);});}
+    else{u.set('limit','${AGENT_SEARCH_DEFAULT}');if(p)u.set('protocol',p);}
+    fetch((q?'/search?':'/stats/agents?')+u.toString(),{headers:{accept:'application/json'}})
       .then(function(r){if(!r.ok)throw new Error('HTTP '+r.status);return r.json();})
-      .then(function(d){if(mine!==seq)return;render(d.agents||[],d.nextCursor,q,p);status.textContent='';
-        var u=new URL(location.href);if(q)u.searchParams.set('q',q);else u.searchParams.delete('q');if(p)u.searchParams.set('protocol',p);else u.searchParams.delete('protocol');u.searchParams.delete('cursor');history.replaceState(null,'',u);})
+      .then(function(d){if(mine!==seq)return;if(q)renderHits(d);else renderList(d.agents||[],d.nextCursor,q,p);status.textContent='';
+        var l=new URL(location.href);if(q)l.searchParams.set('q',q);else l.searchParams.delete('q');if(p)l.searchParams.set('protocol',p);else l.searchParams.delete('protocol');l.searchParams.delete('cursor');l.searchParams.delete('offset');history.replaceState(null,'',l);})
       .catch(function(e){if(mine===seq)status.textContent='search failed: '+e.message;});
   }
   input.addEventListener('input',function(){if(serverOnly())return;clearTimeout(timer);timer=setTimeout(search,250);});
-  input.form.addEventListener('submit',function(e){if(serverOnly())return;e.preventDefault();clearTimeout(timer);search();});
 })();
 `;
 
@@ -228,6 +277,8 @@ export interface DashboardData {
   chartTotals: DailyTotal[];
   chartRows: DailyRow[];
   agents: AgentSummary[];
+  /** The ranked search's results when a query was given (then `agents` is empty). */
+  search?: SearchResult | null;
   /** The cursor of the agent list's next page (null on the last). */
   nextCursor: string | null;
   q: string;
@@ -250,14 +301,29 @@ export async function dashboardData(
   const { latest, latestComplete } = await latestDailyRuns(warehouse);
   const latestRun = latest ? await runStatsResponse(warehouse, latest, cv) : null;
   const lastCompleteRun = latestComplete && latestComplete !== latest ? await runStatsResponse(warehouse, latestComplete, cv) : null;
-  const found = await searchAgents(warehouse, cv, {
-    q,
-    limit: AGENT_SEARCH_DEFAULT,
-    cursor,
-    protocol: filters.protocol || null,
-    source: filters.source || null,
-    state: filters.state || null,
-  });
+  // A query is a ranked search; without one, the list in natural name order.
+  const search = q
+    ? await rankedSearch(warehouse, {
+        q,
+        checkerVersion: cv,
+        limit: SEARCH_DEFAULT,
+        offset: filters.offset ?? 0,
+        filters: {
+          protocol: filters.protocol || null, source: filters.source || null, state: (filters.state || null) as SearchState | null,
+          transport: filters.transport || null, auth: filters.auth || null,
+        },
+      })
+    : null;
+  const found = search
+    ? { agents: [], nextCursor: null }
+    : await searchAgents(warehouse, cv, {
+        q,
+        limit: AGENT_SEARCH_DEFAULT,
+        cursor,
+        protocol: filters.protocol || null,
+        source: filters.source || null,
+        state: filters.state || null,
+      });
   const daily = await dailyResponse(warehouse, cv, CHART_DAYS, null);
   const tableDays = new Set(dayRange(utcToday(), STATS_DAYS_DEFAULT));
   return {
@@ -269,6 +335,7 @@ export async function dashboardData(
     chartTotals: daily.totals,
     chartRows: daily.rows,
     agents: found.agents,
+    search,
     nextCursor: found.nextCursor,
     q,
     filters,
@@ -287,8 +354,8 @@ export function renderDashboard(d: DashboardData): string {
 ${censusCard(d.census)}
 ${chartsCard(d.chartRows, d.chartTotals, d.generatedAt.slice(0, 10))}
 ${dailyTable(d.daily, STATS_DAYS_DEFAULT)}
-${agentTable(d.agents, d.nextCursor, d.q, d.filters)}`,
-    footer: 'Ecosystem shares come from each run\'s uniform random sample, with 95% Wilson score intervals; census counts are totals of every active agent\'s latest state. JSON: <a href="/stats/runs/latest">/stats/runs/latest</a> · <a href="/stats/census">/stats/census</a> · <a href="/stats/daily">/stats/daily</a> · <a href="/stats/agents">/stats/agents</a> · <a href="/agents">/agents</a>',
+${d.search ? searchTable(d.search, d.q, d.filters) : agentTable(d.agents, d.nextCursor, d.q, d.filters)}`,
+    footer: 'Ecosystem shares come from each run\'s uniform random sample, with 95% Wilson score intervals; census counts are totals of every active agent\'s latest state. JSON: <a href="/stats/runs/latest">/stats/runs/latest</a> · <a href="/stats/census">/stats/census</a> · <a href="/stats/daily">/stats/daily</a> · <a href="/stats/agents">/stats/agents</a> · <a href="/search?q=weather">/search</a> · <a href="/agents">/agents</a>',
     script: SCRIPT,
   });
 }

@@ -6,3 +6,8 @@ export const AGENT_SEARCH_DEFAULT = 50;
 export const AGENT_SEARCH_MAX = 500;
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 500;
+export const SEARCH_DEFAULT = 20;
+/** Hits on one page of GET /search; pages reach as far as the candidates scored (SEARCH_OFFSET_MAX). */
+export const SEARCH_MAX = 50;
+export const SEARCH_OFFSET_MAX = 100;
+export const SEARCH_QUERY_MAX = 500;

@@ -1,4 +1,5 @@
 import { isAttestationPayload, type Attestation } from '../conformance/attestation.js';
+import { isTreeAttestation, type TreeAttestation } from '../conformance/tree-attestation.js';
 import { CHECKER_VERSION } from '../conformance/version.js';
 import type { Logger } from '../log.js';
 import { census, runStats, type Census } from '../stats/run-stats.js';
@@ -228,7 +229,7 @@ const ATTESTATION_KEYS = ['alg', 'canonicalization', 'keyId', 'payload', 'signat
  * page. Only the attestation's exact shape passes (the payload as src/conformance/attestation.ts
  * signs it), the shape the response schema lists, so serializing it drops nothing.
  */
-export function parseAttestation(text: string): { attestation: Attestation | null; problem: string | null } {
+export function parseAttestation(text: string): { attestation: Attestation | TreeAttestation | null; problem: string | null } {
   if (text === '') return { attestation: null, problem: null };
   let v: unknown;
   try {
@@ -238,6 +239,8 @@ export function parseAttestation(text: string): { attestation: Attestation | nul
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return { attestation: null, problem: 'not a JSON object' };
   const o = v as Record<string, unknown>;
+  // A batch-signed verdict (docs/MERKLE.md) carries its leaf, proof and head too.
+  if ('head' in o && isTreeAttestation(o)) return { attestation: o, problem: null };
   const keys = Object.keys(o).sort();
   if (keys.length !== ATTESTATION_KEYS.length || keys.some((k, i) => k !== ATTESTATION_KEYS[i])) {
     return { attestation: null, problem: `fields ${keys.join(', ')} instead of ${ATTESTATION_KEYS.join(', ')}` };
@@ -249,7 +252,7 @@ export function parseAttestation(text: string): { attestation: Attestation | nul
   return { attestation: o as unknown as Attestation, problem: null };
 }
 
-function signatureOf(latest: { signature: string; event_id: string }, key: string, log: Pick<Logger, 'warn'> | undefined): Attestation | null {
+function signatureOf(latest: { signature: string; event_id: string }, key: string, log: Pick<Logger, 'warn'> | undefined): Attestation | TreeAttestation | null {
   const { attestation, problem } = parseAttestation(latest.signature);
   if (problem) log?.warn({ agentKey: key, eventId: latest.event_id, problem }, 'stored verdict signature is not an attestation: served as null');
   return attestation;

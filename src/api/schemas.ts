@@ -1,6 +1,6 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import { SOURCE_NAMES } from '../config.js';
-import { AGENT_SEARCH_MAX, PAGE_MAX, STATS_DAYS_MAX } from './limits.js';
+import { AGENT_SEARCH_MAX, PAGE_MAX, SEARCH_MAX, SEARCH_OFFSET_MAX, SEARCH_QUERY_MAX, STATS_DAYS_MAX } from './limits.js';
 
 /**
  * The JSON schemas of the routes' inputs. Fastify validates requests with them (and
@@ -60,6 +60,24 @@ export const agentSearchQuerySchema = {
   },
 } as const;
 
+/** GET /search: the ranked full-text search (docs/SEARCH.md), its filters and page. */
+export const searchQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['q'],
+  properties: {
+    q: { type: 'string', minLength: 1, maxLength: SEARCH_QUERY_MAX, description: 'Words or a sentence; the last word also matches as a prefix' },
+    protocol: PROTOCOL,
+    source: { type: 'string', maxLength: 100 },
+    state: { type: 'string', enum: ['up', 'down', 'unknown', 'pass', 'fail'], description: 'Latest check (up, down, unknown) or verdict (pass, fail) under the current checker' },
+    transport: { type: 'string', maxLength: 100 },
+    auth: { type: 'string', enum: ['required', 'none'], description: 'Whether the card or server.json asks for authentication' },
+    limit: { type: 'integer', minimum: 1, maximum: SEARCH_MAX },
+    offset: { type: 'integer', minimum: 0, maximum: SEARCH_OFFSET_MAX },
+    explain: { type: 'string', enum: ['0', '1'], description: '1: each hit carries its score parts' },
+  },
+} as const;
+
 /** The dashboard's search and agent-list filters (a plain GET form: an empty select sends ''). */
 export const dashboardQuerySchema = {
   type: 'object',
@@ -70,6 +88,9 @@ export const dashboardQuerySchema = {
     protocol: { type: 'string', enum: ['', ...PROTOCOL.enum] },
     source: { type: 'string', enum: ['', ...SOURCE_NAMES] },
     state: { type: 'string', enum: ['', 'up', 'down', 'unknown', 'pass', 'fail'] },
+    transport: { type: 'string', maxLength: 100 },
+    auth: { type: 'string', enum: ['', 'required', 'none'] },
+    offset: { type: 'integer', minimum: 0, maximum: SEARCH_OFFSET_MAX },
   },
 } as const;
 
@@ -222,11 +243,18 @@ export const uptimeWindowSchema = {
   },
 } as const;
 
-/** A verdict's attestation (src/conformance/attestation.ts): Ed25519 over "veronikai-attestation/1\n" + the canonical JSON of `payload`. */
+/**
+ * A verdict's attestation: signed alone (src/conformance/attestation.ts: Ed25519 over
+ * "veronikai-attestation/1\n" + the canonical JSON of `payload`), or as a leaf of its batch's signed
+ * tree (src/conformance/tree-attestation.ts, docs/MERKLE.md: `head`, `leafIndex` and `proof` present).
+ */
 export const attestationSchema = {
   type: 'object',
   additionalProperties: false,
-  description: 'The signed verdict: verify `signature` (base64url Ed25519) over "veronikai-attestation/1\\n" + the canonical JSON of `payload` with the public key `keyId` names',
+  description:
+    'The signed verdict. Signed alone: verify `signature` (base64url Ed25519) over "veronikai-attestation/1\\n" + the canonical JSON of `payload` with the public key `keyId` names. ' +
+    'Signed with its batch (`head`, `leafIndex` and `proof` present): `signature` is over "veronikai-tree-head/1\\n" + the canonical JSON of {checker, root, size} of `head`, ' +
+    'and the leaf SHA-256(0x00 ‖ "veronikai-verdict/1\\n" + canonical JSON of `payload`) with `proof` must lead to `head.root` (docs/MERKLE.md)',
   required: ['payload', 'alg', 'canonicalization', 'keyId', 'signature'],
   properties: {
     payload: {
@@ -234,6 +262,7 @@ export const attestationSchema = {
       additionalProperties: false,
       required: ['subject', 'observedAt', 'inputsHash', 'checker', 'suite', 'scope', 'result', 'reasons'],
       properties: {
+        eventId: { type: 'string', description: 'The probe event judged (batch-signed verdicts)' },
         subject: STRING,
         observedAt: TIME,
         inputsHash: STRING,
@@ -248,6 +277,15 @@ export const attestationSchema = {
     canonicalization: STRING,
     keyId: { type: 'string', description: '"ed25519:" + the first 32 hex digits of the SHA-256 of the public key (SPKI DER)' },
     signature: { type: 'string', description: 'base64url' },
+    leafIndex: { type: 'integer', description: "The verdict's leaf in its batch's tree (batch-signed verdicts)" },
+    proof: { ...STRINGS, description: 'The inclusion proof: hex SHA-256 hashes, deepest first (batch-signed verdicts)' },
+    head: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'checker', 'root', 'size'],
+      description: "The batch's signed tree head (batch-signed verdicts)",
+      properties: { id: STRING, checker: STRING, root: STRING, size: { type: 'integer' } },
+    },
   },
 } as const;
 
@@ -428,6 +466,94 @@ export const agentSearchResponseSchema = {
     agents: { type: 'array', items: agentSummarySchema },
     more: { type: 'boolean', description: 'Whether a next page follows. A page reads a bounded stretch of the list, so it can hold fewer than `limit` agents, or none, and still have more after it' },
     nextCursor: { type: ['string', 'null'] },
+  },
+} as const;
+
+const NUMBER = { type: 'number' } as const;
+const RANGES = { type: 'array', items: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 2, maxItems: 2 } } as const;
+const FACET = { type: 'object', additionalProperties: COUNT, description: 'Matches per value, under the other filters' } as const;
+
+export const searchExplainSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['relevance', 'terms', 'phrase', 'boosts', 'score'],
+  description: 'score = relevance × (1 + phrase) × (1 + upNow + uptime30 + conformance)',
+  properties: {
+    relevance: { type: 'number', description: 'BM25F: the sum over the query words of their best term part' },
+    terms: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['word', 'term', 'kind', 'idf', 'impact', 'part'],
+        properties: {
+          word: STRING,
+          term: STRING,
+          kind: { type: 'string', enum: ['exact', 'prefix', 'completion', 'typo'] },
+          idf: NUMBER,
+          impact: { type: 'integer', description: 'The BM25F saturated term frequency, 0..65535' },
+          part: NUMBER,
+        },
+      },
+    },
+    phrase: { type: 'number', description: 'Boost for query words side by side (or near) in the name, title or description' },
+    boosts: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['upNow', 'uptime30', 'conformance'],
+      description: 'From our own measurements only',
+      properties: { upNow: NUMBER, uptime30: NUMBER, conformance: NUMBER },
+    },
+    score: NUMBER,
+  },
+} as const;
+
+export const searchHitSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'key', 'name', 'title', 'description', 'protocol', 'sources', 'transports', 'authRequired', 'uptime', 'result', 'uptime30d', 'score', 'matched', 'highlights', 'explain'],
+  properties: {
+    id: STRING,
+    key: STRING,
+    name: STRING,
+    title: STRING,
+    description: STRING,
+    protocol: { type: 'string', enum: ['a2a', 'mcp'] },
+    sources: STRINGS,
+    transports: STRINGS,
+    authRequired: { type: 'boolean' },
+    uptime: { type: ['string', 'null'], description: "The latest check's uptime state under the current checker" },
+    result: { type: ['string', 'null'], description: "The latest verdict's result under the current checker" },
+    uptime30d: SHARE,
+    score: NUMBER,
+    matched: { ...STRINGS, description: 'The index terms this hit matched (analysed words: folded, stemmed)' },
+    highlights: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'title', 'description'],
+      description: 'Where the matched words stand: [start, end) offsets in UTF-16 code units of each text',
+      properties: { name: RANGES, title: RANGES, description: RANGES },
+    },
+    explain: { anyOf: [searchExplainSchema, { type: 'null' }], description: 'The score parts with explain=1, else null' },
+  },
+} as const;
+
+export const searchResponseSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['checkerVersion', 'q', 'hits', 'total', 'complete', 'facets'],
+  properties: {
+    checkerVersion: STRING,
+    q: STRING,
+    hits: { type: 'array', items: searchHitSchema },
+    total: { type: 'integer', minimum: 0, description: 'Matches after the filters among the best candidates scored (at most 100)' },
+    complete: { type: 'boolean', description: 'Whether every posting of every query term was read (else the rarest matches may be missing)' },
+    facets: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['protocol', 'source', 'state', 'transport', 'auth'],
+      properties: { protocol: FACET, source: FACET, state: FACET, transport: FACET, auth: FACET },
+    },
   },
 } as const;
 

@@ -9,6 +9,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { feedRoutes } from './routes/feeds.js';
 import { healthRoutes } from './routes/health.js';
 import { registerOpenApi } from './openapi.js';
+import { searchRoutes } from './routes/search.js';
 import { statsRoutes } from './routes/stats.js';
 
 /**
@@ -42,6 +43,7 @@ export function buildApi({ warehouse, logger, publicUrl }: ApiOptions) {
   void app.register(healthRoutes, { warehouse });
   void app.register(agentRoutes, { warehouse, publicUrl });
   void app.register(statsRoutes, { warehouse });
+  void app.register(searchRoutes, { warehouse });
   void app.register(dashboardRoutes, { warehouse });
   void app.register(badgeRoutes, { warehouse });
   void app.register(feedRoutes, { warehouse, publicUrl });

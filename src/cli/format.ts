@@ -1,4 +1,5 @@
 import type { SourceSummary } from '../producers/sources/index.js';
+import { DISABLED_BY_CONFIGURATION } from '../producers/sources/summary.js';
 import type { DailyRunReport } from '../runtime/daily.js';
 import type { DisputeOutcome } from '../usecases/dispute.js';
 import type { ReplayProgress, ReplaySummary } from '../usecases/replay.js';
@@ -14,6 +15,15 @@ export function formatSummary(s: SourceSummary): string {
     `${s.delisted} delisted, ${s.invalid} invalid, ${s.errors} error(s)`;
   const notes = s.notes.length > 0 ? ` [${s.notes.join('; ')}]` : '';
   return s.complete ? `${head}, complete${notes}` : `${head}, INCOMPLETE: ${s.failure ?? 'stopped early'}${notes}`;
+}
+
+/**
+ * The sources of a crawl that could not be read completely: failed or cut-short passes, and sources
+ * the crawl gate skipped (robots.txt unreadable); not those the operator turned off or whose terms
+ * the operator recorded as forbidding crawling, which were left out on purpose.
+ */
+export function sourcesNotRead(summaries: readonly SourceSummary[]): SourceSummary[] {
+  return summaries.filter((s) => !s.complete && s.skipped !== DISABLED_BY_CONFIGURATION && !s.skipped?.startsWith('terms: '));
 }
 
 /** A one-line progress text for a terminal. */
@@ -84,6 +94,7 @@ export function formatReplaySummary(s: ReplaySummary): string[] {
   );
   if (c.transitions.length > 0) lines.push(`  changes: ${c.transitions.map((t) => `${t.from} → ${t.to}: ${num(t.events)}`).join(', ')}`);
   for (const a of c.agents) {
+    // eslint-disable-next-line no-control-regex -- control characters in an agent's name are replaced for the terminal
     lines.push(`  ${a.agentId}  ${a.from} → ${a.to}  ${a.agentKey}${a.name ? `  (${a.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 80)})` : ''}`);
   }
   if (c.changedAgents > c.agents.length) lines.push(`  … and ${num(c.changedAgents - c.agents.length)} more`);
@@ -97,6 +108,7 @@ export function say(line: string): void {
 
 /** Text from data on one terminal line: control characters (line breaks, escapes) as spaces, bounded. */
 const oneLine = (s: string, max = 200) => {
+  // eslint-disable-next-line no-control-regex -- control characters from data are replaced for the terminal
   const t = s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 };

@@ -1,58 +1,39 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { UsageError } from '../config.js';
-// Each subcommand lives in its own module under ./commands and registers itself here.
-// @register-commands (keep one import + one call per command)
-import { registerApiCommand } from './commands/api.js';
-import { registerCrawlCommand } from './commands/crawl.js';
-import { registerMigrateCommand } from './commands/migrate.js';
-import { registerProbeWorkerCommand } from './commands/probe-worker.js';
-import { registerProcessCommand } from './commands/process.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerScheduleCommand } from './commands/schedule.js';
-import { registerSqlCommand } from './commands/sql.js';
-import { registerStackCommand } from './commands/stack.js';
-import { registerCheckCommand } from './commands/check.js';
-import { registerProbeCommand } from './commands/probe.js';
-import { registerReplayCommand } from './commands/replay.js';
-import { registerInspectCommand } from './commands/inspect.js';
-import { registerExportCommand } from './commands/export.js';
-import { registerReportCommand } from './commands/report.js';
-import { registerCensusCommand } from './commands/census.js';
-import { registerDisputeCommand } from './commands/dispute.js';
+// The command table (./command-table.ts) names every command; only the invoked command's module
+// is imported, and `--help` lists the commands from the table alone.
+// @register-commands: one entry per command in COMMANDS (./command-table.ts)
+import { COMMANDS, findCommand, invokedCommand } from './command-table.js';
+
+/** The version of the package this CLI runs from (src/cli and dist/cli are both two levels down). */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
 
 const program = new Command('veronikai')
   .description('VeronikAI: an open index of public AI agents (A2A agents and remote MCP servers)')
-  .version('0.1.0')
+  .version(packageVersion())
   .showHelpAfterError()
   .exitOverride();
 
-// @register-calls
-registerRunCommand(program);
-registerCrawlCommand(program);
-registerProcessCommand(program);
-registerScheduleCommand(program);
-registerProbeWorkerCommand(program);
-registerApiCommand(program);
-registerMigrateCommand(program);
-registerSqlCommand(program);
-registerStackCommand(program);
-registerCheckCommand(program);
-registerProbeCommand(program);
-registerReplayCommand(program);
-registerInspectCommand(program);
-registerExportCommand(program);
-registerReportCommand(program);
-registerCensusCommand(program);
-registerDisputeCommand(program);
-
 try {
+  const entry = findCommand(invokedCommand(process.argv.slice(2)) ?? '');
+  if (entry) (await entry.load())(program);
+  // No known command (help, --version, a mistyped name): list the table, loading no module.
+  else for (const c of COMMANDS) program.command(c.name).summary(c.summary);
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {
     // help and version exit 0; usage errors exit 2 (commander already printed the message)
     process.exitCode = err.exitCode === 0 ? 0 : 2;
-  } else if (err instanceof UsageError) {
+  } else if (err instanceof (await import('../config.js')).UsageError) {
+    // Imported here, not above: `--help` and `--version` need none of the configuration's modules.
     process.stderr.write(`veronikai: ${err.message}\n`);
     process.exitCode = 2;
   } else {

@@ -4,9 +4,23 @@ import { createLogger, type Logger } from '../log.js';
 import { ensurePrivateDir } from '../util/private-dir.js';
 
 /** The settings every role that touches Kafka and the warehouse takes. */
-export const PLATFORM_SETTINGS = ['dataDir', 'cacheDir', 'brokers', 'warehouse', 'clickhouseDatabase', 'clickhouseUser', 'contact', 'logLevel'] as const satisfies readonly SettingKey[];
+export const PLATFORM_SETTINGS = [
+  'dataDir',
+  'cacheDir',
+  'brokers',
+  'kafkaSessionTimeout',
+  'kafkaHeartbeatInterval',
+  'kafkaReplicationFactor',
+  'kafkaMinInsyncReplicas',
+  'warehouse',
+  'clickhouseDatabase',
+  'clickhouseUser',
+  'clickhouseCluster',
+  'contact',
+  'logLevel',
+] as const satisfies readonly SettingKey[];
 /** The warehouse alone (migrate, sql). */
-export const WAREHOUSE_SETTINGS = ['dataDir', 'warehouse', 'clickhouseDatabase', 'clickhouseUser', 'logLevel'] as const satisfies readonly SettingKey[];
+export const WAREHOUSE_SETTINGS = ['dataDir', 'warehouse', 'clickhouseDatabase', 'clickhouseUser', 'clickhouseCluster', 'logLevel'] as const satisfies readonly SettingKey[];
 export const API_SETTINGS = ['host', 'port', 'publicUrl'] as const satisfies readonly SettingKey[];
 export const SOURCE_SETTINGS = ['sourceUrl', 'disableSource', 'termsForbid', 'maxPages', 'pageDelay', 'optOutFile'] as const satisfies readonly SettingKey[];
 export const SCHEDULE_SETTINGS = ['budget', 'sampleSize', 'optOutFile', 'canaryUrl', 'signingKeyFile'] as const satisfies readonly SettingKey[];

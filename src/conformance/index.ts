@@ -38,6 +38,8 @@ export {
 } from './attestation.js';
 export { buildReport, renderTerminal, renderSarif, renderRuleList, type CheckRun, type CheckReport, type TargetKind, type RuleOutcome } from './report.js';
 export { CHECK_REPORT_SCHEMA } from './report-schema.js';
+export { SARIF_SCHEMA_URI, SARIF_VERSION, SRCROOT, FINGERPRINT_KEY, localArtifact, urlArtifact, fileUri, type SarifOptions } from './sarif.js';
+export { renderCheckJUnit, junitXml, type JUnitCase, type JUnitSuite } from './junit.js';
 export { locatePointers } from '../core/json-locate.js';
 export { detectKind, type DocumentKind } from './detect.js';
 export * from './plugin/index.js';

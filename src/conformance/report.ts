@@ -3,6 +3,7 @@ import { CATALOGUE, getRule, RULES, type Rule } from './catalogue.js';
 import { locatePointers, type TextPosition } from '../core/json-locate.js';
 import type { Finding, Result } from './types.js';
 import type { UptimeVerdict } from './uptime.js';
+import { fingerprints, localArtifact, originalUriBaseIds, SARIF_SCHEMA_URI, SARIF_VERSION, urlArtifact, type SarifOptions } from './sarif.js';
 import { displayLocation, type Verdict } from './verdict.js';
 import { CHECKER_VERSION, REPORT_VERSION, SUITES, type SuiteKey } from './version.js';
 
@@ -323,7 +324,8 @@ export function renderRuleList(): string {
 
 // ---------------------------------------------------------------- SARIF 2.1.0
 
-export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run)): object {
+/** SARIF 2.1.0; a file input inside `opts.root` (the working directory) is relative to %SRCROOT%. */
+export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run), opts: SarifOptions = {}): object {
   const pos = positions(run);
   const incomplete = incompleteOf(run, report);
   const ruleIds = report.rules.map((r) => r.id);
@@ -340,13 +342,16 @@ export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run
       properties: { suite: SUITES[r.suite].id, suiteVersion: SUITES[r.suite].version, basis: r.basis, needs: r.needs },
     };
   });
-  const uri = run.scope === 'document' ? run.input.replace(/\\/g, '/') : run.input;
-  const results = findingsShown(report).map((f) => {
+  const documentArtifact = run.scope === 'document' ? localArtifact(run.input, opts) : urlArtifact(run.input);
+  const shown = findingsShown(report);
+  const artifacts = shown.map((f) => (f.artifact === 'document' ? documentArtifact : urlArtifact(f.location)));
+  const prints = fingerprints(shown.map((f, i) => ({ ruleId: f.ruleId, artifact: artifacts[i]!, place: f.artifact === 'document' ? f.location : '' })));
+  const results = shown.map((f, i) => {
     const p = f.artifact === 'document' ? pos.get(f.location) : undefined;
     const physicalLocation =
       f.artifact === 'document'
-        ? { artifactLocation: { uri }, region: { startLine: p?.line ?? 1, startColumn: p?.column ?? 1 } }
-        : { artifactLocation: { uri: f.location } };
+        ? { artifactLocation: artifacts[i]!, region: { startLine: p?.line ?? 1, startColumn: p?.column ?? 1 } }
+        : { artifactLocation: artifacts[i]! };
     return {
       ruleId: f.ruleId,
       ruleIndex: ruleIds.indexOf(f.ruleId),
@@ -358,15 +363,17 @@ export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run
           ...(f.artifact === 'document' ? { logicalLocations: [{ fullyQualifiedName: f.location === '' ? '/' : f.location, kind: 'element' }] } : {}),
         },
       ],
+      partialFingerprints: prints[i]!,
       properties: { jsonPointer: f.artifact === 'document' ? f.location : null, specUrl: f.spec.url },
     };
   });
   return {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
+    $schema: SARIF_SCHEMA_URI,
+    version: SARIF_VERSION,
     runs: [
       {
         tool: { driver: { name: 'VeronikAI', version: CHECKER_VERSION, rules: driverRules } },
+        ...originalUriBaseIds(artifacts, opts),
         invocations: [
           {
             executionSuccessful: report.exitCode !== 2,

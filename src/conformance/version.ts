@@ -24,7 +24,9 @@
 // attestations.2 (MCP suite v3): MCP-Q-011 reads the one special-purpose IP table the SSRF guard
 // uses (AS112 and AMT /24s are public; Teredo, IPv4-compatible and non-2000::/3 IPv6 are not),
 // and MCP-T-103 compares endpoints by the canonical URL form agents are keyed by.
-export const CHECKER_VERSION = 'VeronikAI/0.1+attestations.2';
+// attestations.3: the index signs verdicts a batch at a time, a signed Merkle tree head per batch
+// and an inclusion proof per verdict (docs/MERKLE.md), instead of one signature per verdict.
+export const CHECKER_VERSION = 'VeronikAI/0.1+attestations.3';
 
 export interface SuiteRef {
   readonly id: string;

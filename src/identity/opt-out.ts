@@ -59,7 +59,7 @@ export function loadOptOutFile(path: string): OptOutRule[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`opt-out file ${path} cannot be read: ${(err as Error).message}`);
+    throw new Error(`opt-out file ${path} cannot be read: ${(err as Error).message}`, { cause: err });
   }
   // A BOM is not JSON (RFC 8259 §8.1 lets a parser ignore it); editors on some systems add one.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -67,7 +67,7 @@ export function loadOptOutFile(path: string): OptOutRule[] {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new Error(`opt-out file ${path} is not JSON: ${(err as Error).message}`);
+    throw new Error(`opt-out file ${path} is not JSON: ${(err as Error).message}`, { cause: err });
   }
   return parseOptOutList(json, `opt-out file ${path}`);
 }

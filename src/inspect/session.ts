@@ -46,7 +46,7 @@ export class InspectSession {
     readonly input: string,
   ) {
     this.deadline = this.started + settings.timeLimitMs;
-    let origin = '';
+    let origin: string;
     try {
       origin = new URL(input).origin;
     } catch {
@@ -84,7 +84,7 @@ export class InspectSession {
   }
 
   private headersFor(url: string, extra: Record<string, string> | undefined, credentials: boolean): { headers: Record<string, string>; secret: string[] } {
-    let same = false;
+    let same: boolean;
     try {
       same = new URL(url).origin === this.origin;
     } catch {

@@ -70,7 +70,16 @@ export interface Sink<T> {
   write(items: readonly SinkItem<T>[], batch: BatchInfo): Promise<void>;
 }
 
-export type Handler<T> = (message: ConsumedMessage) => StepResult<T> | Promise<StepResult<T>>;
+/** What a handler is told besides its message. */
+export interface HandlerContext {
+  /**
+   * Aborts when the batch is given up: the runner stops (with `abortOnStop`) or the group
+   * rebalances. A handler with long work ends it then; its result is not used.
+   */
+  signal: AbortSignal;
+}
+
+export type Handler<T> = (message: ConsumedMessage, context: HandlerContext) => StepResult<T> | Promise<StepResult<T>>;
 
 export interface ConsumerRunnerHooks {
   /** After the sink and the dead-letter writes, before the commit. Throwing here stops the runner uncommitted. */
@@ -116,9 +125,22 @@ export interface ConsumerRunnerOptions<T> {
    * the batch's order; the sink and the commit still wait for the whole batch.
    */
   handlerConcurrency?: number;
+  /**
+   * How long the group waits for a silent member before its partitions go to another (default
+   * DEFAULT_SESSION_TIMEOUT_MS). Heartbeats go out every `heartbeatIntervalMs` while a batch is
+   * worked on, however long its messages take, so this only bounds how long a crashed member
+   * holds its partitions.
+   */
   sessionTimeoutMs?: number;
+  /** Default DEFAULT_HEARTBEAT_INTERVAL_MS; at most a third of the session timeout. */
   heartbeatIntervalMs?: number;
   rebalanceTimeoutMs?: number;
+  /**
+   * Stopping gives up the batches in hand instead of finishing them (default false: they finish
+   * and commit): their handlers' signals abort, nothing of them is written or committed, and the
+   * next owner of the partitions reads them again. For handlers whose work takes long (probes).
+   */
+  abortOnStop?: boolean;
   /** Longest a fetch waits for new data (default 1000 ms). */
   maxWaitTimeInMs?: number;
   /** Most bytes one fetch reads from one partition (kafkajs default 1 MiB): with one batch a partition, this bounds a batch's size. */
@@ -148,6 +170,15 @@ const MAX_REASON = 1000;
  */
 export const SINK_RETRIES = 10;
 export const SINK_RETRY_MAX_MS = 30_000;
+/** Session and heartbeat of every consumer group unless configured (VERONIKAI_KAFKA_SESSION_TIMEOUT, VERONIKAI_KAFKA_HEARTBEAT_INTERVAL). */
+export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
+
+/** A batch given up when the runner stopped (abortOnStop): uncommitted, not a failure. */
+class BatchAbandonedError extends Error {
+  override name = 'BatchAbandonedError';
+}
+
 const REBALANCE_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'NOT_COORDINATOR_FOR_GROUP', 'FENCED_INSTANCE_ID']);
 
 export class ConsumerRunner<T> {
@@ -169,6 +200,9 @@ export class ConsumerRunner<T> {
   private stopping: Promise<void> | null = null;
   /** Aborted when the runner starts stopping: a sink backoff in progress ends at once. */
   private readonly stopSignal = new AbortController();
+  /** One per batch in hand: aborted when the batch is given up. */
+  private readonly batchAborts = new Set<AbortController>();
+  private readonly heartbeatIntervalMs: number;
   private resolveDone!: () => void;
   private rejectDone!: (err: Error) => void;
 
@@ -188,11 +222,14 @@ export class ConsumerRunner<T> {
     });
     this.done.catch(() => undefined); // a caller that never awaits `done` must not crash the process
 
+    const sessionTimeout = opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+    // Three heartbeats a session at least: one lost heartbeat must not cost the membership.
+    this.heartbeatIntervalMs = Math.max(100, Math.min(opts.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeout / 3)));
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
-      sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
-      heartbeatInterval: opts.heartbeatIntervalMs ?? 3_000,
-      rebalanceTimeout: opts.rebalanceTimeoutMs ?? 60_000,
+      sessionTimeout,
+      heartbeatInterval: this.heartbeatIntervalMs,
+      rebalanceTimeout: opts.rebalanceTimeoutMs ?? Math.max(60_000, sessionTimeout),
       maxWaitTimeInMs: opts.maxWaitTimeInMs ?? 1_000,
       ...(opts.maxBytesPerPartition ? { maxBytesPerPartition: opts.maxBytesPerPartition } : {}),
       ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}),
@@ -226,7 +263,10 @@ export class ConsumerRunner<T> {
     }
   }
 
-  /** Graceful stop: the batch in hand finishes (and commits), then the consumer leaves the group. */
+  /**
+   * Graceful stop: the batch in hand finishes (and commits), or with `abortOnStop` is given up
+   * uncommitted; then the consumer leaves the group, so its partitions move at once.
+   */
   stop(): Promise<void> {
     return this.shutdown(null);
   }
@@ -240,6 +280,7 @@ export class ConsumerRunner<T> {
     this.stopping ??= (async () => {
       this.state = 'stopping';
       this.stopSignal.abort();
+      if (this.opts.abortOnStop || err) for (const a of this.batchAborts) a.abort(new BatchAbandonedError('the consumer is stopping'));
       try {
         await this.consumer.stop();
       } catch (e) {
@@ -279,6 +320,10 @@ export class ConsumerRunner<T> {
     try {
       await this.processBatch(p, info);
     } catch (err) {
+      if (err instanceof BatchAbandonedError) {
+        this.logger.info(info, 'batch given up as the consumer stops; it will be read again');
+        return;
+      }
       if (REBALANCE_ERRORS.has((err as { type?: string }).type ?? '')) {
         // The partition may belong to another member now; it reads the batch again from the last commit.
         this.logger.warn({ ...info, err }, 'group rebalanced during a batch; it will be read again');
@@ -290,7 +335,30 @@ export class ConsumerRunner<T> {
     }
   }
 
+  /**
+   * One batch with heartbeats all along: a handler may work longer than the session timeout
+   * (a probe's exchanges and retries) without the group taking the partition away. A heartbeat
+   * that finds the group rebalancing gives the batch up, since the partition may be another's.
+   */
   private async processBatch(p: EachBatchPayload, info: BatchInfo): Promise<void> {
+    const abort = new AbortController();
+    this.batchAborts.add(abort);
+    if (this.stopSignal.signal.aborted && this.opts.abortOnStop) abort.abort(new BatchAbandonedError('the consumer is stopping'));
+    const beat = setInterval(() => {
+      p.heartbeat().catch((err: unknown) => {
+        if (REBALANCE_ERRORS.has((err as { type?: string }).type ?? '')) abort.abort(err);
+        else this.logger.debug({ ...info, err }, 'heartbeat failed; trying again');
+      });
+    }, this.heartbeatIntervalMs);
+    try {
+      await this.handleBatch(p, info, abort.signal);
+    } finally {
+      clearInterval(beat);
+      this.batchAborts.delete(abort);
+    }
+  }
+
+  private async handleBatch(p: EachBatchPayload, info: BatchInfo, signal: AbortSignal): Promise<void> {
     const okItems: SinkItem<T>[] = [];
     const dead: { msg: ConsumedMessage; reason: string; error?: unknown }[] = [];
     let dropped = 0;
@@ -301,13 +369,15 @@ export class ConsumerRunner<T> {
     let next = 0;
     await Promise.all(
       Array.from({ length: lanes }, async () => {
-        while (next < messages.length) {
+        while (next < messages.length && !signal.aborted) {
           const i = next++;
-          results[i] = await this.runHandler(messages[i]!);
-          await p.heartbeat();
+          results[i] = await this.runHandler(messages[i]!, signal);
+          if (!signal.aborted) await p.heartbeat();
         }
       }),
     );
+    // Given up (stopping, or the group rebalanced): nothing of it is written or committed.
+    if (signal.aborted) throw signal.reason;
     messages.forEach((msg, i) => {
       const r = results[i]!;
       if (r.kind === 'ok') okItems.push({ value: r.value, source: msg });
@@ -343,14 +413,16 @@ export class ConsumerRunner<T> {
     await this.opts.hooks?.afterCommit?.(outcome);
   }
 
-  private async runHandler(msg: ConsumedMessage): Promise<StepResult<T>> {
+  private async runHandler(msg: ConsumedMessage, signal: AbortSignal): Promise<StepResult<T>> {
     try {
-      const r = await this.opts.handler(msg);
+      const r = await this.opts.handler(msg, { signal });
       if (!r || (r.kind !== 'ok' && r.kind !== 'dlq' && r.kind !== 'drop')) {
         return { kind: 'dlq', reason: 'handler returned no step result' };
       }
       return r;
     } catch (err) {
+      // Given up with its batch: the result is never used.
+      if (signal.aborted) return { kind: 'drop', reason: 'batch given up' };
       this.logger.warn({ topic: msg.topic, partition: msg.partition, offset: msg.offset, err }, 'handler threw; message goes to dead letters');
       return { kind: 'dlq', reason: `handler threw: ${(err as Error)?.message ?? String(err)}`, error: err };
     }

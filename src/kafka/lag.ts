@@ -52,23 +52,47 @@ export async function lagOf(admin: Admin, groupId: string, topics: readonly stri
 
 /**
  * Resolves once the consumer group has committed every message now on the topics, or
- * rejects after the timeout. Messages produced after the call are not waited for.
+ * rejects after the timeout or when the signal aborts. Messages produced after the call are not waited for.
  */
-export async function waitUntilConsumed(kafka: Kafka, groupId: string, topics: readonly string[], timeoutMs = 60_000): Promise<void> {
+export async function waitUntilConsumed(kafka: Kafka, groupId: string, topics: readonly string[], timeoutMs = 60_000, signal?: AbortSignal): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const spans = new Map<string, PartitionSpan[]>();
-    for (const topic of topics) spans.set(topic, await topicSpans(admin, topic));
+    const spans = await pollUntil(
+      `offsets of ${topics.join(', ')}`,
+      async () => {
+        try {
+          const m = new Map<string, PartitionSpan[]>();
+          for (const topic of topics) m.set(topic, await topicSpans(admin, topic));
+          return { done: true, value: m };
+        } catch (err) {
+          if (!isRetriable(err)) throw err;
+          return { done: false, why: `${(err as Error).message} (retrying)` };
+        }
+      },
+      { timeoutMs, intervalMs: 200, ...(signal ? { signal } : {}) },
+    );
     await pollUntil(
       `consumer group ${groupId}`,
       async () => {
-        const behind = await lagOf(admin, groupId, topics, spans);
+        let behind: bigint;
+        try {
+          behind = await lagOf(admin, groupId, topics, spans);
+        } catch (err) {
+          // A broker of a cluster lost, a coordinator moving: the next look asks another (until the timeout).
+          if (!isRetriable(err)) throw err;
+          return { done: false, why: `${(err as Error).message} (retrying)` };
+        }
         return behind === 0n ? { done: true, value: undefined } : { done: false, why: `${behind} message(s) behind on ${topics.join(', ')}` };
       },
-      { timeoutMs, intervalMs: 200 },
+      { timeoutMs, intervalMs: 200, ...(signal ? { signal } : {}) },
     );
   } finally {
     await admin.disconnect();
   }
+}
+
+/** A Kafka error worth asking again about (kafkajs marks them): a lost broker, a moving leader or coordinator. */
+function isRetriable(err: unknown): boolean {
+  return (err as { retriable?: boolean }).retriable === true;
 }

@@ -30,6 +30,8 @@ export class EventProducer {
   private readonly logger: Logger;
   private connected: Promise<void> | null = null;
   private closed = false;
+  /** Sends under way: close() lets them finish (acknowledged or failed) before it disconnects. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(kafka: Kafka, opts: EventProducerOptions = {}) {
     const maxInFlightRequests = opts.maxInFlightRequests ?? 5;
@@ -55,9 +57,23 @@ export class EventProducer {
     return this.connected;
   }
 
-  /** Resolves once every message is acknowledged by all in-sync replicas. */
+  /**
+   * Resolves once every message is acknowledged by all in-sync replicas. After close() began,
+   * rejects without sending anything: whoever still sends then was not stopped before it.
+   */
   async send(topic: string, messages: readonly OutgoingMessage[]): Promise<RecordMetadata[]> {
     if (messages.length === 0) return [];
+    if (this.closed) throw new ProducerClosedError(`producer is closed; ${messages.length} message(s) for ${topic} not sent`);
+    const sending = this.sendNow(topic, messages);
+    this.inFlight.add(sending);
+    try {
+      return await sending;
+    } finally {
+      this.inFlight.delete(sending);
+    }
+  }
+
+  private async sendNow(topic: string, messages: readonly OutgoingMessage[]): Promise<RecordMetadata[]> {
     await this.connect();
     const result = await this.producer.send({
       topic,
@@ -73,14 +89,21 @@ export class EventProducer {
     return result;
   }
 
+  /** Refuses new sends, waits for those under way, then disconnects. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
     if (this.connected) {
       await this.connected.catch(() => undefined);
       await this.producer.disconnect();
     }
   }
+}
+
+/** A send after the producer was closed. */
+export class ProducerClosedError extends Error {
+  override name = 'ProducerClosedError';
 }
 
 export async function createEventProducer(kafka: Kafka, opts: EventProducerOptions = {}): Promise<EventProducer> {

@@ -9,8 +9,14 @@ const { ConfigResourceTypes } = kafkajs;
 export interface EnsureTopicsOptions {
   /** Which topics (default: every topic of the platform, ALL_TOPICS). */
   topics?: readonly TopicSpec[];
-  /** Default: 1 on a single broker, else min(3, brokers). */
+  /** Default: min(3, brokers). */
   replicationFactor?: number;
+  /**
+   * Each topic's min.insync.replicas: how many replicas must have a write before an acks=all
+   * producer hears it is written. Default min(2, replication factor), so a cluster of three
+   * loses a node without losing a write or refusing one.
+   */
+  minInsyncReplicas?: number;
   /**
    * Caps each topic's partition count (tests and tiny deployments: fewer partitions,
    * faster group rebalances). Key → partition contracts hold for any count.
@@ -50,6 +56,9 @@ export async function ensureTopics(kafka: Kafka, prefix = '', opts: EnsureTopics
   await admin.connect();
   try {
     const replicationFactor = opts.replicationFactor ?? (await defaultReplicationFactor(admin));
+    const minInsync = String(opts.minInsyncReplicas ?? Math.min(DEFAULT_MIN_INSYNC_REPLICAS, replicationFactor));
+    if (Number(minInsync) > replicationFactor) throw new Error(`min.insync.replicas ${minInsync} exceeds the replication factor ${replicationFactor}: no write could be acknowledged`);
+    const configOf = (spec: TopicSpec): Record<string, string> => ({ 'min.insync.replicas': minInsync, ...spec.config });
     const present = new Set(await admin.listTopics());
     const wanted = specs.map((spec) => ({ spec, name: prefix + spec.name }));
     const missing = wanted.filter((w) => !present.has(w.name));
@@ -65,7 +74,7 @@ export async function ensureTopics(kafka: Kafka, prefix = '', opts: EnsureTopics
             topic: name,
             numPartitions: partitionsFor(spec, opts.maxPartitions),
             replicationFactor,
-            configEntries: Object.entries(spec.config).map(([k, v]) => ({ name: k, value: v })),
+            configEntries: Object.entries(configOf(spec)).map(([k, v]) => ({ name: k, value: v })),
           })),
         });
       } catch (err) {
@@ -80,7 +89,7 @@ export async function ensureTopics(kafka: Kafka, prefix = '', opts: EnsureTopics
     const existing = wanted.filter((w) => present.has(w.name));
     result.existing.push(...existing.map((e) => e.name));
     if (existing.length > 0) {
-      await checkExisting(admin, existing, opts, result, logger);
+      await checkExisting(admin, existing.map((e) => ({ ...e, config: configOf(e.spec) })), opts, result, logger);
     }
     return result;
   } finally {
@@ -110,19 +119,24 @@ async function waitForLeaders(admin: Admin, names: string[], timeoutMs: number):
       { timeoutMs, intervalMs: 100 },
     );
   } catch (err) {
-    if (err instanceof PollTimeoutError) throw new Error(`topics not ready after ${timeoutMs} ms (${err.last}): ${names.join(', ')}`);
+    if (err instanceof PollTimeoutError) throw new Error(`topics not ready after ${timeoutMs} ms (${err.last}): ${names.join(', ')}`, { cause: err });
     throw err;
   }
 }
 
+/** Replicas of a topic unless configured: three, or every broker of a smaller cluster. */
+export const DEFAULT_REPLICATION_FACTOR = 3;
+/** Replicas a write needs unless configured: two, or the replication factor when smaller. */
+export const DEFAULT_MIN_INSYNC_REPLICAS = 2;
+
 async function defaultReplicationFactor(admin: Admin): Promise<number> {
   const { brokers } = await admin.describeCluster();
-  return Math.max(1, Math.min(3, brokers.length));
+  return Math.max(1, Math.min(DEFAULT_REPLICATION_FACTOR, brokers.length));
 }
 
 async function checkExisting(
   admin: Admin,
-  existing: { spec: TopicSpec; name: string }[],
+  existing: { spec: TopicSpec; name: string; config: Record<string, string> }[],
   opts: EnsureTopicsOptions,
   result: EnsureTopicsResult,
   logger: Logger,
@@ -146,11 +160,11 @@ async function checkExisting(
   });
   const byName = new Map(described.resources.map((r) => [r.resourceName, r]));
   const toAlter: { name: string; entries: Record<string, string> }[] = [];
-  for (const { spec, name } of existing) {
+  for (const { name, config } of existing) {
     const res = byName.get(name);
     if (!res) continue;
     const current = new Map(res.configEntries.map((c) => [c.configName, c]));
-    const drift = Object.entries(spec.config).filter(([k, v]) => current.get(k)?.configValue !== v);
+    const drift = Object.entries(config).filter(([k, v]) => current.get(k)?.configValue !== v);
     if (drift.length === 0) continue;
     if (opts.fixConfigDrift === false) {
       const msg = `topic ${name} config differs from its spec: ${drift.map(([k]) => k).join(', ')}`;
@@ -163,7 +177,7 @@ async function checkExisting(
     for (const c of res.configEntries) {
       if (!c.isDefault && !c.readOnly && c.configSource === 1 /* DYNAMIC_TOPIC_CONFIG */) entries[c.configName] = c.configValue;
     }
-    Object.assign(entries, spec.config);
+    Object.assign(entries, config);
     toAlter.push({ name, entries });
   }
   if (toAlter.length > 0) {
@@ -202,7 +216,7 @@ async function waitForConfig(admin: Admin, altered: { name: string; entries: Rec
       { timeoutMs, intervalMs: 100 },
     );
   } catch (err) {
-    if (err instanceof PollTimeoutError) throw new Error(`config change not in effect after ${timeoutMs} ms: ${err.last}`);
+    if (err instanceof PollTimeoutError) throw new Error(`config change not in effect after ${timeoutMs} ms: ${err.last}`, { cause: err });
     throw err;
   }
 }

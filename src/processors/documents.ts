@@ -12,7 +12,7 @@ export const DOCUMENTS_GROUP = 'veronikai.documents.v1';
 /**
  * How long the verdict processor waits, per attempt, for a document its probes name: the probe
  * worker produces documents before their probe events, but this processor may be a moment behind.
- * Under the consumer session timeout (30 s), since nothing heartbeats while a batch is written.
+ * Well under the consumer session timeout (30 s by default); the runner heartbeats while a batch is written.
  */
 export const DOCUMENT_WAIT_MS = 15_000;
 const DOCUMENT_POLL_MS = 200;

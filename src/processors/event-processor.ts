@@ -16,6 +16,7 @@ export interface EventProcessorDeps {
   hooks?: ConsumerRunnerHooks;
   /** How long the group waits for a silent member before reassigning its partitions. */
   sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
   /** Retries of a failing sink write before the processor stops (default: the runner's, minutes of backoff). */
   sinkRetries?: number;
 }
@@ -50,6 +51,7 @@ export function createEventProcessor<K extends EventName>(deps: EventProcessorDe
     logger: deps.logger,
     ...(deps.hooks ? { hooks: deps.hooks } : {}),
     ...(deps.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: deps.sessionTimeoutMs } : {}),
+    ...(deps.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: deps.heartbeatIntervalMs } : {}),
     ...(deps.sinkRetries !== undefined ? { sinkRetries: deps.sinkRetries } : {}),
     ...spec.batches,
     handler: (m) => decode(m.value),

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { AgentChangeEvent, ListingEvent } from '../events/types.js';
 import { agentId, agentKey } from '../identity/agent-key.js';
-import { optOutProvider, type OptOutList, type OptOutMode, type OptOutProvider, type OptOutSource } from '../identity/opt-out.js';
-import { silentLogger, type Logger } from '../log.js';
+import { optOutProvider, type OptOutList, type OptOutProvider, type OptOutSource } from '../identity/opt-out.js';
+import type { Logger } from '../log.js';
+import { indexAgents } from '../warehouse/search/index-writer.js';
 import { fromDateTime64, toDateTime64 } from '../warehouse/time.js';
 import type { Flag, AgentRow as StoredAgentRow, ListingRow as StoredListingRow } from '../warehouse/rows.js';
 import type { ReadOnlyWarehouse, Warehouse } from '../warehouse/warehouse.js';
@@ -242,6 +243,8 @@ export class ListingsToAgents {
       if (changes.length > 0) await this.onAgentChanges(changes);
     }
     if (agents.length > 0) await this.warehouse.insert('agents', agents);
+    // The search index follows the agents rows in the same batch (docs/SEARCH.md).
+    if (agents.length > 0) await indexAgents(this.warehouse, agents.map((a) => a.agent_key));
   }
 }
 

@@ -89,10 +89,13 @@ export interface ProbeWorkerOptions {
   concurrency?: number;
   fromBeginning?: boolean;
   /**
-   * A batch of probes can take minutes (10 s per exchange, retries, pacing); heartbeats are sent
-   * between messages, so the session must outlast the longest probe. Default 5 min.
+   * How long the group waits for a silent worker before its partitions go to another (default:
+   * the runner's, tens of seconds). A batch of probes can take minutes (10 s per exchange,
+   * retries, pacing), but the runner heartbeats all through it, so a short session only bounds
+   * how long a crashed worker holds its requests.
    */
   sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
   /** Bytes of requests a batch reads from one partition (default PROBE_WORKER_BATCH_BYTES). */
   maxBytesPerPartition?: number;
   /** Bytes of results held for batch sinks (default PROBE_WORKER_HELD_BYTES). */
@@ -120,6 +123,16 @@ export async function produceDocuments(producer: EventProducer, topics: TopicNam
   const unique = new Map(documents.map((d) => [d.sha256, d]));
   const messages = [...unique.values()].map((d) => ({ key: d.sha256, value: codec.encode('Document', d) }));
   for (const chunk of chunkMessages(messages)) await producer.send(topics.documents, chunk);
+}
+
+/** `work`, unless the signal aborts first: then rejects with its reason. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 export class ProbeWorker {
@@ -161,12 +174,15 @@ export class ProbeWorker {
       // peak memory flat as the sites grow).
       handlerConcurrency: Math.ceil((opts.concurrency ?? PROBE_WORKER_CONCURRENCY) / TOPICS.probeRequests.partitions),
       partitionsConsumedConcurrently: TOPICS.probeRequests.partitions,
-      sessionTimeoutMs: opts.sessionTimeoutMs ?? 300_000,
-      rebalanceTimeoutMs: Math.max(60_000, opts.sessionTimeoutMs ?? 300_000),
+      ...(opts.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: opts.sessionTimeoutMs } : {}),
+      ...(opts.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: opts.heartbeatIntervalMs } : {}),
+      // A stop gives up the probes in flight: their requests stay uncommitted and are probed again
+      // by the next owner (the same event ids), instead of holding the shutdown for minutes.
+      abortOnStop: true,
       maxBytesPerPartition: opts.maxBytesPerPartition ?? PROBE_WORKER_BATCH_BYTES,
       ...(opts.maxWaitTimeInMs !== undefined ? { maxWaitTimeInMs: opts.maxWaitTimeInMs } : {}),
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
-      handler: async (msg): Promise<StepResult<KeptProbe | null>> => {
+      handler: async (msg, { signal }): Promise<StepResult<KeptProbe | null>> => {
         const decoded = decode(msg.value);
         if (decoded.kind !== 'ok') return decoded;
         const req = decoded.value;
@@ -175,8 +191,10 @@ export class ProbeWorker {
         if (req.targetUrl.length > MAX_URL_CHARS || req.agentKey.length > MAX_URL_CHARS) {
           return dlq(`probe request with a target URL or agent key over ${MAX_URL_CHARS} characters`);
         }
-        await engine.beforeRun(req.runId);
-        const found = await engine.probeWithDocuments(probeRequestTarget(req));
+        await untilAborted(engine.beforeRun(req.runId), signal);
+        // The engine takes no signal: a probe given up runs on unheard until the process exits, and
+        // its result is never used (the batch is not committed, so the request is probed again).
+        const found = await untilAborted(engine.probeWithDocuments(probeRequestTarget(req)), signal);
         const kept: KeptProbe = { probe: { ...found.probe, id: probeEventIdFor(req.id) }, documents: found.documents };
         const bytes = heldBytes(kept);
         if (held + bytes > budget) {

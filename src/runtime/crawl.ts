@@ -7,7 +7,7 @@ import { createPageFetcher, hostsOf } from '../producers/sources/http-page-fetch
 import { createSources, runSource, SOURCE_NAMES, type SourceSummary } from '../producers/sources/index.js';
 import { RobotsCache } from '../http/politeness/robots.js';
 import type { SourceRunnerLimits } from '../producers/sources/runner.js';
-import { emptySummary } from '../producers/sources/summary.js';
+import { DISABLED_BY_CONFIGURATION, emptySummary } from '../producers/sources/summary.js';
 import { FileSourceStateStore } from '../producers/sources/state.js';
 import type { PageFetcher } from '../producers/sources/types.js';
 
@@ -50,7 +50,7 @@ export async function crawlOnce(config: Config, sink: ObservationSink, log: Logg
   const summaries: SourceSummary[] = [];
   for (const source of sources) {
     if (settings.disabled.includes(source.name)) {
-      const s = { ...emptySummary(source.name, 'full'), skipped: 'disabled by configuration' };
+      const s = { ...emptySummary(source.name, 'full'), skipped: DISABLED_BY_CONFIGURATION };
       log.info({ source: source.name }, 'source disabled by configuration');
       opts.onProgress?.(s);
       summaries.push(s);

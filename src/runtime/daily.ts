@@ -60,6 +60,11 @@ export interface DailyRunOptions {
   checkerVersion?: string;
   /** Owners' opt-outs, applied by the scheduler on top of agents.opt_out. */
   optOut?: OptOutList;
+  /**
+   * A shutdown: the waits end at once and the run records its finish as ended early (before the
+   * producer closes), rather than waiting for probes a stopping worker gave up.
+   */
+  signal?: AbortSignal;
 }
 
 export interface DailyRunReport {
@@ -97,9 +102,9 @@ async function unfinishedDailyRuns(wh: ReadOnlyWarehouse): Promise<Array<Pick<Ru
  * deployment has one scheduler, so a run without a finish at that moment is not still going.
  * Waits for the run log first, so that every start already written is seen.
  */
-export async function closeAbandonedRuns(opts: Pick<DailyRunOptions, 'kafka' | 'topics' | 'warehouse' | 'sink' | 'groups' | 'log' | 'now' | 'stageTimeoutMs'>): Promise<AbandonedRun[]> {
+export async function closeAbandonedRuns(opts: Pick<DailyRunOptions, 'kafka' | 'topics' | 'warehouse' | 'sink' | 'groups' | 'log' | 'now' | 'stageTimeoutMs' | 'signal'>): Promise<AbandonedRun[]> {
   const now = opts.now ?? Date.now;
-  await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], opts.stageTimeoutMs ?? 30 * 60_000);
+  await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], opts.stageTimeoutMs ?? 30 * 60_000, opts.signal);
   const out: AbandonedRun[] = [];
   for (const r of await unfinishedDailyRuns(opts.warehouse)) {
     const startedAt = new Date(fromDateTime64(r.observed_at)).toISOString();
@@ -131,7 +136,8 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
   const now = opts.now ?? Date.now;
   const timeout = opts.stageTimeoutMs ?? 30 * 60_000;
   const checker = opts.checkerVersion ?? CHECKER_VERSION;
-  for (const g of opts.groups.listings) await waitUntilConsumed(opts.kafka, g, [opts.topics.listings], timeout);
+  for (const g of opts.groups.listings) await waitUntilConsumed(opts.kafka, g, [opts.topics.listings], timeout, opts.signal);
+  opts.signal?.throwIfAborted();
   const abandoned = await closeAbandonedRuns(opts);
 
   const scheduled = await scheduleRun({
@@ -149,12 +155,12 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
   // false, with the reason) and is never left looking "in progress" forever.
   let failure: Error | null = null;
   try {
-    await waitUntilConsumed(opts.kafka, opts.groups.probeWorkers, [opts.topics.probeRequests], timeout);
-    await waitUntilConsumed(opts.kafka, opts.groups.documents, [opts.topics.documents], timeout);
-    await waitUntilConsumed(opts.kafka, opts.groups.verdicts, [opts.topics.probes], timeout);
+    await waitUntilConsumed(opts.kafka, opts.groups.probeWorkers, [opts.topics.probeRequests], timeout, opts.signal);
+    await waitUntilConsumed(opts.kafka, opts.groups.documents, [opts.topics.documents], timeout, opts.signal);
+    await waitUntilConsumed(opts.kafka, opts.groups.verdicts, [opts.topics.probes], timeout, opts.signal);
     await pinCheckerVersion(opts.warehouse, checker, `verdicts caught up after run ${scheduled.runId}`);
   } catch (err) {
-    failure = err as Error;
+    failure = opts.signal?.aborted ? new Error(`stopped (${String(opts.signal.reason)}) before every probe was judged`, { cause: err }) : (err as Error);
   }
   const stats = await runStats(opts.warehouse, scheduled.runId, checker);
   const counts: Record<string, number> = {

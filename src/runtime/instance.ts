@@ -153,7 +153,7 @@ export type InstanceLookup =
 export async function findInstance(dataDir: string, opts: { removeStale?: boolean } = {}): Promise<InstanceLookup> {
   const info = readInstanceFile(dataDir);
   if (!info) return { state: 'none' };
-  let reason: string | null = null;
+  let reason: string | null;
   const uid = processUid(info.pid);
   if (!processAlive(info.pid)) reason = `process ${info.pid} is gone`;
   else if (uid !== null && process.getuid && uid !== process.getuid()) reason = `process ${info.pid} belongs to another user (uid ${uid})`;

@@ -41,7 +41,11 @@ export async function openKafka(
   try {
     const kafka = createKafka({ brokers, clientId: opts.clientId, logger: log });
     const topics = topicNames(opts.topicPrefix ?? '');
-    await ensureTopics(kafka, opts.topicPrefix ?? '', { logger: log });
+    await ensureTopics(kafka, opts.topicPrefix ?? '', {
+      logger: log,
+      ...(config.kafka.replicationFactor !== null ? { replicationFactor: config.kafka.replicationFactor } : {}),
+      ...(config.kafka.minInsyncReplicas !== null ? { minInsyncReplicas: config.kafka.minInsyncReplicas } : {}),
+    });
     return { kafka, brokers, topics, broker };
   } catch (err) {
     // The caller never gets the handle: stop the broker this call started.

@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
 import { buildApi } from '../api/server.js';
-import { signVerdict } from '../conformance/index.js';
 import type { ConsumerRunner } from '../kafka/consumer-runner.js';
 import { createEventProducer, type EventProducer } from '../kafka/producer.js';
 import type { Logger } from '../log.js';
@@ -88,6 +87,8 @@ export interface PlatformOptions {
   sign?: Signer;
   /** Retries of a failing sink write before a processor stops (tests shorten the minutes of backoff). */
   sinkRetries?: number;
+  /** Called once the API listens, before Kafka is opened and any group joins (a restart serves from then). */
+  onServing?: (apiUrl: string) => void;
 }
 
 /** Longest time one shutdown step may take before the next one runs. */
@@ -132,8 +133,39 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       warehouse = opened;
       closers.push(() => opened.close());
       if (opts.migrate !== false) {
-        const migrated = await migrate(opened, { logger: log });
+        const migrated = await migrate(opened, { logger: log, cluster: config.clickhouseCluster });
         log.info({ applied: migrated.applied.length, alreadyApplied: migrated.alreadyApplied }, 'warehouse ready');
+      }
+    }
+
+    // The API and the read paths first, before Kafka and any group join: they read only the
+    // warehouse, so a restart serves at once while the consumers join (a join can wait for a
+    // crashed member's session to end).
+    let apiUrl: string | null = null;
+    if (opts.api !== false) {
+      if (!warehouse) missing('a warehouse');
+      // The API and the dashboard get their own read-only connection with a deadline, never the writing one.
+      const reader = await openWarehouse(config.warehouse, API_CONNECTION);
+      closers.push(() => reader.close());
+      const api = buildApi({ warehouse: reader, logger: log, publicUrl: config.publicUrl });
+      await api.listen({ host: config.apiHost, port: config.apiPort });
+      const addr = api.server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : config.apiPort;
+      apiUrl = `http://${config.apiHost.includes(':') ? `[${config.apiHost}]` : config.apiHost}:${port}`;
+      closers.push(() => api.close());
+      opts.onServing?.(apiUrl);
+    }
+
+    // The running-instance file and the ClickHouse interface, so `sql` and `export` can read the
+    // embedded warehouse this process holds (see instance.ts).
+    let clickhouseUrl: string | null = null;
+    let clickhouseLogin: string | null = null;
+    if (opts.api !== false && warehouse) {
+      const instance = await startInstance(config, log, apiUrl);
+      if (instance) {
+        clickhouseUrl = instance.clickhouseUrl;
+        clickhouseLogin = instance.clickhouseLogin;
+        closers.push(() => instance.close());
       }
     }
 
@@ -151,18 +183,20 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     }
 
     const processors: ConsumerRunner<unknown>[] = [];
+    const joins: Promise<void>[] = [];
+    const session = { sessionTimeoutMs: config.kafka.sessionTimeoutMs, heartbeatIntervalMs: config.kafka.heartbeatIntervalMs };
     const names = opts.processors === false ? [] : opts.processors === true || opts.processors === undefined ? PROCESSOR_NAMES : opts.processors;
     if (names.length > 0) {
       const rt = kafka ?? missing('Kafka');
       const wh = warehouse ?? missing('a warehouse');
       const sign = opts.sign ?? defaultSigner(config);
-      const deps = { kafka: rt.kafka, warehouse: wh, topics: rt.topics, logger: log, sign, optOutFile: config.optOutFile, groupPrefix: prefix, ...(opts.sinkRetries === undefined ? {} : { sinkRetries: opts.sinkRetries }), ...(producer ? { producer } : {}) };
+      const deps = { kafka: rt.kafka, warehouse: wh, topics: rt.topics, logger: log, sign, optOutFile: config.optOutFile, groupPrefix: prefix, ...session, ...(opts.sinkRetries === undefined ? {} : { sinkRetries: opts.sinkRetries }), ...(producer ? { producer } : {}) };
       for (const runner of createProcessors(deps, names)) {
-        await runner.start();
         processors.push(runner);
         closers.push(() => runner.stop());
         watch(runner.groupId, runner.done);
       }
+      joins.push(...processors.map((r) => r.start()));
     }
 
     let probeWorker: ProbeWorker | null = null;
@@ -178,11 +212,11 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       });
       const engine = new ProbeEngine({ contact: config.contact, canary, logger: log, ...policy });
       const groupId = `${prefix}${PROBE_WORKER_GROUP}`;
-      const worker = new ProbeWorker({ groupId, kafka: rt.kafka, topics: rt.topics, engine, producer: producer!, logger: log, ...(config.probeConcurrency !== undefined ? { concurrency: config.probeConcurrency } : {}) });
-      await worker.start();
+      const worker = new ProbeWorker({ groupId, kafka: rt.kafka, topics: rt.topics, engine, producer: producer!, logger: log, ...session, ...(config.probeConcurrency !== undefined ? { concurrency: config.probeConcurrency } : {}) });
       probeWorker = worker;
       closers.push(() => worker.stop());
       watch(groupId, worker.done);
+      joins.push(worker.start());
     }
 
     let webhooks: WebhookDeliverer | null = null;
@@ -200,42 +234,23 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
           publicBaseUrl: config.publicUrl,
           producer: producer!,
           groupId: `${prefix}${WEBHOOK_DELIVERER_GROUP}`,
+          // The runner heartbeats through a change's deliveries: the configured short session holds.
+          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
           logger: log,
           ...opts.probePolicy,
         });
-        await d.start();
         webhooks = d;
         closers.push(() => d.stop());
         watch(d.runner.groupId, d.done);
+        joins.push(d.start());
       }
     }
 
-    let apiUrl: string | null = null;
-    if (opts.api !== false) {
-      if (!warehouse) missing('a warehouse');
-      // The API and the dashboard get their own read-only connection with a deadline, never the writing one.
-      const reader = await openWarehouse(config.warehouse, API_CONNECTION);
-      closers.push(() => reader.close());
-      const api = buildApi({ warehouse: reader, logger: log, publicUrl: config.publicUrl });
-      await api.listen({ host: config.apiHost, port: config.apiPort });
-      const addr = api.server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : config.apiPort;
-      apiUrl = `http://${config.apiHost.includes(':') ? `[${config.apiHost}]` : config.apiHost}:${port}`;
-      closers.push(() => api.close());
-    }
-
-    // The running-instance file and the ClickHouse interface, so `sql` and `export` can read the
-    // embedded warehouse this process holds (see instance.ts).
-    let clickhouseUrl: string | null = null;
-    let clickhouseLogin: string | null = null;
-    if (opts.api !== false && warehouse) {
-      const instance = await startInstance(config, log, apiUrl);
-      if (instance) {
-        clickhouseUrl = instance.clickhouseUrl;
-        clickhouseLogin = instance.clickhouseLogin;
-        closers.push(() => instance.close());
-      }
-    }
+    // Every group joins at once: a join waits for the group's rebalance (after a crash, until the
+    // dead member's session ends), and one after the other those waits would add up.
+    const joined = await Promise.allSettled(joins);
+    const notJoined = joined.find((j): j is PromiseRejectedResult => j.status === 'rejected');
+    if (notJoined) throw notJoined.reason;
 
     return {
       config,
@@ -268,8 +283,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
   }
 }
 
-/** Verdict signatures with the configured Ed25519 key: the attestation as JSON text. */
+/** The configured Ed25519 key, which signs the head of each batch's tree of verdicts. */
 export function defaultSigner(config: Config): Signer {
-  const key = loadSigningKey({ dataDir: config.dataDir, key: config.signingKey });
-  return (v) => JSON.stringify(signVerdict(v, key.privateKey));
+  return loadSigningKey({ dataDir: config.dataDir, key: config.signingKey }).privateKey;
 }

@@ -85,7 +85,8 @@ export interface DailyCycleHooks {
  * period) or after the only cycle; rejects when a processor or the probe worker failed.
  */
 export async function runDailyCycles(platform: Platform, every: number | null, signal: AbortSignal | null, hooks: DailyCycleHooks): Promise<void> {
-  const daily = dailyRunOn(platform);
+  // A stop ends the run's waits at once, so its finish is recorded while the producer is still open.
+  const daily = dailyRunOn(platform, signal ? { signal } : {});
   let inFlight: Promise<void> = Promise.resolve();
   const loop = repeatEvery(every, signal, (n) => {
     inFlight = (async () => {

@@ -118,3 +118,34 @@ export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | nu
   chmodSync(pubPath, 0o600);
   return done(privateKey, 'generated', path);
 }
+
+/**
+ * The public key that checks verdict signatures, for `verify`: from `publicKeyFile` when given (a
+ * SPKI PEM), else the configured signing key's (1 or 2 above), else the data directory's public
+ * key file, else its private key's. Never generates one: with no key there is nothing to check against.
+ */
+export function loadVerifyingKey(opts: { dataDir: string; key?: { pem: string | null; file: string | null; allowOpen?: boolean }; publicKeyFile?: string | null }): KeyObject {
+  const fromPem = (pem: string, from: string): KeyObject => {
+    let key: KeyObject;
+    try {
+      key = createPublicKey(pem);
+    } catch {
+      throw new UsageError(`${from} is not a PEM public key`);
+    }
+    if (key.asymmetricKeyType !== 'ed25519') throw new UsageError(`${from} must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'an unknown type'}`);
+    return key;
+  };
+  const readText = (path: string, label: string): string => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      throw new UsageError(`${label}: cannot read ${path}`);
+    }
+  };
+  if (opts.publicKeyFile) return fromPem(readText(opts.publicKeyFile, '--public-key'), opts.publicKeyFile);
+  if (opts.key?.pem || opts.key?.file) return loadSigningKey(opts).publicKey;
+  const pub = join(opts.dataDir, SIGNING_PUBLIC_KEY_FILE);
+  if (existsSync(pub)) return fromPem(readText(pub, 'public key in the data dir'), pub);
+  if (existsSync(join(opts.dataDir, SIGNING_KEY_FILE))) return loadSigningKey(opts).publicKey;
+  throw new UsageError(`no signing key in ${join(opts.dataDir, 'keys')} and none configured: give the public key with --public-key <file>`);
+}

@@ -14,6 +14,7 @@ import {
   type Verdict,
 } from '../conformance/index.js';
 import type { FetchOptions } from '../http/options.js';
+import type * as ProbeModule from '../producers/probe/index.js';
 import { toHttpExchange } from '../processors/verdicts/observation.js';
 import { textOrNull } from '../util/text.js';
 
@@ -135,7 +136,7 @@ export async function checkUrl(url: string, opts: CheckTargetOptions, contact: s
 }
 
 async function checkLive(
-  probe: typeof import('../producers/probe/index.js'),
+  probe: typeof ProbeModule,
   url: string,
   kind: NonNullable<CheckTargetOptions['kind']>,
   opts: CheckTargetOptions,

@@ -21,7 +21,7 @@ import { newEventId } from '../events/ids.js';
 import { eventCodec } from '../events/codec.js';
 import type { DisputeEvent, ProbeRequestEvent } from '../events/types.js';
 import { agentId as agentIdOf, agentKey, siteOf } from '../identity/agent-key.js';
-import { OptOutList, optOutProvider } from '../identity/opt-out.js';
+import { type OptOutList, optOutProvider } from '../identity/opt-out.js';
 import { createEventProducer, type EventProducer } from '../kafka/producer.js';
 import type { Logger } from '../log.js';
 import { failingRuleIds } from '../processors/changes/derive.js';
@@ -57,6 +57,7 @@ export interface DisputeInput {
 
 /** The reason as recorded: trimmed, not empty, at most DISPUTE_REASON_MAX_CHARS, no control characters but line breaks and tabs. */
 export function disputeReason(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters other than tab and line feed are stripped from the reason
   const reason = text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '').trim();
   if (reason === '') throw new UsageError('--reason must say what the owner believes is wrong');
   if (reason.length > DISPUTE_REASON_MAX_CHARS) throw new UsageError(`--reason is ${reason.length} characters; at most ${DISPUTE_REASON_MAX_CHARS} are kept: shorten it`);

@@ -94,3 +94,12 @@ export async function versionChangedAgents(wh: ReadOnlyWarehouse, previous: stri
     { old: previous, new: current, limit },
   );
 }
+
+/** The UTC days ('YYYY-MM-DD') on which a checker version has checks, inside the raw tables' TTL. */
+export async function checkedDays(wh: ReadOnlyWarehouse, checkerVersion: string): Promise<string[]> {
+  const rows = await wh.query<{ day: string }>(
+    `SELECT DISTINCT toString(toDate(observed_at, 'UTC')) AS day FROM checks WHERE checker_version = {cv:String} ORDER BY day`,
+    { cv: checkerVersion },
+  );
+  return rows.map((r) => r.day);
+}

@@ -10,13 +10,13 @@ import { createDocumentStore, DOCUMENTS_GROUP } from '../processors/documents.js
 import type { Config } from '../config.js';
 import { CURRENT_CHECKER, type Checker } from '../processors/verdicts/checker.js';
 import type { Signer } from '../processors/verdicts/judge-probe.js';
-import { createVerdictProcessor, verdictGroupId } from '../processors/verdicts/processor.js';
+import { createVerdictProcessor, verdictGroupId, VerdictWriter } from '../processors/verdicts/processor.js';
 import type { TopicNames } from '../topics.js';
 import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
 import { agentNames } from '../warehouse/read/agents.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { defaultSigner, startPlatform } from '../runtime/platform.js';
-import { countVerdicts, previousCheckerVersion, versionChangedAgents, versionPairTotals, versionTransitions } from './replay-versions.js';
+import { checkedDays, countVerdicts, previousCheckerVersion, versionChangedAgents, versionPairTotals, versionTransitions } from './replay-versions.js';
 
 /**
  * Replay (DESIGN "Processes"; docs/ARCHITECTURE.md): the probe history judged again by
@@ -256,7 +256,9 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
     let deadLettered = 0;
     if (processedAtStart < total) {
       log.info({ total, processedAtStart }, 'replaying the probes topic');
-      const runner = createVerdictProcessor({ kafka, warehouse, topics, logger, sign: opts.sign, checker, groupId });
+      // The read models are derived once, when the replay has caught up, not after every batch.
+      const writer = new VerdictWriter(warehouse, checker, opts.sign, undefined, 'deferred');
+      const runner = createVerdictProcessor({ kafka, warehouse, topics, logger, sign: opts.sign, checker, groupId, writer });
       running.push(runner as ConsumerRunner<unknown>);
       await runner.start();
       try {
@@ -276,7 +278,11 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       running.splice(running.indexOf(runner as ConsumerRunner<unknown>), 1);
       judged = runner.stats.ok;
       deadLettered = runner.stats.dlq;
+      log.info({ memo: { hits: writer.memo.hits, misses: writer.memo.misses } }, 'judged; deriving the read models of the days replayed');
     }
+    // Every day this version has rows on: an earlier, interrupted run of this replay wrote some without their read models.
+    const derived = await new VerdictWriter(warehouse, checker, opts.sign, undefined, 'deferred').deriveReadModels(await checkedDays(warehouse, checker.version));
+    log.info({ days: derived.days }, 'read models derived');
 
     const verdictRows = await countVerdicts(warehouse, checker.version);
     const previous = opts.compareWith ?? (await previousCheckerVersion(warehouse, checker.version));

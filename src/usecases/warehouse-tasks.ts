@@ -22,7 +22,7 @@ export async function withWarehouse<T>(config: Config, opts: OpenOptions, task: 
 
 /** Applies the pending migrations (or lists them, dry). */
 export function migrateWarehouse(config: Config, log: Logger, dryRun = false): Promise<MigrateResult> {
-  return withWarehouse(config, { createDatabase: !dryRun }, (w) => migrate(w, { logger: log, ...(dryRun ? { dryRun: true } : {}) }));
+  return withWarehouse(config, { createDatabase: !dryRun }, (w) => migrate(w, { logger: log, cluster: config.clickhouseCluster, ...(dryRun ? { dryRun: true } : {}) }));
 }
 
 /** Statements that return rows; anything else (DDL, INSERT, OPTIMIZE, …) runs without a result. */

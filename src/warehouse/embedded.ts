@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { Session, type ChdbQueryStream } from 'chdb';
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
 import { ENGINE_MEMORY_CAP_BYTES } from './limits.js';
 import { connectionSettings, type ConnectionOptions } from './read-only.js';
 import { assertTableName, normalizeParams, parseJsonEachRow, refusedWrite, toJsonEachRow, trimStatement, type QueryParams, type Warehouse } from './warehouse.js';
 import type { InsertRow, TableName } from './tables.js';
+import { TableCodecs } from './table-codecs.js';
 
 /**
  * See ConnectionOptions. chdb cannot interrupt a one-shot query, so at the
@@ -76,6 +78,11 @@ export class EmbeddedWarehouse implements Warehouse {
   readonly readOnly: boolean;
   private readonly timeoutMs: number | undefined;
   private readonly onQueryStats: ((stats: QueryStats) => void) | undefined;
+  /** Each table's RowBinary encoders, from the engine's description of it. */
+  private readonly codecs = new TableCodecs((sql) => this.query(sql));
+  /** Where insert payloads wait for the engine to read them: a folder of the data directory (made on the first insert). */
+  private spool: string | null = null;
+  private spooled = 0;
 
   constructor(path: string, options: EmbeddedOptions = {}) {
     this.path = resolve(path);
@@ -139,13 +146,25 @@ export class EmbeddedWarehouse implements Warehouse {
 
   async exec(sql: string, params?: QueryParams): Promise<void> {
     if (this.readOnly) throw refusedWrite('exec');
+    this.codecs.forgetOn(sql);
     await this.run(sql, params, 'Null');
   }
 
+  /**
+   * Appends rows in RowBinary (row-binary.ts). chdb's insert call takes text formats only, so the
+   * payload goes through a file the engine reads (`INSERT … FROM INFILE`, the client side of the
+   * engine in this process), removed once read. A table with a column type the encoder does not
+   * know is written as JSONEachRow.
+   */
   async insert<T extends TableName>(table: T, rows: readonly InsertRow<T>[]): Promise<void> {
     if (this.readOnly) throw refusedWrite(`insert into ${table}`);
     assertTableName(table);
     if (rows.length === 0) return;
+    const groups = await this.codecs.encode(table, rows);
+    if (groups !== null) {
+      for (const g of groups) await this.insertFile(table, g.columns, g.payload);
+      return;
+    }
     const session = this.open();
     const payload = Buffer.from(toJsonEachRow(rows), 'utf8');
     await this.track(
@@ -158,6 +177,24 @@ export class EmbeddedWarehouse implements Warehouse {
       }),
       `insert into ${table}`,
     );
+  }
+
+  private async insertFile(table: string, columns: string, payload: Buffer): Promise<void> {
+    if (this.spool === null) {
+      // Inside the data directory, so a process that dies between writing and removing one leaves it nowhere else.
+      this.spool = join(this.path, 'veronikai-inserts');
+      mkdirSync(this.spool, { recursive: true, mode: 0o700 });
+    }
+    const file = join(this.spool, `${process.pid}-${++this.spooled}.bin`);
+    await writeFile(file, payload);
+    try {
+      await this.run(`INSERT INTO ${table} (${columns}) FROM INFILE '${file.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}' FORMAT RowBinary`, undefined, 'Null');
+    } catch (err) {
+      this.codecs.forget(table);
+      throw err;
+    } finally {
+      await unlink(file).catch(() => undefined);
+    }
   }
 
   close(): Promise<void> {

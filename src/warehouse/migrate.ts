@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { silentLogger, type Logger } from '../log.js';
+import { ClusterDdlRenderer, renderForCluster } from './cluster-ddl.js';
 import type { Warehouse } from './warehouse.js';
 
 /**
@@ -39,6 +40,8 @@ export interface MigrateOptions {
   logger?: Logger;
   /** Only report what would be applied. */
   dryRun?: boolean;
+  /** A ClickHouse cluster: every statement rendered for it (cluster-ddl.ts); unset: one server. */
+  cluster?: string | null;
 }
 
 export interface MigrateResult {
@@ -138,8 +141,8 @@ export async function appliedMigrations(warehouse: Warehouse): Promise<AppliedMi
 /** Applies the pending migrations in order; idempotent. */
 export async function migrate(warehouse: Warehouse, options: MigrateOptions = {}): Promise<MigrateResult> {
   const log = options.logger ?? silentLogger;
-  const migrations = loadMigrations(options.dir);
-  await warehouse.exec(SCHEMA_MIGRATIONS_DDL);
+  const migrations = options.cluster ? renderForCluster(loadMigrations(options.dir), options.cluster) : loadMigrations(options.dir);
+  for (const statement of options.cluster ? new ClusterDdlRenderer(options.cluster).render(SCHEMA_MIGRATIONS_DDL) : [SCHEMA_MIGRATIONS_DDL]) await warehouse.exec(statement);
   const applied = await appliedMigrations(warehouse);
   const byVersion = new Map(applied.map((a) => [a.version, a]));
 

@@ -244,3 +244,22 @@ export async function refreshRunSamples(
     { cv: events.checkerVersion, keys: [...new Set(events.agentKeys)], ids: [...new Set(events.eventIds)] },
   );
 }
+
+/**
+ * Rewrites run_samples for every in-sample check of a checker version observed on the given UTC
+ * days: a replay's derivation once it has caught up (its batches write none). Idempotent.
+ */
+export async function refreshRunSamplesOfDays(warehouse: Warehouse, options: { checkerVersion: string; days: ReadonlyArray<string | Date> }): Promise<void> {
+  if (options.days.length === 0) return;
+  const params = { cv: options.checkerVersion, days: [...new Set(options.days.map(dayString))] };
+  const inDays = "toDate(observed_at, 'UTC') IN {days:Array(Date)} AND checker_version = {cv:String}";
+  await warehouse.exec(
+    `INSERT INTO run_samples (run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime, result)
+     SELECT c.run_id, c.checker_version, c.event_id, c.agent_key, c.agent_id, c.observed_at, c.uptime, v.result
+     FROM (SELECT run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime FROM checks FINAL
+           WHERE ${inDays} AND in_sample = 1) AS c
+     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE ${inDays}) AS v
+       ON v.event_id = c.event_id`,
+    params,
+  );
+}

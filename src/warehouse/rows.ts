@@ -129,9 +129,30 @@ export interface VerdictRow {
   schema_file: string;
   structure_result: string;
   structure_reasons: string[];
+  /** What the signed leaf says was judged (0031): `document` or `observation`; '' on rows signed one at a time. */
+  scope: string;
+  inputs_hash: string;
+  /** The attestation (JSON text) of a verdict signed alone; '' when its batch's tree signs it (head_id). */
   signature: string;
+  /** The signed head of its batch's tree (verdict_heads), its leaf's index and inclusion proof (hex); '' / 0 / [] when signed alone. */
+  head_id: string;
+  leaf_index: number;
+  proof: string[];
   in_sample: Flag;
   judged_at: DateTimeText;
+}
+
+/** verdict_heads (0032): the signed head of one batch's Merkle tree of verdicts (docs/MERKLE.md). */
+export interface VerdictHeadRow {
+  head_id: string;
+  checker_version: string;
+  tree_size: number;
+  root_hash: string;
+  alg: string;
+  canonicalization: string;
+  key_id: string;
+  signature: string;
+  signed_at: DateTimeText;
 }
 
 /** agent_latest (0006): each agent's latest check and verdict per checker version. */
@@ -400,6 +421,39 @@ export interface CorrectionRow {
   closed_at: DateTimeText;
   /** Version: 2 answered, 1 closed without a judged re-probe. */
   rank: number;
+}
+
+/** search_documents (clickhouse/0035): one agent's search document. */
+export interface SearchDocumentRow {
+  agent_id: string;
+  agent_key: string;
+  version: BigIntText;
+  listable: Flag;
+  /** Which postings are current (a hash of the indexed text), as text: a UInt64. */
+  content: BigIntText;
+  card_sha256: string;
+  protocol: Protocol;
+  sources: string[];
+  transports: string[];
+  auth_required: Flag;
+  name: string;
+  title: string;
+  description: string;
+  impacts: Record<string, number>;
+}
+
+/** search_postings (clickhouse/0035): a term's posting, best impact first (rank = 65535 - impact). */
+export interface SearchPostingRow {
+  term: string;
+  rank: number;
+  agent_id: string;
+  content: BigIntText;
+}
+
+/** search_terms (clickhouse/0035): a document-frequency delta (+1 / -1) of a term. */
+export interface SearchTermRow {
+  term: string;
+  df: BigIntText;
 }
 
 /** The analyst views of clickhouse/0020 (and v_agent_uptime__v3, clickhouse/0026), by name. */

@@ -14,7 +14,11 @@ import type {
   ListingRow,
   RunRow,
   SchemaMigrationRow,
+  SearchDocumentRow,
+  SearchPostingRow,
+  SearchTermRow,
   SourceFetchRow,
+  VerdictHeadRow,
   VerdictRow,
   WebhookDeliveryRow,
 } from './rows.js';
@@ -51,7 +55,13 @@ export interface Tables {
   agents: Insert<AgentRow, 'first_seen' | 'last_seen' | 'changed_at' | 'inactive_since', 'version', 'opt_out' | 'opt_out_reason'>;
   source_fetches: Insert<SourceFetchRow, 'observed_at', 'bytes', 'mode' | 'etag' | 'invalid_item_count' | 'next_cursor' | 'bytes' | 'gate'>;
   checks: Insert<CheckRow, 'observed_at'>;
-  verdicts: Insert<VerdictRow, 'observed_at' | 'judged_at', never, 'structure_result' | 'structure_reasons' | 'judged_at'>;
+  verdicts: Insert<
+    VerdictRow,
+    'observed_at' | 'judged_at',
+    never,
+    'structure_result' | 'structure_reasons' | 'judged_at' | 'scope' | 'inputs_hash' | 'head_id' | 'leaf_index' | 'proof'
+  >;
+  verdict_heads: Insert<VerdictHeadRow, 'signed_at', never, 'signed_at'>;
   agent_latest: Insert<AgentLatestRow, 'observed_at'>;
   daily_rollups: Insert<DailyRollupRow, 'computed_at'>;
   /** Without latency_digest, an aggregate state only the rollup's INSERT … SELECT writes. */
@@ -71,6 +81,9 @@ export interface Tables {
     'requested_at' | 'disputed_at' | 'reprobed_at' | 'closed_at'
   >;
   schema_migrations: Insert<SchemaMigrationRow, 'applied_at'>;
+  search_documents: Insert<SearchDocumentRow, never, 'version' | 'content'>;
+  search_postings: Insert<SearchPostingRow, never, 'content'>;
+  search_terms: Insert<SearchTermRow, never, 'df'>;
 }
 
 export type TableName = keyof Tables;

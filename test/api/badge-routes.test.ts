@@ -1,6 +1,7 @@
 import { xml2js, type Element } from 'xml-js';
 import { describe, expect, it } from 'vitest';
 import { COLORS, formatUptime } from '../../src/api/badge.js';
+import type { AgentResponse } from '../../src/api/responses.js';
 import { idOf, useFilledApi } from './fixture.js';
 
 /**
@@ -25,7 +26,7 @@ describe('badges', () => {
 
   it("uptime: the agent's 30-day uptime, coloured as shields does", async () => {
     for (const agent of ['alpha', 'beta', 'hostile'] as const) {
-      const json = (await api.get(`/agents/${idOf(agent)}`)).body;
+      const json = (await api.get<AgentResponse>(`/agents/${idOf(agent)}`)).body;
       const share = json.uptime['30d'].uptime as number;
       expect(share, agent).not.toBeNull();
       const res = await get(`/badge/${idOf(agent)}/uptime.svg`);

@@ -57,6 +57,11 @@ const routes = (n: number): Route[] => {
     `/badge/${agentId(syntheticKey(mid))}/conformance.svg`,
     '/?protocol=mcp&state=down',
     '/?source=mcp-registry&state=pass&q=agent',
+    // The ranked search: a common word, a key being typed, a sentence of common words, a typo with a filter.
+    '/search?q=weather',
+    `/search?q=a${mid}`,
+    '/search?q=a%20synthetic%20maps%20server%20with%20tools%20for%20developers&explain=1',
+    '/search?q=weathr&protocol=a2a',
     { url: `/agents/${agentId(syntheticKey(mid))}`, accept: 'text/html' },
   ];
 };

@@ -89,8 +89,15 @@ describe('dashboard page', () => {
   it('searches on the server too (the page works without JavaScript), escaping the query it echoes', async () => {
     const res = await app.inject({ method: 'GET', url: `/?q=${encodeURIComponent('beta')}` });
     const agents = /<tbody id="agents">([\s\S]*?)<\/tbody>/.exec(res.body)![1]!;
-    expect(agents).toContain('Beta Agent');
+    // The ranked search marks the words it matched, and shows its facets as links.
+    expect(agents).toContain('<mark>Beta</mark> Agent');
     expect(agents).not.toContain('Alpha MCP');
+    expect(res.body).toMatch(/<nav class="facets" aria-label="filters">.*<a href="\/\?q=beta&amp;protocol=a2a">a2a <span class="muted">1<\/span><\/a>/);
+    const filtered = await app.inject({ method: 'GET', url: '/?q=beta&protocol=mcp' });
+    expect(/<tbody id="agents">([\s\S]*?)<\/tbody>/.exec(filtered.body)![1]).toContain('No agents match.');
+    // A hidden agent is not found by its own name.
+    const hidden = await app.inject({ method: 'GET', url: `/?q=${encodeURIComponent('Hidden One')}` });
+    expect(hidden.body).not.toContain('Hidden</mark>');
     const hostileQuery = await app.inject({ method: 'GET', url: `/?q=${encodeURIComponent('"><script>x()</script>')}` });
     expect(hostileQuery.statusCode).toBe(200);
     expect(hostileQuery.body).toContain('value="&quot;&gt;&lt;script&gt;x()&lt;/script&gt;"');

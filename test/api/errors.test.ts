@@ -23,18 +23,19 @@ function failingWarehouse() {
     kind: 'server' as const,
     readOnly: true,
     query: async () => fail(),
-    stream: async function* () {
-      fail();
-    },
+    stream: () => fail(),
     exec: async () => fail(),
     insert: async () => fail(),
     close: async () => {},
   };
 }
 
+/** The fields of a pino log line these tests read. */
+type LogLine = { level: number; msg?: string; reqId?: string; err?: { message?: string } };
+
 /** The API over a failing warehouse, with its logger writing JSON lines into `lines`. */
 function failingApi() {
-  const lines: Array<Record<string, any>> = [];
+  const lines: LogLine[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   return { app: buildApi({ warehouse: failingWarehouse(), logger }), lines };
 }
@@ -57,6 +58,7 @@ const REQUESTS: ReadonlyArray<{ path: string; url: string; accept?: string }> = 
   { path: '/stats/census', url: '/stats/census' },
   { path: '/stats/daily', url: '/stats/daily' },
   { path: '/stats/agents', url: '/stats/agents?q=x' },
+  { path: '/search', url: '/search?q=x' },
   { path: '/feed.atom', url: '/feed.atom' },
   { path: '/feed.json', url: '/feed.json' },
   { path: '/agents/{id}/feed.atom', url: `/agents/${ID}/feed.atom` },
@@ -88,7 +90,7 @@ describe('API errors', () => {
       const logged = lines.filter((l) => l.reqId === requestId && l.level === 50);
       expect(logged, url).toHaveLength(1);
       expect(logged[0]!.msg).toBe('request failed');
-      expect(logged[0]!.err.message).toBe(ENGINE_TEXT);
+      expect(logged[0]!.err?.message).toBe(ENGINE_TEXT);
     }
     await app.close();
   });
@@ -102,7 +104,7 @@ describe('API errors', () => {
     expect(res.json()).toEqual({ status: 'unavailable', error: { code: 'unavailable', message: GENERIC_MESSAGES.unavailable, requestId } });
     const logged = lines.filter((l) => l.reqId === requestId && l.level === 50);
     expect(logged).toHaveLength(1);
-    expect(logged[0]!.err.message).toBe(ENGINE_TEXT);
+    expect(logged[0]!.err?.message).toBe(ENGINE_TEXT);
     await app.close();
   });
 

@@ -179,7 +179,7 @@ describe('change feeds', () => {
     expect(feed.home_page_url).toBe('http://index.example:8787/');
     expect(feed.authors).toEqual([{ name: 'VeronikAI', url: 'http://index.example:8787/' }]);
     expect(feed.items.map((i: { id: string }) => i.id)).toEqual(shown().map((c) => `${FEED_TAG}change:${c.id}`));
-    for (const [i, item] of (feed.items as Array<Record<string, any>>).entries()) {
+    for (const [i, item] of (feed.items as Array<Record<string, unknown>>).entries()) {
       const c = shown()[i]!;
       expect(typeof item.id).toBe('string');
       expect(typeof item.content_html).toBe('string');

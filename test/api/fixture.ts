@@ -5,6 +5,7 @@
  * writer (checks, verdicts, agent_latest and the rollups it recomputes).
  */
 import { afterAll, beforeAll } from 'vitest';
+import { indexAgents } from '../../src/warehouse/search/index-writer.js';
 import { buildApi } from '../../src/api/server.js';
 import { CHECKER_VERSION } from '../../src/conformance/index.js';
 import { agentId } from '../../src/identity/agent-key.js';
@@ -78,6 +79,8 @@ export async function openFilledWarehouse(label: string): Promise<{ wh: Embedded
       }),
     ),
   );
+  // The search index, as the listings' processor writes it after the agents rows.
+  await indexAgents(wh, Object.values(AGENTS).map((a) => a.key));
 
   // Probes judged by the verdict processor's writer (checks, verdicts, agent_latest, rollups), each
   // attributed to its agent's first source through the listing history, as in a live run.
@@ -115,10 +118,11 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The read API over the filled warehouse, for one describe block: built before its tests,
- * closed after. `get` answers with the status, the headers and the parsed JSON body.
+ * closed after. `get` answers with the status, the headers and the parsed JSON body, typed as
+ * the caller names it (the route's response type, e.g. AgentResponse; unknown when not named).
  */
 export function useFilledApi(label: string): {
-  get(url: string): Promise<{ status: number; headers: Record<string, unknown>; body: Record<string, any> }>;
+  get<T = unknown>(url: string): Promise<{ status: number; headers: Record<string, unknown>; body: T }>;
   app(): ReturnType<typeof buildApi>;
 } {
   let app: ReturnType<typeof buildApi> | undefined;
@@ -135,9 +139,9 @@ export function useFilledApi(label: string): {
   });
   return {
     app: () => app!,
-    async get(url: string) {
+    async get<T = unknown>(url: string) {
       const res = await app!.inject({ method: 'GET', url });
-      return { status: res.statusCode, headers: res.headers, body: res.json() as Record<string, any> };
+      return { status: res.statusCode, headers: res.headers, body: res.json() as T };
     },
   };
 }

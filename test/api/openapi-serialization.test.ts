@@ -35,6 +35,8 @@ const EXTRA_URLS = [
   '/stats/agents?q=weather&limit=5',
   '/stats/agents?protocol=a2a&limit=3',
   '/stats/daily?days=3&protocol=mcp',
+  '/search?q=weather%20agent&explain=1',
+  '/search?q=maps&protocol=a2a&state=up&limit=3',
 ];
 
 type Captured = Map<string, unknown>;
@@ -183,7 +185,7 @@ describe('response schemas drop nothing', () => {
     const ok = new Set(compared.filter((c) => c.status === 200).map((c) => c.url.split('?')[0]!.replace(/\/[0-9a-f]{16}(?=\/|$)/, '/{id}').replace(SYNTHETIC_RUN, '{runId}')));
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as Doc;
     const jsonRoutes = Object.entries(doc.paths).filter(([, item]) => Object.keys(item.get.responses['200']?.content ?? {}).some((t) => /[/+]json$/.test(t))).map(([p]) => p);
-    expect(jsonRoutes).toEqual(expect.arrayContaining(['/healthz', '/agents', '/agents/{id}', '/stats/runs/latest', '/stats/runs/{runId}', '/stats/census', '/stats/daily', '/stats/agents']));
+    expect(jsonRoutes).toEqual(expect.arrayContaining(['/healthz', '/agents', '/agents/{id}', '/stats/runs/latest', '/stats/runs/{runId}', '/stats/census', '/stats/daily', '/stats/agents', '/search']));
     // A route that writes its JSON itself (a string) bypasses the serializer: nothing to drop there.
     const asText = new Set(answers.filter((a) => a.status === 200 && !compared.some((c) => c.url === a.url)).map((a) => describedPath(a.url, doc)));
     expect(jsonRoutes.filter((p) => !ok.has(p) && !asText.has(p))).toEqual([]);
@@ -195,20 +197,20 @@ describe('response schemas drop nothing', () => {
     expect(compared.filter((c) => c.status === 404).length).toBeGreaterThan(0);
     expect(compared.filter((c) => c.status === 400).length).toBeGreaterThan(0);
     // The filled fields really were there: an agent with its attestation, listings and windows; a page of agents; daily rows.
-    const attested = compared.find((c) => c.url === `/agents/${ID.attested}`)!.served as any;
+    const attested = compared.find((c) => c.url === `/agents/${ID.attested}`)!.served as { latestVerdict: { signature: { payload: { subject: string } } }; listings: unknown[] };
     expect(attested.latestVerdict.signature.payload.subject).toBe(syntheticKey(2));
     expect(attested.listings.length).toBeGreaterThan(0);
     expect(compared.find((c) => c.url === `/agents/${ID.unchecked}`)!.served).toMatchObject({ latestCheck: null, latestVerdict: null });
-    expect((compared.find((c) => c.url === `/agents/${ID.inactive}`)!.served as any).inactiveSince).toMatch(/Z$/);
-    expect((compared.find((c) => c.url === '/agents?active=all&limit=3')!.served as any).agents).toHaveLength(3);
-    expect((compared.find((c) => c.url === '/stats/daily?days=3&protocol=mcp')!.served as any).rows.length).toBeGreaterThan(0);
+    expect((compared.find((c) => c.url === `/agents/${ID.inactive}`)!.served as { inactiveSince: string }).inactiveSince).toMatch(/Z$/);
+    expect((compared.find((c) => c.url === '/agents?active=all&limit=3')!.served as { agents: unknown[] }).agents).toHaveLength(3);
+    expect((compared.find((c) => c.url === '/stats/daily?days=3&protocol=mcp')!.served as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
   }, 120_000);
 
   it('a failing warehouse: every route\'s 500 body is the error shape, unchanged by its schema and described', async () => {
     const failing = buildApi({
       warehouse: {
         kind: 'embedded', readOnly: true, close: async () => {},
-        query: async () => { throw new Error('down'); }, stream: async function* () { throw new Error('down'); },
+        query: async () => { throw new Error('down'); }, stream: () => { throw new Error('down'); },
       },
     });
     const f = instrumented(failing);

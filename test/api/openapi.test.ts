@@ -28,7 +28,7 @@ function failingWarehouse() {
   const fail = (): never => {
     throw new Error('the description must not read the warehouse');
   };
-  return { kind: 'embedded' as const, readOnly: true, query: async () => fail(), stream: async function* () { fail(); }, exec: async () => fail(), insert: async () => fail(), close: async () => {} };
+  return { kind: 'embedded' as const, readOnly: true, query: async () => fail(), stream: () => fail(), exec: async () => fail(), insert: async () => fail(), close: async () => {} };
 }
 
 /** Every GET path in Fastify's printed route tree (`printRoutes({ commonPrefix: false })`): each line's label appended to its parent's. */
@@ -162,7 +162,7 @@ describe('GET /openapi.json', () => {
       }
     }
     expect(errors).toEqual([]);
-    for (const p of ['/agents', '/agents/{id}', '/stats/runs/latest', '/stats/runs/{runId}', '/stats/census', '/stats/daily', '/stats/agents', '/healthz']) {
+    for (const p of ['/agents', '/agents/{id}', '/stats/runs/latest', '/stats/runs/{runId}', '/stats/census', '/stats/daily', '/stats/agents', '/search', '/healthz']) {
       const responses = doc.paths[p]!.get!.responses;
       expect(Object.keys(responses), p).toEqual(expect.arrayContaining(['200', '400', '500']));
     }
@@ -174,9 +174,9 @@ describe('GET /openapi.json', () => {
     // The agent answers JSON or its page; its verdict's signature is an object (or null), not JSON in a string.
     const agent = doc.paths['/agents/{id}']!.get!.responses['200']!.content!;
     expect(Object.keys(agent).sort()).toEqual(['application/json', 'text/html']);
-    const verdict = (agent['application/json']!.schema as any).properties.latestVerdict;
+    const verdict = (agent['application/json']!.schema as { properties: { latestVerdict: { properties: { signature: { type: unknown; properties: object } } } } }).properties.latestVerdict;
     expect(verdict.properties.signature.type).toEqual(['object', 'null']);
-    expect(Object.keys(verdict.properties.signature.properties).sort()).toEqual(['alg', 'canonicalization', 'keyId', 'payload', 'signature']);
+    expect(Object.keys(verdict.properties.signature.properties).sort()).toEqual(['alg', 'canonicalization', 'head', 'keyId', 'leafIndex', 'payload', 'proof', 'signature']);
   });
 });
 

@@ -1,10 +1,16 @@
-import { createPublicKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAttestation } from '../../src/api/responses.js';
 import { buildApi } from '../../src/api/server.js';
 import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, verifyAttestation, type Verdict } from '../../src/conformance/index.js';
 import { AGENTS, idOf, openFilledWarehouse, type AgentName } from './fixture.js';
+import { verifyTreeAttestation } from '../../src/conformance/tree-attestation.js';
+import { signJudged, treeAttestation } from '../../src/processors/verdicts/batch-sign.js';
+import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
+import { judgeProbe } from '../../src/processors/verdicts/judge-probe.js';
+import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { probeEvent, probeExchange } from '../helpers/probe-events.js';
 
 /**
  * The verdict's signature in GET /agents/:id is the attestation as a JSON object (stored as JSON
@@ -21,8 +27,9 @@ const verdictOf = (subject: string) =>
   }) as unknown as Verdict;
 const ATTESTATION = signVerdict(verdictOf(AGENTS.beta.key), keys.privateKeyPem);
 
-/** What each agent's latest verdict carries (alpha keeps the fixture's 'sig', which is not JSON). */
+/** What each agent's latest verdict carries (newer than the fixture's own, batch-signed rows). */
 const STORED: Partial<Record<AgentName, string>> = {
+  alpha: 'sig',
   beta: JSON.stringify(ATTESTATION),
   hostile: JSON.stringify({ payload: 1 }),
   unchecked: JSON.stringify({ ...ATTESTATION, extra: 'x' }),
@@ -31,12 +38,14 @@ const STORED: Partial<Record<AgentName, string>> = {
 
 describe('the verdict signature in agent responses', () => {
   let close: () => Promise<void>;
+  let wh: Warehouse;
   let app: ReturnType<typeof buildApi>;
-  const lines: Array<Record<string, any>> = [];
+  const lines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
     const filled = await openFilledWarehouse('signature');
     close = filled.close;
+    wh = filled.wh;
     const now = new Date();
     await filled.wh.insert(
       'agent_latest',
@@ -59,7 +68,7 @@ describe('the verdict signature in agent responses', () => {
     const res = await app.inject({ method: 'GET', url: `/agents/${idOf(name)}` });
     expect(res.statusCode, name).toBe(200);
     const requestId = String(res.headers['x-request-id']);
-    return { body: res.json() as Record<string, any>, warnings: lines.filter((l) => l.reqId === requestId && l.level === 40) };
+    return { body: res.json() as { latestVerdict: { result: string; signature: unknown } }, warnings: lines.filter((l) => l.reqId === requestId && l.level === 40) };
   };
 
   it('is the attestation as an object, exactly as signed: the served object verifies with the public key', async () => {
@@ -97,5 +106,19 @@ describe('the verdict signature in agent responses', () => {
     expect(parseAttestation(JSON.stringify({ ...ATTESTATION, alg: 'RS256' })).problem).toMatch(/wrong type/);
     const { scope: _scope, ...withoutScope } = ATTESTATION.payload;
     expect(parseAttestation(JSON.stringify({ ...ATTESTATION, payload: withoutScope })).problem).toBe('a payload of another shape');
+  });
+
+  // Last: it stores a newer verdict for beta.
+  it('is a batch-signed verdict with its leaf, proof and head, as the verdict writer stores it: the served object verifies', async () => {
+    const ev = probeEvent(Date.now(), 'sig-tree', AGENTS.beta.key, 'a2a', [probeExchange('card', `${AGENTS.beta.key}/.well-known/agent-card.json`, 404, '')]);
+    const other = probeEvent(Date.now(), 'sig-other', AGENTS.alpha.key, 'mcp', [probeExchange('mcp-get', AGENTS.alpha.key, 405, '')]);
+    const judged = [judgeProbe(other, null, CURRENT_CHECKER), judgeProbe(ev, null, CURRENT_CHECKER)];
+    const head = signJudged(judged, CURRENT_CHECKER.version, createPrivateKey(keys.privateKeyPem));
+    await wh.insert('agent_latest', [{ ...judged[1]!.latest, observed_at: new Date(Date.now() + 60_000), signature: treeAttestation(judged[1]!, head) }]);
+    const { body, warnings } = await agent('beta');
+    expect(warnings).toEqual([]);
+    expect(body.latestVerdict.signature).toMatchObject({ leafIndex: 1, head: { id: head.head_id, size: 2 }, payload: { eventId: 'sig-tree', subject: AGENTS.beta.key } });
+    expect(verifyTreeAttestation(body.latestVerdict.signature, createPublicKey(keys.publicKeyPem))).toBe(true);
+    expect(verifyTreeAttestation(body.latestVerdict.signature, createPublicKey(generateSigningKeyPair().publicKeyPem))).toBe(false);
   });
 });

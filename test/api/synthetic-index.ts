@@ -12,6 +12,7 @@
  * every 7th checked in the last 24 hours (in the run 'synthetic-run', about 1000 of them in its sample).
  */
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { addSyntheticSearch } from './synthetic-search.js';
 
 export const SYNTHETIC_RUN = 'synthetic-run';
 export const TOPICS = ['Weather', 'Maps', 'Search', 'Files', 'Mail', 'Code', 'Data', 'Chat', 'Travel', 'Music'];
@@ -75,6 +76,10 @@ export async function addSyntheticAgents(wh: Warehouse, o: SyntheticOptions): Pr
       p,
     ),
   );
+  // The ranked search's index (clickhouse/0035), where the migrations have it.
+  if (await hasTable(wh, 'search_documents')) {
+    await timed(o.log, 'search index', () => addSyntheticSearch(wh, { from: o.from, to: o.to, topics: TOPICS }));
+  }
   const checkedOf = (x: string) => `${x} % 20 != 19`;
   const checked = checkedOf(n);
   await timed(o.log, 'agent_latest', () =>

@@ -128,6 +128,19 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
     const history = await v.page.$$eval('#changes tr[data-kind]', (rows) => rows.map((r) => r.getAttribute('data-kind')));
     expect(history).toEqual(['up', 'down']);
     expect(await v.page.$eval('#changes li.correction', (li) => li.textContent)).toContain('disputed: re-probed, unchanged');
+    // On a narrow screen the uptime windows' names stay on one line each ("24 hours", not "24 ho / urs"),
+    // and "Corrections" stands apart from the table of changes above it.
+    await v.page.setViewport({ width: 360, height: 800 });
+    const layout = await v.page.evaluate(() => {
+      const cell = document.querySelector('#uptime-windows tbody td')!;
+      const gap = document.querySelector('#corrections')!.getBoundingClientRect().top - document.querySelector('#changes table')!.getBoundingClientRect().bottom;
+      const cs = getComputedStyle(cell);
+      const content = cell.getBoundingClientRect().height - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+      return { text: cell.textContent, lines: Math.round(content / parseFloat(cs.lineHeight)), gap };
+    });
+    expect(layout.text).toBe('24 hours');
+    expect(layout.lines).toBeLessThanOrEqual(1);
+    expect(layout.gap).toBeGreaterThanOrEqual(12);
     await expectClean(v);
     await v.page.close();
   }, 60_000);

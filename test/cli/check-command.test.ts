@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { join } from 'node:path';
+import type * as ReportModule from '../../src/conformance/report.js';
+import type * as KeysModule from '../../src/signing/keys.js';
 import { FIXTURES } from '../conformance/helpers.js';
 
 /**
@@ -10,7 +12,7 @@ import { FIXTURES } from '../conformance/helpers.js';
 const failures = vi.hoisted(() => ({ render: false, key: false }));
 
 vi.mock('../../src/conformance/report.js', async (importOriginal) => {
-  const orig = await importOriginal<typeof import('../../src/conformance/report.js')>();
+  const orig = await importOriginal<typeof ReportModule>();
   return {
     ...orig,
     renderTerminal: (...args: Parameters<typeof orig.renderTerminal>) => {
@@ -21,7 +23,7 @@ vi.mock('../../src/conformance/report.js', async (importOriginal) => {
 });
 
 vi.mock('../../src/signing/keys.js', async (importOriginal) => {
-  const orig = await importOriginal<typeof import('../../src/signing/keys.js')>();
+  const orig = await importOriginal<typeof KeysModule>();
   return {
     ...orig,
     loadSigningKey: (...args: Parameters<typeof orig.loadSigningKey>) => {

@@ -32,6 +32,7 @@ const cases: Record<string, string[]> = {
   json: [fx('a2a/struct-001-inferred-0.3-missing-protocol-version.json'), '--json'],
   jsonServer: [fx('mcp/q-003-short-description.json'), '--format', 'json'],
   sarif: [fx('a2a/struct-002-protocol-version-42.json'), '--format', 'sarif'],
+  junit: [fx('a2a/struct-003-skill-tags-42.json'), '--format', 'junit'],
   rulePass: [fx('a2a/struct-001-inferred-0.3-missing-protocol-version.json'), '--rule', 'A2A-CARD-005'],
   ruleFail: [fx('a2a/struct-001-inferred-0.3-missing-protocol-version.json'), '--rule', 'A2A-STRUCT-001', '--json'],
   ruleBlocked: [fx('a2a/card-003-not-json.json'), '--rule', 'A2A-CARD-005'],
@@ -107,6 +108,20 @@ describe('veronikai check', () => {
     expect(results.sarif!.code).toBe(1);
     expect(s.version).toBe('2.1.0');
     expect(s.runs[0].results.map((r: { ruleId: string }) => r.ruleId)).toContain('A2A-STRUCT-002');
+    // The fixture is inside the working directory (the repository root): relative to %SRCROOT%.
+    expect(s.runs[0].results[0].locations[0].physicalLocation.artifactLocation).toEqual({ uri: 'test/fixtures/conformance/a2a/struct-002-protocol-version-42.json', uriBaseId: '%SRCROOT%' });
+    expect(Object.keys(s.runs[0].originalUriBaseIds)).toEqual(['%SRCROOT%']);
+    expect(s.runs[0].results.every((r: { partialFingerprints?: Record<string, string> }) => /^[0-9a-f]{64}$/.test(r.partialFingerprints?.['veronikaiFinding/v1'] ?? ''))).toBe(true);
+  });
+
+  it('--format junit writes one test case per rule, the failed rule a failure, with the exit code of the check', () => {
+    expect(results.junit!.code).toBe(1);
+    const xml = results.junit!.stdout;
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /);
+    const cases = [...xml.matchAll(/<testcase classname="[^"]+" name="([A-Z0-9-]+) /g)].map((m) => m[1]);
+    expect(new Set(cases).size).toBe(cases.length);
+    expect(cases.length).toBeGreaterThan(10);
+    expect(xml).toMatch(/<testcase classname="veronikai-a2a-structure" name="A2A-STRUCT-003 [^"]*">\n\s*<failure message=/);
   });
 
   it('--rule evaluates one rule: limited pass, fail, blocked prerequisite, unknown ID', () => {
@@ -125,7 +140,7 @@ describe('veronikai check', () => {
     for (const r of RULES) expect(results.listRules!.stdout).toContain(r.id);
     const j = JSON.parse(results.listRulesJson!.stdout);
     expect(j.rules.map((r: { id: string }) => r.id)).toEqual(RULES.map((r) => r.id));
-    expect(j.checker).toBe('VeronikAI/0.1+attestations.2');
+    expect(j.checker).toBe('VeronikAI/0.1+attestations.3');
     expect(results.listRulesWithTarget!.code).toBe(2);
   });
 

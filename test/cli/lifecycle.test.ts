@@ -14,6 +14,7 @@ import { startPlatform, type Platform } from '../../src/runtime/platform.js';
 import { runCli, spawnCli, type CliResult, type SpawnedCli } from '../helpers/cli.js';
 import { entry, startFixtureRegistry, type FixtureRegistry } from '../helpers/fixture-mcp-registry.js';
 import { kafkaBrokers, testLogger, uniqueTopicPrefix } from '../helpers/kafka.js';
+import { TEST_SIGNING_KEY } from '../helpers/signing.js';
 
 /** How long a stopped role may take to exit: closing Kafka clients and the warehouse, well short of any --every. */
 const PROMPT_MS = 10_000;
@@ -91,7 +92,7 @@ describe('the platform of `run`', () => {
     const log = testLogger('lifecycle');
     const config = loadConfig({ dataDir: dataDir(), brokers, sourceUrl: [`mcp-registry=${registry.url}`] }, {});
     // One retry: the default backoff of minutes is for a warehouse that comes back.
-    platform = await startPlatform(config, { log, api: false, probes: false, topicPrefix: uniqueTopicPrefix(import.meta.url), sign: () => 'unsigned', sinkRetries: 1 });
+    platform = await startPlatform(config, { log, api: false, probes: false, topicPrefix: uniqueTopicPrefix(import.meta.url), sign: TEST_SIGNING_KEY, sinkRetries: 1 });
     let settled = false;
     void platform.failed.then(() => (settled = true));
     // Nothing has failed yet: `failed` settles on a failure only.

@@ -13,7 +13,7 @@ describe('suite veronikai-a2a-get-card v1 (seed 000)', () => {
     const v = card({});
     expect(v.result).toBe('pass');
     expect(v.suite).toEqual({ id: 'veronikai-a2a-get-card', version: 1 });
-    expect(v.checker).toBe('VeronikAI/0.1+attestations.2');
+    expect(v.checker).toBe('VeronikAI/0.1+attestations.3');
   });
 
   it.each([

@@ -48,7 +48,7 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
     expect(Object.keys(att.payload).sort()).toEqual(['checker', 'inputsHash', 'observedAt', 'reasons', 'result', 'scope', 'subject', 'suite']);
     expect(att.payload.scope).toBe('document');
     expect(att.payload).toEqual(attestationPayload(verdict));
-    expect(att.payload.checker).toBe('VeronikAI/0.1+attestations.2');
+    expect(att.payload.checker).toBe('VeronikAI/0.1+attestations.3');
     expect(att.payload.suite).toEqual({ id: 'veronikai-a2a-get-card', version: 1 });
     expect(att.keyId).toBe(keyIdOf(publicKeyPem));
     expect(verifyAttestation(att, publicKeyPem)).toBe(true);

@@ -61,6 +61,7 @@ function sane(vs: Verdict[]): void {
     expect(['pass', 'fail', 'unknown', 'n/a']).toContain(v.result);
     expect(v.reasons.join('\n')).not.toMatch(/internal error/);
     expect(v.checker).toMatch(/^VeronikAI\//);
+    // eslint-disable-next-line no-control-regex -- reasons must hold no control characters but tab and line feed
     for (const r of v.reasons) expect(r).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u001b]/);
   }
 }

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, verifyAttestation } from '../../src/conformance/index.js';
+import { CHECKER_VERSION, generateSigningKeyPair } from '../../src/conformance/index.js';
+import { verifyVerdicts } from '../../src/usecases/verify.js';
+import { readAll } from '../helpers/signing.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { agentKey } from '../../src/identity/agent-key.js';
 import { crawlOnce } from '../../src/runtime/crawl.js';
@@ -83,10 +85,10 @@ async function readTopic<T>(kafka: Kafka, topic: string, decode: (v: Buffer) => 
   return out;
 }
 
-/** Check and verdict rows without what names the inputs' bytes (the signature, over the inputs hash). */
+/** Check and verdict rows without what names the inputs' bytes (the inputs hash) and the signature fields. */
 function judged(ev: ProbeEvent, ctx: Parameters<typeof judgeProbe>[1], documents?: DocumentTexts) {
-  const j = judgeProbe(ev, ctx, CURRENT_CHECKER, () => '', documents);
-  const { signature: _s, ...verdict } = j.verdict;
+  const j = judgeProbe(ev, ctx, CURRENT_CHECKER, documents);
+  const { signature: _s, inputs_hash: _h, head_id: _i, leaf_index: _x, proof: _p, ...verdict } = j.verdict;
   return { check: j.check, verdict };
 }
 
@@ -147,7 +149,7 @@ describe('daily run end to end', () => {
       probePolicy: { allowLoopback: true },
       // No canary: the default targets are the public sources' origins, unreachable from a test.
       canaryTargets: [],
-      sign: (v) => JSON.stringify(signVerdict(v, keys.privateKeyPem)),
+      sign: keys.privateKeyPem,
     });
     const summaries = await crawlOnce(config, platform.sink, log, { sources: ['mcp-registry', 'a2aregistry-org'] });
     expect(summaries.map((s) => [s.source, s.complete, s.items])).toEqual([
@@ -182,8 +184,8 @@ describe('daily run end to end', () => {
   });
 
   it('records uptime and verdicts as the fixtures were built to produce', async () => {
-    const rows = await platform.warehouse.query<{ agent_key: string; uptime: string; result: string; source: string; signature: string }>(
-      `SELECT c.agent_key AS agent_key, c.uptime AS uptime, v.result AS result, c.source AS source, v.signature AS signature
+    const rows = await platform.warehouse.query<{ agent_key: string; uptime: string; result: string; source: string }>(
+      `SELECT c.agent_key AS agent_key, c.uptime AS uptime, v.result AS result, c.source AS source
        FROM (SELECT * FROM checks FINAL) AS c INNER JOIN (SELECT * FROM verdicts FINAL WHERE checker_version = {cv:String}) AS v ON v.event_id = c.event_id
        ORDER BY agent_key`,
       { cv: CHECKER_VERSION },
@@ -200,7 +202,10 @@ describe('daily run end to end', () => {
       [key('a2a', deadA2a), ['down', 'unknown', 'a2aregistry-org']],
     ]);
     expect(new Map(rows.map((r) => [r.agent_key, [r.uptime, r.result, r.source]]))).toEqual(expected);
-    for (const r of rows) expect(verifyAttestation(JSON.parse(r.signature), createPublicKey(keys.publicKeyPem))).toBe(true);
+    // Every verdict verifies against its batch's signed head with the public key.
+    const verified = await verifyVerdicts((sql, onRows) => readAll(platform.warehouse, sql, onRows), createPublicKey(keys.publicKeyPem));
+    expect(verified).toMatchObject({ verified: verified.total, failed: 0, badHeads: 0 });
+    expect(verified.total).toBeGreaterThanOrEqual(rows.length);
   });
 
   it('rolls the day up per protocol and source, with the sample counted separately', async () => {
@@ -305,7 +310,7 @@ describe('daily run end to end', () => {
       kafka: platform.kafka.kafka,
       topics: platform.kafka.topics,
       warehouse: platform.warehouse,
-      sign: (v) => JSON.stringify(signVerdict(v, keys.privateKeyPem)),
+      sign: keys.privateKeyPem,
       checker: replayChecker,
       logger: log,
       pollMs: 200,
@@ -318,7 +323,7 @@ describe('daily run end to end', () => {
     expect(summary.comparison).toMatchObject({ comparedEvents: 6, changedEvents: 0, changedAgents: 0 });
     const rows = (table: string, version: string) =>
       platform.warehouse.query<Record<string, unknown>>(
-        `SELECT * EXCEPT (checker_version${table === 'verdicts' ? ', judged_at, signature' : ''}) FROM ${table} FINAL WHERE checker_version = {v:String} ORDER BY event_id`,
+        `SELECT * EXCEPT (checker_version${table === 'verdicts' ? ', judged_at, signature, head_id, leaf_index, proof' : ''}) FROM ${table} FINAL WHERE checker_version = {v:String} ORDER BY event_id`,
         { v: version },
       );
     for (const table of ['checks', 'verdicts']) {

@@ -16,7 +16,6 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { signVerdict } from '../../src/conformance/index.js';
 import { createKafka } from '../../src/kafka/client.js';
 import type { ConsumerRunner, ConsumerRunnerHooks } from '../../src/kafka/consumer-runner.js';
 import { waitUntilConsumed } from '../../src/kafka/lag.js';
@@ -64,12 +63,13 @@ const PROCESSORS: Record<CrashedProcessor, { first: string; split: string; topic
     topic: 'probes',
     make: (d) => {
       const key = createPrivateKey(process.env.SIGNING_KEY_PEM!);
-      return createVerdictProcessor({ ...d, logger: silentLogger, sessionTimeoutMs: 6000, sign: (v) => JSON.stringify(signVerdict(v, key)) }) as ConsumerRunner<unknown>;
+      return createVerdictProcessor({ ...d, logger: silentLogger, sessionTimeoutMs: 6000, sign: key }) as ConsumerRunner<unknown>;
     },
     tables: {
       checks: 'SELECT * FROM checks FINAL ORDER BY event_id',
-      verdicts: 'SELECT * EXCEPT (judged_at) FROM verdicts FINAL ORDER BY event_id',
-      agent_latest: 'SELECT * FROM agent_latest FINAL ORDER BY agent_key',
+      // The signature fields name the batch a verdict was signed in, and a crash moves the batches' bounds.
+      verdicts: 'SELECT * EXCEPT (judged_at, head_id, leaf_index, proof) FROM verdicts FINAL ORDER BY event_id',
+      agent_latest: 'SELECT * EXCEPT (signature) FROM agent_latest FINAL ORDER BY agent_key',
       daily_rollups: 'SELECT * EXCEPT (computed_at) FROM daily_rollups FINAL ORDER BY day, protocol, source',
       agent_daily_history: 'SELECT * EXCEPT (computed_at, latency_digest) FROM agent_daily_history FINAL ORDER BY agent_key, day',
       agent_status: 'SELECT * EXCEPT (computed_at) FROM agent_status FINAL ORDER BY agent_key',

@@ -257,13 +257,10 @@ export interface A2APeerOptions {
  */
 export async function startA2AAgent(options: A2APeerOptions = {}): Promise<Peer> {
   const app = express();
-  let handler: DefaultRequestHandler | undefined;
+  // `handler` is created once the server listens (its card names the server's origin); requests, the only readers, come after.
   const cardHandler = (legacyCompat: boolean) =>
     agentCardHandler({
-      agentCardProvider: () => {
-        if (!handler) throw new Error('not ready');
-        return handler.getAgentCard();
-      },
+      agentCardProvider: () => handler.getAgentCard(),
       ...(legacyCompat ? { legacyCompat: { enabled: true } } : {}),
     });
   if (options.listingPath) {
@@ -278,7 +275,7 @@ export async function startA2AAgent(options: A2APeerOptions = {}): Promise<Peer>
   if (options.wellKnown ?? true) app.use('/.well-known/agent-card.json', cardHandler(false));
   if (options.legacy) app.use('/.well-known/agent.json', cardHandler(true));
   const peer = await listen(app, options.listingPath ?? '/');
-  handler = new DefaultRequestHandler(testAgentCard(`${peer.origin}/a2a/jsonrpc`), new InMemoryTaskStore(), new FixedAnswerExecutor());
+  const handler = new DefaultRequestHandler(testAgentCard(`${peer.origin}/a2a/jsonrpc`), new InMemoryTaskStore(), new FixedAnswerExecutor());
   app.use('/a2a/jsonrpc', express.json(), jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   return peer;
 }

@@ -6,6 +6,7 @@ import type { UptimeState, VerdictResult } from '../../src/warehouse/rows.js';
 import type { InsertRow, TableName } from '../../src/warehouse/tables.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { probeEvent, probeExchange } from './probe-events.js';
+import { TEST_SIGNING_KEY } from './signing.js';
 
 /**
  * Row builders for the warehouse tables (test data only), each typed by the table map
@@ -126,6 +127,21 @@ export interface VerdictSpec {
 }
 
 /** A verdicts row of one probe of the spec's agent (default DEFAULT_AGENT); judged_at and the structure columns left to the table. */
+/** A verdict_heads row (0032): the signed head of one batch's tree (its values are not a real signature). */
+export function verdictHeadRow(overrides: RowOverrides<'verdict_heads'> = {}): InsertRow<'verdict_heads'> {
+  return {
+    head_id: 'a'.repeat(32),
+    checker_version: 'test',
+    tree_size: 1,
+    root_hash: 'b'.repeat(64),
+    alg: 'Ed25519',
+    canonicalization: 'veronikai-jcs-1',
+    key_id: 'ed25519:test',
+    signature: 'sig',
+    ...overrides,
+  };
+}
+
 export function verdictRow(s: VerdictSpec, overrides: RowOverrides<'verdicts'> = {}): InsertRow<'verdicts'> {
   return {
     event_id: s.id,
@@ -211,6 +227,23 @@ export function documentRow(overrides: RowOverrides<'documents'> = {}): InsertRo
     observed_at: new Date(),
     ...overrides,
   };
+}
+
+// ---- the search index ----
+
+/** A search_documents row: DEFAULT_AGENT, listable, indexed under 'weather'. */
+export function searchDocumentRow(overrides: RowOverrides<'search_documents'> = {}): InsertRow<'search_documents'> {
+  return {
+    agent_id: agentId(DEFAULT_AGENT), agent_key: DEFAULT_AGENT, version: 1, listable: 1, content: '7', card_sha256: '', protocol: 'mcp',
+    sources: ['mcp-registry'], transports: ['streamable-http'], auth_required: 0, name: 'Weather', title: '', description: 'Forecasts',
+    impacts: { weather: 40000 },
+    ...overrides,
+  };
+}
+
+/** A search_postings row of searchDocumentRow(). */
+export function searchPostingRow(overrides: RowOverrides<'search_postings'> = {}): InsertRow<'search_postings'> {
+  return { term: 'weather', rank: 65535 - 40000, agent_id: agentId(DEFAULT_AGENT), content: '7', ...overrides };
 }
 
 // ---- changes, webhook deliveries, corrections ----
@@ -314,6 +347,6 @@ export function probeEventFor(p: JudgedProbeSpec) {
  * then the touched rollup days) under a scripted checker of the given version.
  */
 export async function writeJudged(wh: Warehouse, probes: readonly JudgedProbeSpec[], checkerVersion = '1.0.0'): Promise<void> {
-  const writer = new VerdictWriter(wh, scriptedChecker(checkerVersion, probes), () => 'sig');
+  const writer = new VerdictWriter(wh, scriptedChecker(checkerVersion, probes), TEST_SIGNING_KEY);
   await writer.write(probes.map(probeEventFor));
 }

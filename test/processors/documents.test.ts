@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { generateSigningKeyPair, signVerdict, type Verdict } from '../../src/conformance/index.js';
+import { generateSigningKeyPair } from '../../src/conformance/index.js';
 import type { ProbeEvent } from '../../src/events/types.js';
 import { documentRow, DocumentReader, MissingDocumentsError } from '../../src/processors/documents.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
@@ -17,7 +17,7 @@ import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 const T = Date.UTC(2026, 10, 29, 10);
 const keys = generateSigningKeyPair();
-const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
+const sign = keys.privateKeyPem;
 const card = readFileSync('test/fixtures/conformance/a2a/good-0.3.json', 'utf8');
 const MCP = 'https://mcp.bearer-agent.dev/mcp';
 const A2A = 'https://agent.recipes-agent.dev/.well-known/agent-card.json';
@@ -38,7 +38,7 @@ const whole = (prefix: string): ProbeEvent[] => [
 ];
 
 const comparable = (rows: Array<Record<string, unknown>>) =>
-  rows.map(({ event_id, signature: _s, judged_at: _j, ...r }) => ({ ...r, event: String(event_id).replace(/^(old|new)-/, '') }));
+  rows.map(({ event_id, signature: _s, judged_at: _j, inputs_hash: _h, head_id: _i, leaf_index: _x, proof: _p, ...r }) => ({ ...r, event: String(event_id).replace(/^(old|new)-/, '') }));
 
 describe('documents by hash', () => {
   let t: TestWarehouse;

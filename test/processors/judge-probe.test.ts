@@ -15,7 +15,7 @@ const probe = (protocol: 'a2a' | 'mcp', robots: ProbeEvent['robots'], exchanges:
   targetUrl: 'https://agent.acme-tools.dev/mcp', transport: 'streamable-http', inSample: false, exchanges, robots, canary,
   errorClass: null, retries: 0,
 });
-const judge = (ev: ProbeEvent) => judgeProbe(ev, null, CURRENT_CHECKER, () => 'sig').check;
+const judge = (ev: ProbeEvent) => judgeProbe(ev, null, CURRENT_CHECKER).check;
 
 describe('judging what a probe saw', () => {
   it('reads a host whose robots.txt could not even be connected to as down, not skipped', () => {
@@ -63,7 +63,7 @@ describe('a card that is not valid UTF-8', () => {
   const exchange = { ...probeExchange('well-known', cardUrl, 200, '', { 'content-type': 'application/json' }), body: bytes, bodyBytes: bytes.length };
 
   it('fails A2A-CARD-003 when the body is judged inline', () => {
-    const j = judgeProbe(probeEvent(T, 'bad-utf8', cardUrl, 'a2a', [exchange]), null, CURRENT_CHECKER, () => 'sig');
+    const j = judgeProbe(probeEvent(T, 'bad-utf8', cardUrl, 'a2a', [exchange]), null, CURRENT_CHECKER);
     expect(j.verdict.result).toBe('fail');
     expect((j.verdict.reasons as string[]).join(' ')).toMatch(/A2A-CARD-003.*not valid UTF-8/);
   });
@@ -71,7 +71,7 @@ describe('a card that is not valid UTF-8', () => {
   it('fails it the same way when the card is read from the document store by hash', () => {
     const kept = { ...exchange, body: Buffer.alloc(0), bodyKept: 'document' as const };
     const docs = new Map([[exchange.bodySha256, { text: bytes.toString('utf8'), validUtf8: false }]]);
-    const j = judgeProbe(probeEvent(T, 'bad-utf8', cardUrl, 'a2a', [kept]), null, CURRENT_CHECKER, () => 'sig', docs);
+    const j = judgeProbe(probeEvent(T, 'bad-utf8', cardUrl, 'a2a', [kept]), null, CURRENT_CHECKER, docs);
     expect(j.verdict.result).toBe('fail');
     expect((j.verdict.reasons as string[]).join(' ')).toMatch(/A2A-CARD-003/);
   });

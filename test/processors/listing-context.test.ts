@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/core/canonical-json.js';
 import { contextAt, type HistoryRow } from '../../src/processors/verdicts/listing-context.js';
 import { toDateTime64 } from '../../src/warehouse/time.js';
 
@@ -15,12 +16,14 @@ describe('the listing context of a probe, as of its time', () => {
   ]);
 
   it('uses the server.json the agent was listed with at the time', () => {
-    expect(contextAt(history, A, 3000)).toEqual({ serverJson: { name: 'io.github.a/r1' }, transport: 'streamable-http', source: 'mcp-registry' });
+    expect(contextAt(history, A, 3000)).toEqual({
+      serverJson: { name: 'io.github.a/r1' }, transport: 'streamable-http', source: 'mcp-registry', serverJsonSha256: sha256Hex('{"name":"io.github.a/r1"}'),
+    });
     expect(contextAt(history, A, 500)).toBeNull();
   });
 
   it('stops using an item once it moved to another agent, and a delisted item once it is delisted', () => {
-    expect(contextAt(history, A, 6000)).toEqual({ serverJson: null, transport: 'streamable-http', source: 'smithery' });
+    expect(contextAt(history, A, 6000)).toEqual({ serverJson: null, transport: 'streamable-http', source: 'smithery', serverJsonSha256: '' });
     expect(contextAt(history, B, 6000)?.source).toBe('mcp-registry');
     expect(contextAt(history, A, 9000)).toBeNull();
   });

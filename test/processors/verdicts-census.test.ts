@@ -3,6 +3,7 @@ import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
 import { censusTotals } from '../../src/warehouse/read/census.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 import { agentRow, DAY_MS, probeEventFor, scriptedChecker, type JudgedProbeSpec, type RowOverrides } from '../helpers/warehouse-rows.js';
+import { TEST_SIGNING_KEY } from '../helpers/signing.js';
 
 /**
  * The stored census (census_totals, clickhouse/0024) that /stats/census and the dashboard read
@@ -40,7 +41,7 @@ describe('the census the verdict writer keeps', () => {
       { id: 'p-a', agent: A, at: new Date(NOW - 120_000), uptime: 'up', result: 'pass' },
       { id: 'p-b', agent: B, at: new Date(NOW - 60_000), uptime: 'down', result: 'fail' },
     ];
-    const writer = new VerdictWriter(wh, scriptedChecker(CV, probes), () => 'sig');
+    const writer = new VerdictWriter(wh, scriptedChecker(CV, probes), TEST_SIGNING_KEY);
     const census = async () => {
       const c = await censusTotals(wh, CV);
       return c && { active: Number(c.active), inactive: Number(c.inactive), up: Number(c.up), down: Number(c.down), never: Number(c.never) };

@@ -1,7 +1,10 @@
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, verifyAttestation, type Verdict } from '../../src/conformance/index.js';
+import { CHECKER_VERSION, generateSigningKeyPair, keyIdOf } from '../../src/conformance/index.js';
+import { isTreeAttestation, verifyTreeAttestation, type TreeAttestation } from '../../src/conformance/tree-attestation.js';
+import { verifyVerdicts } from '../../src/usecases/verify.js';
+import { readAll } from '../helpers/signing.js';
 import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
@@ -17,7 +20,7 @@ import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 const T = Date.UTC(2026, 10, 29, 10);
 const keys = generateSigningKeyPair();
-const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
+const sign = keys.privateKeyPem;
 
 const exchange = probeExchange;
 const probe = (id: string, agentKey: string, protocol: 'a2a' | 'mcp', exchanges: ProbeExchange[], extra: Partial<ProbeEvent> = {}) =>
@@ -96,8 +99,19 @@ describe('verdict writer on the chdb engine', () => {
     ]);
     const a2a = v1.find((v) => v.agent_key === AGENTS.a2a)!;
     expect(a2a).toMatchObject({ a2a_version: '0.3.0', a2a_route: 'declared', structure_result: 'pass' });
-    // Every verdict is signed and the signature verifies with the public key.
-    for (const v of v1) expect(verifyAttestation(JSON.parse(v.signature), createPublicKey(keys.publicKeyPem))).toBe(true);
+    // The batch is signed once: every verdict verifies against the one signed head with the public key.
+    const heads = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM verdict_heads FINAL');
+    expect(heads[0]!.n).toBe(1);
+    expect(await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem))).toMatchObject({ total: 5, verified: 5, failed: 0 });
+    // The agent's latest row carries its verdict's leaf, proof and signed head, checked on their own.
+    const [latestRow] = await wh.query<{ signature: string }>('SELECT signature FROM agent_latest FINAL WHERE agent_key = {k:String}', { k: AGENTS.a2a });
+    const att = JSON.parse(latestRow!.signature) as TreeAttestation;
+    expect(isTreeAttestation(att)).toBe(true);
+    expect(att.keyId).toBe(keyIdOf(createPublicKey(keys.publicKeyPem)));
+    expect(verifyTreeAttestation(att, createPublicKey(keys.publicKeyPem))).toBe(true);
+    expect(att.payload).toMatchObject({ subject: AGENTS.a2a, result: 'pass', checker: CHECKER_VERSION });
+    // Changed, it no longer verifies.
+    expect(verifyTreeAttestation({ ...att, payload: { ...att.payload, result: 'fail' } }, createPublicKey(keys.publicKeyPem))).toBe(false);
 
     const latest = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM agent_latest FINAL');
     expect(latest[0]!.n).toBe(5);

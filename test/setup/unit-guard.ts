@@ -6,6 +6,7 @@
  *
  * Importing those modules stays allowed (many pure modules sit next to them); only using them fails.
  */
+import type * as KafkaJs from 'kafkajs';
 import { vi } from 'vitest';
 
 const { refuse, guardedChildProcess } = vi.hoisted(() => {
@@ -56,7 +57,7 @@ vi.mock('chdb', () => {
 });
 
 vi.mock('kafkajs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('kafkajs')>();
+  const real = await importOriginal<typeof KafkaJs>();
   const guarded = <T extends { connect(): Promise<void> }>(client: T): T => {
     client.connect = () => Promise.reject(refuse('a Kafka connection'));
     return client;

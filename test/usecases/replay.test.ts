@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CHECKER_VERSION, generateSigningKeyPair, signVerdict, type Verdict } from '../../src/conformance/index.js';
+import { CHECKER_VERSION, generateSigningKeyPair } from '../../src/conformance/index.js';
 import type { ListingEvent, ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
 import { CURRENT_CHECKER, type Checker } from '../../src/processors/verdicts/checker.js';
@@ -22,7 +22,7 @@ import { agentRow } from '../helpers/warehouse-rows.js';
 
 const T = Date.now() - 2 * 3_600_000; // inside the 90-day TTL whenever the test runs
 const keys = generateSigningKeyPair();
-const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
+const sign = keys.privateKeyPem;
 const log = testLogger('replay');
 
 const exchange = probeExchange;

@@ -1,8 +1,6 @@
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardData } from '../../src/api/dashboard.js';
-import { CHECKER_VERSION } from '../../src/conformance/version.js';
 import { WarehouseError } from '../../src/warehouse/errors.js';
 import { agentListPage } from '../../src/warehouse/read/search.js';
 import { agentStatusRows } from '../../src/warehouse/read/status.js';
@@ -35,9 +33,6 @@ describe('read-only warehouse connection (embedded)', () => {
   let dir: string;
   let writer: Warehouse;
   let reader: Warehouse;
-  let hits: string[];
-  let loopback: Server;
-  let loopbackUrl: string;
 
   beforeAll(async () => {
     t = await withWarehouse('wh-readonly');
@@ -46,20 +41,11 @@ describe('read-only warehouse connection (embedded)', () => {
     await writer.exec('CREATE TABLE items (id String) ENGINE = MergeTree ORDER BY id');
     await insertScratch(writer, 'items', [{ id: 'a' }, { id: 'b;c' }]);
     reader = await openWarehouse({ kind: 'embedded', path: join(dir, 'warehouse') }, { readOnly: true, timeoutMs: 2_000 });
-    hits = [];
-    loopback = createServer((req, res) => {
-      hits.push(req.url ?? '');
-      res.end('secret\n');
-    });
-    await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
-    const addr = loopback.address();
-    loopbackUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/`;
   });
 
   afterAll(async () => {
     await reader?.close();
     await t?.close();
-    await new Promise((resolve) => loopback?.close(resolve));
   });
 
   const count = async () => (await writer.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM items'))[0]!.n;

@@ -15,7 +15,10 @@ import {
   listingHistoryRow,
   listingRow,
   runRow,
+  searchDocumentRow,
+  searchPostingRow,
   sourceFetchRow,
+  verdictHeadRow,
   verdictRow,
   webhookDeliveryRow,
 } from '../helpers/warehouse-rows.js';
@@ -43,7 +46,11 @@ const BUILT: { [T in TableName]: InsertRow<T> } = {
   agent_changes: agentChangeRow(),
   webhook_deliveries: webhookDeliveryRow(),
   corrections: correctionRow(),
+  verdict_heads: verdictHeadRow(),
   schema_migrations: { version: 9_999, name: 'test', checksum: 'c', applied_at: AT },
+  search_documents: searchDocumentRow(),
+  search_postings: searchPostingRow(),
+  search_terms: { term: 'weather', df: 1 },
 };
 
 /** Columns without a DEFAULT that no insert writes: an aggregate state the rollup's INSERT … SELECT fills. */

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventCodec } from '../../src/events/codec.js';
-import type { AgentChangeEvent, WebhookDeliveryEvent } from '../../src/events/types.js';
+import type { AgentChangeEvent } from '../../src/events/types.js';
 import { agentId } from '../../src/identity/agent-key.js';
 import { DLQ_HEADERS, type ConsumerRunner } from '../../src/kafka/consumer-runner.js';
 import { EventProducer } from '../../src/kafka/producer.js';

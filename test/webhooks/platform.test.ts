@@ -15,6 +15,7 @@ import { startPlatform, type Platform } from '../../src/runtime/platform.js';
 import { deliveryId, verifySignature } from '../../src/webhooks/signature.js';
 import { startRecordingReceiver, type ReceivedRequest, type TestServer } from '../helpers/hostile-servers.js';
 import { kafkaBrokers, testLogger, uniqueTopicPrefix, waitFor } from '../helpers/kafka.js';
+import { TEST_SIGNING_KEY } from '../helpers/signing.js';
 
 const SECRET = 'platform-secret-0123456789';
 
@@ -54,7 +55,7 @@ describe('webhooks in the platform', () => {
       api: false,
       probes: false,
       topicPrefix: uniqueTopicPrefix(import.meta.url),
-      sign: () => 'unsigned',
+      sign: TEST_SIGNING_KEY,
       probePolicy: { allowLoopback: true },
     });
     expect(platform.webhooks?.subscriptionCount).toBe(1);

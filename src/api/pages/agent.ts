@@ -138,13 +138,13 @@ function latestCard(a: AgentResponse): string {
 function uptimeCard(a: AgentResponse, d: AgentPageData): string {
   const ms = (v: number | null) => (v === null ? '–' : `${Math.round(v)} ms`);
   const row = (label: string, w: UptimeWindow) =>
-    `<tr><td>${escapeHtml(label)}</td><td class="r"><strong>${pct(w.uptime)}</strong></td><td class="r">${num(w.checks)}</td><td class="r">${ms(w.latencyP50Ms)}</td><td class="r">${ms(w.latencyP95Ms)}</td></tr>`;
+    `<tr><td class="nowrap">${escapeHtml(label)}</td><td class="r"><strong>${pct(w.uptime)}</strong></td><td class="r">${num(w.checks)}</td><td class="r">${ms(w.latencyP50Ms)}</td><td class="r">${ms(w.latencyP95Ms)}</td></tr>`;
   const history = d.days.map((r) => ({ day: r.day, checks: Number(r.checks), up: Number(r.up), judged: Number(r.judged) }));
   const latency = d.days.map((r) => ({ day: r.day, p50: finiteOrNull(r.latency_p50), p95: finiteOrNull(r.latency_p95) }));
   const [first] = dayRange(d.today, HISTORY_DAYS);
   return `<section class="card" id="uptime">
   <h2>Uptime</h2>
-  <table id="uptime-windows"><thead><tr><th>window</th><th class="r">uptime</th><th class="r">checks</th><th class="r">p50 latency</th><th class="r">p95 latency</th></tr></thead>
+  <table id="uptime-windows"><thead><tr><th class="nowrap">window</th><th class="r">uptime</th><th class="r">checks</th><th class="r">p50 latency</th><th class="r">p95 latency</th></tr></thead>
   <tbody>${row('24 hours', a.uptime['24h'])}${row('7 days', a.uptime['7d'])}${row('30 days', a.uptime['30d'])}${row('90 days', a.uptime['90d'])}</tbody></table>
   <p class="note">Uptime is up / (up + down) of the agent's checks; unknown and skipped checks are left out. Latency is that of checks that were up.</p>
 </section>

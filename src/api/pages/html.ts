@@ -34,7 +34,8 @@ h3{font-size:12px;font-weight:600;color:var(--muted);margin:10px 0 4px;text-tran
 .stats{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:8px}.stat{border:1px solid var(--line);border-radius:6px;padding:6px 10px}
 .stat .n{display:block;font-size:18px;font-weight:600}.stat .l{color:var(--muted);font-size:12px}
 table{border-collapse:collapse;width:100%;margin-top:8px}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
-th{font-size:12px;color:var(--muted);font-weight:600}.r{text-align:right;white-space:nowrap}
+th{font-size:12px;color:var(--muted);font-weight:600}.r{text-align:right;white-space:nowrap}th.nowrap,td.nowrap{white-space:nowrap;overflow-wrap:normal}
+table+h2,table+h3{margin-top:18px}
 td.up,.up{color:var(--ok)}td.down,.down,.fail{color:var(--bad)}td.unknown,td.skipped{color:var(--warn)}.pass{color:var(--ok)}
 a{color:inherit}input[type=search]{width:min(420px,100%);padding:6px 8px;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
 select{padding:6px 8px;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
@@ -46,6 +47,8 @@ svg.chart{display:block;width:100%;height:auto;max-width:900px;font-size:11px}sv
 svg.chart .grid{stroke:var(--line)}svg.chart .axis{stroke:var(--muted)}
 svg.uptime-bar{display:block;width:100%;height:auto;max-width:900px}
 ul.plain{list-style:none;padding:0;margin:6px 0}ul.plain li{margin:4px 0}
+mark{background:color-mix(in srgb,var(--warn) 30%,transparent);color:inherit;border-radius:2px;padding:0 1px}
+.facets{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0}.facets a{margin-right:8px;text-decoration:none}.facets a.on{font-weight:600;text-decoration:underline}
 `;
 
 const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;

@@ -6,26 +6,17 @@ import { addSettings, overridesFrom } from '../settings.js';
 import {
   buildReport,
   catalogueJson,
-  checkA2ACard,
-  checkServerJson,
-  detectKind,
   getRule,
-  judgeA2AObservation,
-  judgeMcpEndpoint,
-  readChain,
   renderRuleList,
   renderSarif,
+  renderPluginJUnit,
   renderPluginSarif,
+  renderCheckJUnit,
   renderPluginSetTerminal,
   renderPluginTerminal,
   renderTerminal,
   PLUGIN_SUITE_KEY,
   signVerdict,
-  type A2AObservation,
-  type CheckRun,
-  type McpObservation,
-  type TargetKind,
-  type Verdict,
 } from '../../conformance/index.js';
 
 /**
@@ -45,15 +36,17 @@ Exit codes:
      not have (a live GET on a file: check the URL instead; a server.json on --kind mcp)
 
 A mixed outcome (one rule failed, another could not complete) exits 1 in every output format
-(terminal, --json, --format sarif): report version 1 lets a definite failure win. The
+(terminal, --json, --format sarif or junit): report version 1 lets a definite failure win. The
 incomplete parts are still reported.
 `;
+
+type OutputFormat = 'terminal' | 'json' | 'sarif' | 'junit';
 
 interface CheckOptions {
   kind?: 'card' | 'server-json' | 'mcp' | 'plugin';
   recursive?: boolean;
   json?: boolean;
-  format?: 'terminal' | 'json' | 'sarif';
+  format?: OutputFormat;
   rule?: string;
   listRules?: boolean;
   sign?: boolean;
@@ -72,7 +65,7 @@ export function registerCheckCommand(program: Command): void {
     .addOption(new Option('--kind <kind>', 'what the target is (default: detected; a directory is an Agent Plugins package; a URL is a card unless it ends in server.json)').choices(['card', 'server-json', 'mcp', 'plugin']))
     .option('--recursive', 'with a directory: check every Agent Plugins package below it, each reported on its own')
     .option('--json', 'write the JSON report (report version 1)')
-    .addOption(new Option('--format <format>', 'output format').choices(['terminal', 'json', 'sarif']))
+    .addOption(new Option('--format <format>', 'output format (junit: JUnit XML, one test case per rule)').choices(['terminal', 'json', 'sarif', 'junit']))
     .option('--rule <id>', 'evaluate one rule (exact, case-sensitive ID) and report the others as excluded')
     .option('--list-rules', 'list the rule catalogue (as JSON with --json or --format json); takes no target')
     .option('--sign', 'attach Ed25519 attestations (key: VERONIKAI_SIGNING_KEY, VERONIKAI_SIGNING_KEY_FILE or the data dir)')
@@ -90,7 +83,7 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
 
   if (opts.listRules) {
     if (target !== undefined || opts.rule) throw new UsageError('--list-rules takes no target and cannot be combined with --rule');
-    if (format === 'sarif') throw new UsageError('--list-rules supports terminal and json output');
+    if (format === 'sarif' || format === 'junit') throw new UsageError('--list-rules supports terminal and json output');
     process.stdout.write(format === 'json' ? JSON.stringify(catalogueJson(), null, 2) + '\n' : renderRuleList());
     return 0;
   }
@@ -126,7 +119,8 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
     // Rendered in full before anything is written, so a failing renderer leaves no partial report.
     const out =
       format === 'json' ? JSON.stringify(report, null, 2) + '\n'
-      : format === 'sarif' ? JSON.stringify(renderSarif(run, report), null, 2) + '\n'
+      : format === 'sarif' ? JSON.stringify(renderSarif(run, report, { root: process.cwd() }), null, 2) + '\n'
+      : format === 'junit' ? renderCheckJUnit(run, report)
       : renderTerminal(run, report);
     process.stdout.write(out);
     return report.exitCode;
@@ -142,13 +136,14 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
  * An Agent Plugins package, checked statically: nothing is executed, no configured
  * server is contacted. A pass is a QUALIFIED PASS: it cannot certify runtime or client behaviour.
  */
-function checkPlugin(target: string, opts: CheckOptions, format: 'terminal' | 'json' | 'sarif'): number {
+function checkPlugin(target: string, opts: CheckOptions, format: OutputFormat): number {
   if (opts.sign || opts.transport || opts.allowLoopback) throw new UsageError('--sign, --transport and --allow-loopback do not apply to a plugin package');
   if (opts.rule !== undefined && getRule(opts.rule)?.suite !== PLUGIN_SUITE_KEY) throw new UsageError(`${opts.rule} is not a plugin package rule (see veronikai check --list-rules)`);
   const res = checkPluginDirectory(target, { rule: opts.rule ?? null, recursive: Boolean(opts.recursive) });
   const out =
     format === 'json' ? JSON.stringify(res.report, null, 2) + '\n'
-    : format === 'sarif' ? JSON.stringify(renderPluginSarif(res.report), null, 2) + '\n'
+    : format === 'sarif' ? JSON.stringify(renderPluginSarif(res.report, { root: process.cwd() }), null, 2) + '\n'
+    : format === 'junit' ? renderPluginJUnit(res.report)
     : res.recursive ? renderPluginSetTerminal(res.report)
     : renderPluginTerminal(res.report);
   process.stdout.write(out);

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, parseCount, parseDuration, UsageError } from '../../config.js';
-import { renderInspectSarif, renderInspectTerminal } from '../../conformance/inspect/index.js';
+import { renderInspectJUnit, renderInspectSarif, renderInspectTerminal } from '../../conformance/inspect/index.js';
 import { INSPECT_REQUEST_BUDGET, INSPECT_TIME_LIMIT_MS, runInspect } from '../../usecases/inspect.js';
 import { addSettings, overridesFrom } from '../settings.js';
 
@@ -25,7 +25,7 @@ interface InspectCliOptions {
   protocol?: 'mcp' | 'a2a' | 'auto';
   header?: string[];
   json?: boolean;
-  format?: 'terminal' | 'json' | 'sarif';
+  format?: 'terminal' | 'json' | 'sarif' | 'junit';
   allowLoopback?: boolean;
   timeLimit?: string;
   maxRequests?: string;
@@ -43,7 +43,7 @@ export function registerInspectCommand(program: Command): void {
     .addOption(new Option('--protocol <protocol>', 'what to inspect; auto tries both from the URL').choices(['mcp', 'a2a', 'auto']).default('auto'))
     .option('--header <header>', "request header 'Name: value' for your own server (repeatable; never logged or printed)", collect)
     .option('--json', 'write the JSON report')
-    .addOption(new Option('--format <format>', 'output format').choices(['terminal', 'json', 'sarif']))
+    .addOption(new Option('--format <format>', 'output format (junit: JUnit XML, one test case per rule)').choices(['terminal', 'json', 'sarif', 'junit']))
     .option('--time-limit <duration>', `time limit of the whole inspect (default ${INSPECT_TIME_LIMIT_MS / 1000}s)`)
     .option('--max-requests <n>', `request budget of the whole inspect (default ${INSPECT_REQUEST_BUDGET})`)
     .addHelpText('after', INSPECT_EXIT_CODES_HELP);
@@ -92,6 +92,7 @@ export async function runInspectCommand(url: string, opts: InspectCliOptions): P
     const out =
       format === 'json' ? JSON.stringify(report, null, 2) + '\n'
       : format === 'sarif' ? JSON.stringify(renderInspectSarif(report), null, 2) + '\n'
+      : format === 'junit' ? renderInspectJUnit(report)
       : renderInspectTerminal(report);
     process.stdout.write(out);
     return report.exitCode;

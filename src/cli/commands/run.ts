@@ -3,7 +3,7 @@ import { parseDuration } from '../../config.js';
 import { startPlatform } from '../../runtime/platform.js';
 import { runDailyCycles } from '../../runtime/roles.js';
 import { onShutdown } from '../../runtime/shutdown.js';
-import { formatDailyReport, formatSummary, say } from '../format.js';
+import { formatDailyReport, formatSummary, say, sourcesNotRead } from '../format.js';
 import { addSettings, API_SETTINGS, configured, DATA_DIR_ALWAYS, PLATFORM_SETTINGS, SCHEDULE_SETTINGS, SOURCE_SETTINGS } from '../settings.js';
 import { sourceOption } from './crawl.js';
 import { probePolicyFrom } from './probe-worker.js';
@@ -21,8 +21,8 @@ export function registerRunCommand(program: Command): void {
     .action(async (opts: Record<string, unknown>) => {
       const every = parseDuration(String(opts.every), '--every');
       const { config, log } = configured(opts, 'veronikai', DATA_DIR_ALWAYS);
-      const platform = await startPlatform(config, { log, probePolicy: probePolicyFrom(opts) });
-      say(`VeronikAI API listening on ${platform.apiUrl}  (try ${platform.apiUrl}/agents)`);
+      // The API serves as soon as it listens, while Kafka starts and the consumers join.
+      const platform = await startPlatform(config, { log, probePolicy: probePolicyFrom(opts), onServing: (url) => say(`VeronikAI API listening on ${url}  (try ${url}/agents)`) });
       say(`data directory: ${config.dataDir}; Kafka: ${platform.kafka.brokers}; warehouse: ${config.warehouse.kind}`);
       if (platform.clickhouseUrl) say(`ClickHouse HTTP interface (read-only) on ${platform.clickhouseUrl}`);
       if (platform.clickhouseLogin) say(`ClickHouse HTTP interface login: ${platform.clickhouseLogin}`);
@@ -35,7 +35,7 @@ export function registerRunCommand(program: Command): void {
           full: Boolean(opts.full),
           onCrawl(summaries) {
             for (const s of summaries) say(formatSummary(s));
-            const failed = summaries.filter((s) => !s.complete);
+            const failed = sourcesNotRead(summaries);
             if (failed.length > 0) say(`${failed.length} source(s) could not be read completely; the API keeps serving what it already has.`);
           },
           onReport(report) {

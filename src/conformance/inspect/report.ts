@@ -5,6 +5,7 @@
  * rule, 2 could not complete), and its terminal and SARIF 2.1.0 renderings. Pure.
  */
 import { getRule } from '../catalogue.js';
+import { fingerprints, SARIF_SCHEMA_URI, SARIF_VERSION, urlArtifact } from '../sarif.js';
 import type { Verdict } from '../verdict.js';
 import { CHECKER_VERSION } from '../version.js';
 import { judgeA2A, judgeMcp, PROTOCOL_DETECTED, type A2AJudgement, type A2ASummary, type McpJudgement, type McpSummary } from '../suites/inspect/index.js';
@@ -183,19 +184,23 @@ export function renderInspectSarif(r: InspectReport): object {
       properties: { suite: ins ? INSPECT_SUITE.id : 'veronikai (check suites)', basis: base?.basis, needs: base?.needs },
     };
   });
+  // A location is a URL, possibly with a JSON pointer as its fragment: the place is the whole of it.
+  const artifacts = r.findings.map((f) => urlArtifact(f.location));
+  const prints = fingerprints(r.findings.map((f, i) => ({ ruleId: f.ruleId, artifact: artifacts[i]!, place: f.check ?? '' })));
   return {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
+    $schema: SARIF_SCHEMA_URI,
+    version: SARIF_VERSION,
     runs: [
       {
         tool: { driver: { name: 'VeronikAI inspect', version: r.tool.checker, rules } },
         invocations: [{ executionSuccessful: r.exitCode !== 2, exitCode: r.exitCode }],
-        results: r.findings.map((f) => ({
+        results: r.findings.map((f, i) => ({
           ruleId: f.ruleId,
           ruleIndex: ids.indexOf(f.ruleId),
           level: f.severity === 'fail' ? 'error' : 'warning',
           message: { text: `${f.message} (spec: ${f.spec.section} ${f.spec.url})` },
-          locations: [{ physicalLocation: { artifactLocation: { uri: f.location } } }],
+          locations: [{ physicalLocation: { artifactLocation: artifacts[i]! } }],
+          partialFingerprints: prints[i]!,
           properties: { protocol: f.protocol, check: f.check },
         })),
         properties: { result: r.result, qualification: r.qualification, protocols: r.protocols },

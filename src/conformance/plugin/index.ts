@@ -35,3 +35,4 @@ export {
   type PluginReportSet,
 } from './report.js';
 export { PLUGIN_REPORT_SCHEMA, PLUGIN_REPORT_SET_SCHEMA } from './report-schema.js';
+export { renderPluginJUnit } from './junit.js';

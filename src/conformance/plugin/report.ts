@@ -1,5 +1,6 @@
 import type { Result } from '../types.js';
 import { CHECKER_VERSION, REPORT_VERSION } from '../version.js';
+import { fingerprints, localArtifact, originalUriBaseIds, SARIF_SCHEMA_URI, SARIF_VERSION, type ArtifactLocation, type SarifOptions } from '../sarif.js';
 import { AGENT_PLUGINS_VERSION, PLUGIN_RULES, PLUGIN_SUITE, getPluginRule } from './catalogue.js';
 import type { PluginComponents, PluginEvaluation, PluginFinding, PluginIncomplete, PluginRuleOutcome } from './engine.js';
 
@@ -217,41 +218,53 @@ function driverRule(id: string): object {
   };
 }
 
-function sarifResults(report: PluginReport, ruleIds: string[], base: string): object[] {
-  return report.findings.map((f) => ({
-    ruleId: f.ruleId,
-    ruleIndex: ruleIds.indexOf(f.ruleId),
-    level: f.severity === 'fail' ? 'error' : 'warning',
-    message: { text: `${f.message} (spec: ${f.spec.section} ${f.spec.url})` },
-    locations: [
-      {
-        physicalLocation: {
-          artifactLocation: { uri: joinPath(base, f.file) },
-          ...(f.line !== null ? { region: { startLine: f.line, startColumn: f.column ?? 1 } } : {}),
-        },
-        ...(f.pointer !== null ? { logicalLocations: [{ fullyQualifiedName: f.location, kind: 'element' }] } : {}),
+function sarifResults(report: PluginReport, ruleIds: string[], base: string, opts: SarifOptions): Array<{ artifact: ArtifactLocation; result: Record<string, unknown> }> {
+  return report.findings.map((f) => {
+    const artifact = localArtifact(joinPath(base, f.file), opts);
+    return {
+      artifact,
+      result: {
+        ruleId: f.ruleId,
+        ruleIndex: ruleIds.indexOf(f.ruleId),
+        level: f.severity === 'fail' ? 'error' : 'warning',
+        message: { text: `${f.message} (spec: ${f.spec.section} ${f.spec.url})` },
+        locations: [
+          {
+            physicalLocation: {
+              artifactLocation: artifact,
+              ...(f.line !== null ? { region: { startLine: f.line, startColumn: f.column ?? 1 } } : {}),
+            },
+            ...(f.pointer !== null ? { logicalLocations: [{ fullyQualifiedName: f.location, kind: 'element' }] } : {}),
+          },
+        ],
+        properties: { jsonPointer: f.pointer, location: f.location, specUrl: f.spec.url },
       },
-    ],
-    properties: { jsonPointer: f.pointer, location: f.location, specUrl: f.spec.url },
-  }));
+    };
+  });
 }
 
-/** SARIF 2.1.0 for one package report or a set (one run; artifact URIs are input-relative). */
-export function renderPluginSarif(report: PluginReport | PluginReportSet): object {
+/**
+ * SARIF 2.1.0 for one package report or a set (one run). File paths inside `opts.root` (the
+ * working directory) are relative to %SRCROOT%; without a root they stay input-relative.
+ */
+export function renderPluginSarif(report: PluginReport | PluginReportSet, opts: SarifOptions = {}): object {
   const reports: Array<{ base: string; report: PluginReport }> =
     'packages' in report ? report.packages.map((p) => ({ base: p.path, report: p.report })) : [{ base: report.target.input, report }];
   const ruleIds = PLUGIN_RULES.map((r) => r.id);
-  const results = reports.flatMap((r) => sarifResults(r.report, ruleIds, r.base));
+  const found = reports.flatMap((r) => sarifResults(r.report, ruleIds, r.base, opts));
+  const prints = fingerprints(found.map(({ artifact, result }) => ({ ruleId: String(result.ruleId), artifact, place: String((result.properties as { location: string }).location) })));
+  const results = found.map(({ result }, i) => ({ ...result, partialFingerprints: prints[i]! }));
   const notes = reports.flatMap((r) =>
     r.report.incomplete.map((i) => ({ level: 'error', message: { text: `${i.ruleId} unable to complete at ${joinPath(r.base, i.location)}: ${i.reason}.` } })),
   );
   if ('packages' in report && report.note) notes.push({ level: 'error', message: { text: `${report.note}.` } });
   return {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
+    $schema: SARIF_SCHEMA_URI,
+    version: SARIF_VERSION,
     runs: [
       {
         tool: { driver: { name: 'VeronikAI', version: CHECKER_VERSION, rules: ruleIds.map(driverRule) } },
+        ...originalUriBaseIds(found.map((r) => r.artifact), opts),
         invocations: [
           {
             executionSuccessful: report.exitCode !== 2,

@@ -1,47 +1,79 @@
+import type { KeyObject } from 'node:crypto';
 import type { Verdict } from '../../conformance/index.js';
+import type { LeafPayload } from '../../conformance/tree-attestation.js';
 import type { ProbeEvent } from '../../events/types.js';
 import { agentId } from '../../identity/agent-key.js';
 import type { InsertRow } from '../../warehouse/tables.js';
 import type { ProbeFacts } from '../changes/derive.js';
 import type { Checker } from './checker.js';
+import { inputDigest, type JudgedVerdict, type Judgement, type JudgementMemo } from './memo.js';
 import { a2aObservation, mcpObservation, type DocumentTexts, type ListingContext } from './observation.js';
 
 /**
  * One probe event judged by one checker: its `checks` row (uptime), its `verdicts`
- * row (the protocol's VeronikAI suite, with A2A's structural census alongside) and
- * its `agent_latest` row. Pure: the same event, listing context, documents and checker give
- * the same rows (except the signature's own randomness-free Ed25519 bytes, which
- * are deterministic too).
+ * row (the protocol's VeronikAI suite, with A2A's structural census alongside), its
+ * `agent_latest` row and the leaf its batch's tree signs (batch-sign.ts fills in the
+ * signature fields). Pure: the same event, listing context, documents and checker give
+ * the same rows, whether judged now or taken from the memo of an earlier probe with the
+ * same inputs (memo.ts).
  */
 
-export type Signer = (v: Verdict) => string;
+/** The Ed25519 private key (a KeyObject or PKCS#8 PEM) that signs each batch's tree head. */
+export type Signer = KeyObject | string;
 
 const dt = (ms: number) => new Date(ms);
 
 export interface JudgedProbe {
   check: InsertRow<'checks'>;
+  /** Without its signature fields (head_id, leaf_index, proof) until the batch is signed. */
   verdict: InsertRow<'verdicts'>;
   latest: InsertRow<'agent_latest'>;
+  /** What the verdict's leaf in its batch's tree says. */
+  leaf: LeafPayload;
   /** What the check and verdict rows say, as the change derivation reads them (changes/derive.ts). */
   facts: ProbeFacts;
 }
 
-/** `documents`: the text of every document the event names by hash (observation.ts documentHashes). */
-export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, sign: Signer, documents?: DocumentTexts): JudgedProbe {
+const kept = (v: Verdict): JudgedVerdict => ({
+  suite: { id: v.suite.id, version: v.suite.version },
+  result: v.result,
+  reasons: v.reasons,
+  scope: v.scope,
+  inputsHash: v.inputsHash,
+  ...(v.a2a ? { a2a: v.a2a } : {}),
+});
+
+/** The checker's judgement of `ev` (no memo). `documents`: the text of every document the event names by hash. */
+export function judgeInputs(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, documents?: DocumentTexts): Judgement {
   const ctx = { subject: ev.agentKey, observedAt: new Date(ev.observedAt).toISOString() };
-  let uptime;
-  let primary: Verdict;
-  let structure: Verdict | null = null;
   if (ev.protocol === 'a2a') {
     const r = checker.judgeA2A(a2aObservation(ev, documents), ctx);
-    uptime = r.uptime;
-    primary = r.card;
-    structure = r.structure;
-  } else {
-    const r = checker.judgeMcp(mcpObservation(ev, listing, documents), ctx);
-    uptime = r.uptime;
-    primary = r.verdict;
+    return { uptime: r.uptime, primary: kept(r.card), structure: kept(r.structure) };
   }
+  const r = checker.judgeMcp(mcpObservation(ev, listing, documents), ctx);
+  return { uptime: r.uptime, primary: kept(r.verdict), structure: null };
+}
+
+/**
+ * `ev` as rows. With a memo, a probe whose inputs were judged before (same input digest) takes
+ * that judgement; the rows differ only by what is the event's own (ids, times, latency).
+ */
+export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, documents?: DocumentTexts, memo?: JudgementMemo): JudgedProbe {
+  let judgement: Judgement | undefined;
+  if (memo) {
+    const digest = inputDigest(checker.version, ev, listing);
+    judgement = memo.get(digest);
+    if (judgement === undefined) {
+      judgement = judgeInputs(ev, listing, checker, documents);
+      memo.set(digest, judgement);
+    }
+  } else judgement = judgeInputs(ev, listing, checker, documents);
+  return probeRows(ev, listing, checker, judgement);
+}
+
+/** The rows of `ev` under `judgement` (its own, or a memoised one of the same inputs). */
+export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, judgement: Judgement): JudgedProbe {
+  const { uptime, primary, structure } = judgement;
   const decisive = ev.exchanges.find((x) => x.status !== null && x.status === uptime.status) ?? ev.exchanges.at(-1);
   const latencyMs = uptime.state === 'up' && decisive ? decisive.durationMs : null;
   const a2a = structure?.a2a;
@@ -65,7 +97,6 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
     our_side: uptime.ourSide ? 1 : 0,
     source,
   };
-  const signature = sign(primary);
   const warnings = primary.reasons.filter((r) => r.startsWith('warn:'));
   const verdict: InsertRow<'verdicts'> = {
     ...common,
@@ -83,7 +114,9 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
     schema_file: a2a?.schema ?? '',
     structure_result: structure?.result ?? '',
     structure_reasons: structure?.reasons ?? [],
-    signature,
+    scope: primary.scope,
+    inputs_hash: primary.inputsHash,
+    signature: '',
   };
   const latest: InsertRow<'agent_latest'> = {
     checker_version: checker.version,
@@ -106,7 +139,7 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
     warnings,
     a2a_version: verdict.a2a_version,
     a2a_route: verdict.a2a_route,
-    signature,
+    signature: '',
   };
   const facts: ProbeFacts = {
     eventId: ev.id,
@@ -118,5 +151,16 @@ export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, check
     verdict: verdict.result,
     verdictReasons: verdict.reasons,
   };
-  return { check, verdict, latest, facts };
+  const leaf: LeafPayload = {
+    eventId: ev.id,
+    subject: ev.agentKey,
+    observedAt: new Date(ev.observedAt).toISOString(),
+    checker: checker.version,
+    suite: primary.suite,
+    scope: primary.scope,
+    inputsHash: primary.inputsHash,
+    result: primary.result,
+    reasons: primary.reasons,
+  };
+  return { check, verdict, latest, leaf, facts };
 }

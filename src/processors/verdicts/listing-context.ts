@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../core/canonical-json.js';
 import { fromDateTime64 } from '../../warehouse/time.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { TOMBSTONE_STATUSES } from '../listings-to-agents.js';
@@ -58,10 +59,11 @@ export class ListingContextResolver {
   }
 }
 
-/** A history row with its time parsed once. */
+/** A history row with its time parsed once, and its server.json parsed and hashed once (on first use). */
 interface Timed {
   row: HistoryRow;
   t: number;
+  doc?: { serverJson: unknown; sha256: string };
 }
 
 /**
@@ -99,15 +101,20 @@ function contextFrom(histories: readonly Timed[][], agentKey: string, t: number)
   if (live.length === 0) return null;
   // The item with a server.json speaks for the agent (only the official registry has one), then the newest.
   live.sort((a, b) => Number(b.row.server_json !== '') - Number(a.row.server_json !== '') || b.t - a.t || a.row.source.localeCompare(b.row.source));
-  const head = live[0]!.row;
-  let serverJson: unknown = null;
-  if (head.server_json !== '') {
-    try {
-      serverJson = JSON.parse(head.server_json);
-    } catch {
-      serverJson = head.server_json; // judged as what it is: not a JSON object
-    }
-  }
+  const head = live[0]!;
+  // Every probe of the agent in the batch reads the same row: parsed and hashed once, shared (the checker never writes to it).
+  head.doc ??= parsedServerJson(head.row.server_json);
   const transport = live.map((r) => r.row.endpoint_transport).find(Boolean) ?? null;
-  return { serverJson, transport, source: head.source };
+  return { serverJson: head.doc.serverJson, transport, source: head.row.source, serverJsonSha256: head.doc.sha256 };
+}
+
+function parsedServerJson(text: string): { serverJson: unknown; sha256: string } {
+  if (text === '') return { serverJson: null, sha256: '' };
+  let serverJson: unknown;
+  try {
+    serverJson = JSON.parse(text);
+  } catch {
+    serverJson = text; // judged as what it is: not a JSON object
+  }
+  return { serverJson, sha256: sha256Hex(text) };
 }

@@ -68,6 +68,11 @@ export interface ListingContext {
   transport: string | null;
   /** The source that listed the agent first, for per-source rollups. */
   source: string;
+  /**
+   * SHA-256 (hex) of the server.json text as listed ('' when none): what the judgement's input
+   * digest (memo.ts) names the document by. Absent, the digest hashes the parsed document.
+   */
+  serverJsonSha256?: string;
 }
 
 /**

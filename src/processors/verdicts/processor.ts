@@ -1,6 +1,7 @@
 import type { ProbeEvent } from '../../events/types.js';
 import type { ConsumerRunner } from '../../kafka/consumer-runner.js';
 import type { EventProducer } from '../../kafka/producer.js';
+import type { KeyObject } from 'node:crypto';
 import {
   CENSUS_REFRESH_INTERVAL_MS,
   refreshAgentDailyHistory,
@@ -8,15 +9,20 @@ import {
   refreshCensus,
   refreshDailyRollups,
   refreshRunSamples,
+  refreshRunSamplesOfDays,
 } from '../../warehouse/rollups.js';
 import type { BigIntText } from '../../warehouse/rows.js';
 import type { ReadOnlyWarehouse, Warehouse } from '../../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from '../event-processor.js';
 import { CURRENT_CHECKER, type Checker } from './checker.js';
-import { judgeProbe, type Signer } from './judge-probe.js';
+import { judgeInputs, probeRows, type JudgedProbe, type Signer } from './judge-probe.js';
+import { signingKeyObject, signJudged, treeAttestation } from './batch-sign.js';
+import { inputDigest, JudgementMemo } from './memo.js';
 import { ListingContextResolver } from './listing-context.js';
 import { DocumentReader } from '../documents.js';
 import { documentHashes } from './observation.js';
+import { cardsSeen } from './search-cards.js';
+import { indexAgents } from '../../warehouse/search/index-writer.js';
 import { ProbeChangeWriter } from '../changes/processor.js';
 import type { ProbeFacts } from '../changes/derive.js';
 import { changePublisher, processorProducer } from '../changes/publish.js';
@@ -48,7 +54,20 @@ export interface VerdictProcessorOptions extends EventProcessorDeps {
   producer?: EventProducer | undefined;
   /** Most bytes of probe events one batch reads from a partition (default VERDICT_BATCH_BYTES). */
   batchBytes?: number;
+  /** The writer to use (a replay brings one that derives the read models once, at its end). */
+  writer?: VerdictWriter;
 }
+
+/**
+ * When the read models (rollups, daily history, status rows, run samples) are derived: after each
+ * batch (a live processor: the pages are as fresh as the verdicts), or once for every day and
+ * agent a replay touched, when it has caught up (deriveReadModels), by the engine over the rows
+ * written: per batch they cost a replay more than judging.
+ */
+export type ReadModelTiming = 'per-batch' | 'deferred';
+
+/** Days derived by one statement of a deferred derivation: large windows, each a bounded piece of the engine's memory. */
+export const DEFERRED_READ_MODEL_DAYS = 8;
 
 /**
  * Probe events read per partition and fetch, so per batch. Each of a batch's statements (its
@@ -79,14 +98,23 @@ export class VerdictWriter {
   private agentsMark = '';
   /** The count under way, which a second caller joins. */
   private counting: Promise<void> | null = null;
+  private readonly key: KeyObject;
+  /** Judgements by input digest, across batches (memo.ts). */
+  readonly memo = new JudgementMemo();
+  /** Inputs this writer judged (each distinct input once, while the memo holds it). */
+  judgedInputs = 0;
+  /** Deferred read models: the days written since the last derivation. */
+  private readonly pendingDays = new Set<string>();
   constructor(
     private readonly warehouse: Warehouse,
     private readonly checker: Checker,
-    private readonly sign: Signer,
+    sign: Signer,
     documents?: DocumentReader,
+    private readonly readModels: ReadModelTiming = 'per-batch',
   ) {
     this.context = new ListingContextResolver(warehouse);
     this.documents = documents ?? new DocumentReader(warehouse);
+    this.key = signingKeyObject(sign);
   }
 
   /**
@@ -97,13 +125,36 @@ export class VerdictWriter {
     const written = new Map<string, ProbeFacts>();
     if (events.length === 0) return written;
     const contexts = await this.context.resolve(events);
-    // The documents the events name by hash (older events carry their bodies inline and name none).
-    const documents = await this.documents.texts(events.flatMap(documentHashes));
-    const judged = events.map((ev, i) => judgeProbe(ev, contexts[i] ?? null, this.checker, this.sign, documents));
+    // Each probe's inputs by digest: a probe whose inputs were judged before takes that judgement
+    // and needs nothing else; only the others' documents are read, and each distinct input is judged once.
+    const digests = events.map((ev, i) => inputDigest(this.checker.version, ev, contexts[i] ?? null));
+    const known = digests.map((d) => this.memo.get(d));
+    // The documents the new inputs name by hash (older events carry their bodies inline and name none).
+    const documents = await this.documents.texts(events.filter((_, i) => known[i] === undefined).flatMap(documentHashes));
+    const judged = events.map((ev, i) => {
+      let judgement = known[i] ?? this.memo.peek(digests[i]!);
+      if (judgement === undefined) {
+        judgement = judgeInputs(ev, contexts[i] ?? null, this.checker, documents);
+        this.memo.set(digests[i]!, judgement);
+        this.judgedInputs++;
+      }
+      return probeRows(ev, contexts[i] ?? null, this.checker, judgement);
+    });
+    // One signature for the batch: the head of its verdicts' tree (batch-sign.ts).
+    const head = signJudged(judged, this.checker.version, this.key);
     await this.warehouse.insert('checks', judged.map((j) => j.check));
     await this.warehouse.insert('verdicts', judged.map((j) => j.verdict));
-    await this.warehouse.insert('agent_latest', judged.map((j) => j.latest));
+    await this.warehouse.insert('verdict_heads', [head]);
+    await this.warehouse.insert('agent_latest', newestByAgent(judged).map((j) => ({ ...j.latest, signature: treeAttestation(j, head) })));
     const days = [...new Set(events.map((e) => new Date(e.observedAt).toISOString().slice(0, 10)))];
+    for (const j of judged) written.set(j.facts.eventId, j.facts);
+    // The cards the batch judged reach the search index in the same batch (docs/SEARCH.md).
+    const cards = cardsSeen(events);
+    if (cards.size > 0) await indexAgents(this.warehouse, [...cards.keys()], cards);
+    if (this.readModels === 'deferred') {
+      for (const d of days) this.pendingDays.add(d);
+      return written;
+    }
     const agentKeys = [...new Set(events.map((e) => e.agentKey))];
     const checkerVersion = this.checker.version;
     await refreshDailyRollups(this.warehouse, { days, checkerVersion });
@@ -114,8 +165,30 @@ export class VerdictWriter {
     await refreshRunSamples(this.warehouse, { checkerVersion, agentKeys, eventIds: events.map((e) => e.id) });
     this.censusStale = true;
     if (Date.now() - this.censusAt >= CENSUS_REFRESH_INTERVAL_MS) await this.recountCensus();
-    for (const j of judged) written.set(j.facts.eventId, j.facts);
     return written;
+  }
+
+  /**
+   * Derives the deferred read models of every day written since the last call (and of `alsoDays`,
+   * e.g. the days an interrupted run of the same replay wrote): the days' rollups,
+   * the daily history and run samples of every agent on them, then every status row of this
+   * version, in windows of DEFERRED_READ_MODEL_DAYS days; then the census. Idempotent, as each
+   * refresh is: a derivation cut short is simply run again.
+   */
+  async deriveReadModels(alsoDays: readonly string[] = []): Promise<{ days: number }> {
+    const days = [...new Set([...this.pendingDays, ...alsoDays])].sort();
+    const checkerVersion = this.checker.version;
+    for (let i = 0; i < days.length; i += DEFERRED_READ_MODEL_DAYS) {
+      const window = days.slice(i, i + DEFERRED_READ_MODEL_DAYS);
+      await refreshDailyRollups(this.warehouse, { days: window, checkerVersion });
+      await refreshAgentDailyHistory(this.warehouse, { days: window, checkerVersion });
+      await refreshRunSamplesOfDays(this.warehouse, { days: window, checkerVersion });
+    }
+    if (days.length > 0) await refreshAgentStatus(this.warehouse, { checkerVersion });
+    for (const d of days) this.pendingDays.delete(d);
+    this.censusStale = true;
+    await this.recountCensus();
+    return { days: days.length };
   }
 
   /**
@@ -171,7 +244,7 @@ export class VerdictWriter {
  */
 export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerRunner<ProbeEvent> {
   const checker = opts.checker ?? CURRENT_CHECKER;
-  const writer = new VerdictWriter(opts.warehouse, checker, opts.sign);
+  const writer = opts.writer ?? new VerdictWriter(opts.warehouse, checker, opts.sign);
   const { producer, closeWith } = processorProducer(opts);
   const changes = new ProbeChangeWriter(opts.warehouse, checker.version, changePublisher(producer, opts.topics));
   const runner = createEventProcessor(opts, {
@@ -190,4 +263,17 @@ export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerR
   );
   runner.done.then(stopCensus, stopCensus);
   return runner;
+}
+
+/**
+ * Each agent's newest judged probe of the batch (the later one of equal times, as the table keeps
+ * the last inserted): agent_latest keeps only the newest observation, so the others need not go.
+ */
+function newestByAgent(judged: readonly JudgedProbe[]): JudgedProbe[] {
+  const newest = new Map<string, JudgedProbe>();
+  for (const j of judged) {
+    const prev = newest.get(j.latest.agent_key);
+    if (prev === undefined || (prev.latest.observed_at as Date).getTime() <= (j.latest.observed_at as Date).getTime()) newest.set(j.latest.agent_key, j);
+  }
+  return [...newest.values()];
 }

@@ -32,7 +32,7 @@ async function crawlA2aRegistryOrg(io: SourceIO, opts: CrawlOptions): Promise<Cr
   io.setMode('full');
   let offset = 0;
   let firstTotal: number | null | undefined;
-  let lastTotal: number | null = null;
+  let lastTotal: number | null;
   const ids = new Set<string>();
   for (;;) {
     const url = `${opts.baseUrl}/agents?limit=${PAGE_LIMIT}&offset=${offset}`;

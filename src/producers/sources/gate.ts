@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { redactUrl } from '../../util/redact.js';
 import type { GateDecision } from '../../http/client.js';
-import type { ErrorClass, Exchange } from '../../http/types.js';
+import type { Exchange } from '../../http/types.js';
 import { POLITENESS } from '../../http/politeness/constants.js';
 import { robotsFetchKind, robotsUrlFor, type RobotsCache, type RobotsCheck, type RobotsFetcher } from '../../http/politeness/robots.js';
 import type { PageFetcher, PageResponse } from './types.js';

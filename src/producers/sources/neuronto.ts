@@ -124,8 +124,8 @@ export function toNeurontoListing(item: unknown): ListingDraft | null {
   const id = str(item.identifier);
   if (!id) return { ...base, protocol: kind, invalidReason: 'entry has no "identifier"' };
   const data = isObject(item.data) ? item.data : {};
-  let endpointUrl: string | null = null;
-  let endpointTransport: string | null = null;
+  let endpointUrl: string | null;
+  let endpointTransport: string | null;
   if (kind === 'mcp') {
     const remote = pickRemote(data.remotes);
     endpointUrl = remote ? remote.url : (httpUrl(data.endpoint) ?? httpUrl(data.url));

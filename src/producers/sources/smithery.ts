@@ -61,6 +61,7 @@ export function qualifiedNameProblem(qn: string): string | null {
       return 'qualifiedName holds an invalid percent-encoding';
     }
     if (decoded === '' || decoded === '.' || decoded === '..') return `qualifiedName has an empty, "." or ".." segment; expected "name" or "owner/name"`;
+    // eslint-disable-next-line no-control-regex -- a control character in a segment is rejected
     if (/[\\/\s\u0000-\u001f\u007f]/.test(decoded)) return 'qualifiedName holds a slash, backslash, whitespace or control character inside a segment';
   }
   return null;

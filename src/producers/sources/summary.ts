@@ -49,3 +49,6 @@ export function countFailure(summary: SourceSummary, failure: string): void {
   summary.errors += 1;
   summary.failure ??= failure;
 }
+
+/** Why a source the operator turned off (a disabled source in the settings) was not read. */
+export const DISABLED_BY_CONFIGURATION = 'disabled by configuration';

@@ -8,9 +8,9 @@ import { ensureKafkaJars } from './jars.js';
 import { findJava } from './java.js';
 import { canConnect, DEFAULT_BROKER_PORT, freePort, HOST } from './ports.js';
 import { waitReady } from './ready.js';
-import { cleanupState, readState, writeState } from './state.js';
+import { cleanupState, readState, writeState, type BrokerState } from './state.js';
 import { prepareBrokerFiles } from './storage.js';
-import { exitedDescription, isOurBroker, jvmArgs, launchBroker, stopChild, stopPid, type BrokerProcess } from './supervise.js';
+import { exitedDescription, isAlive, isOurBroker, jvmArgs, launchBroker, stopChild, stopPid, type BrokerProcess } from './supervise.js';
 import { tailOf } from './tools.js';
 
 export interface StartBrokerOptions {
@@ -67,6 +67,8 @@ export async function startBroker(opts: StartBrokerOptions): Promise<BrokerHandl
 async function startBrokerOnce(opts: StartBrokerOptions): Promise<BrokerHandle> {
   const logger = (opts.logger ?? silentLogger).child({ component: 'kafka-broker' });
   const paths = brokerPaths(opts.dataDir);
+  const orphan = adoptableOrphan(paths);
+  if (orphan) return adopt(orphan, paths, opts.detached === true, logger);
   refuseIfRunning(paths);
   const java = findJava();
   const jars = await ensureKafkaJars({ cacheDir: opts.cacheDir, logger });
@@ -77,7 +79,7 @@ async function startBrokerOnce(opts: StartBrokerOptions): Promise<BrokerHandle> 
   const started = Date.now();
   const proc = launchBroker(java, jvmArgs(paths, jars, opts.heap), paths);
   const { pid } = proc;
-  writeState(paths, { pid, host: HOST, port, controllerPort, version: jars.version, startedAt: new Date().toISOString() });
+  writeState(paths, { pid, host: HOST, port, controllerPort, version: jars.version, startedAt: new Date().toISOString(), ...(opts.detached ? {} : { owner: process.pid }) });
   if (!opts.detached) process.once('exit', proc.kill);
 
   const brokers = `${HOST}:${port}`;
@@ -97,6 +99,51 @@ async function startBrokerOnce(opts: StartBrokerOptions): Promise<BrokerHandle> 
       process.removeListener('exit', proc.kill);
       cleanupState(paths, pid);
       logger.info({ pid }, 'Kafka broker stopped');
+    },
+  };
+}
+
+/**
+ * A broker left running by a process that was killed (SIGKILL cannot be caught, and the broker
+ * runs in a process group of its own): it serves this data dir's storage and belongs to no one.
+ */
+function adoptableOrphan(paths: BrokerPaths): BrokerState | null {
+  const existing = readState(paths);
+  if (!existing || existing.owner === undefined || existing.owner === process.pid || isAlive(existing.owner)) return null;
+  if (!Number.isFinite(existing.port) || !isOurBroker(existing.pid, paths)) return null;
+  return existing;
+}
+
+/**
+ * Takes the orphan on as if this process had started it, instead of waiting for it to stop and
+ * starting another (a restart after a crash serves sooner): same stop, same 'exit' hook.
+ */
+async function adopt(state: BrokerState, paths: BrokerPaths, detached: boolean, logger: Logger): Promise<BrokerHandle> {
+  const brokers = `${state.host}:${state.port}`;
+  logger.warn({ pid: state.pid, brokers, owner: state.owner }, 'the Kafka broker of a process that ended without stopping it is still running; using it');
+  const kill = (): void => {
+    try {
+      process.kill(state.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  const { owner: _previous, ...rest } = state;
+  writeState(paths, { ...rest, ...(detached ? {} : { owner: process.pid }) });
+  if (!detached) process.once('exit', kill);
+  await waitReady(brokers, 30_000, () => !isOurBroker(state.pid, paths));
+  return {
+    brokers,
+    pid: state.pid,
+    port: state.port,
+    controllerPort: state.controllerPort,
+    version: state.version,
+    paths,
+    stop: async (timeoutMs = 30_000) => {
+      if (isOurBroker(state.pid, paths)) await stopPid(state.pid, timeoutMs, logger);
+      process.removeListener('exit', kill);
+      cleanupState(paths, state.pid);
+      logger.info({ pid: state.pid }, 'Kafka broker stopped');
     },
   };
 }
@@ -135,7 +182,7 @@ async function readyOrCleanUp(proc: BrokerProcess, brokers: string, version: str
     cleanupState(paths, proc.pid);
     const exit = proc.exit();
     const why = exit ? `the broker exited (${exitedDescription(exit)})` : (err as Error).message;
-    throw new Error(`Kafka ${version} did not start: ${why}\n${tailOf(paths.serverLog, 15)}\n(see ${paths.serverLog} and ${paths.stdoutLog})`);
+    throw new Error(`Kafka ${version} did not start: ${why}\n${tailOf(paths.serverLog, 15)}\n(see ${paths.serverLog} and ${paths.stdoutLog})`, { cause: err });
   }
 }
 

@@ -14,8 +14,13 @@ export interface BrokerPaths {
   stateFile: string;
 }
 
+/** The single-node broker of a data dir: <dataDir>/kafka. */
 export function brokerPaths(dataDir: string): BrokerPaths {
-  const dir = join(resolve(dataDir), 'kafka');
+  return brokerPathsIn(join(resolve(dataDir), 'kafka'));
+}
+
+/** A broker's files in its own directory (a cluster's nodes each have one). */
+export function brokerPathsIn(dir: string): BrokerPaths {
   return {
     dir,
     serverProperties: join(dir, 'server.properties'),
@@ -28,26 +33,43 @@ export function brokerPaths(dataDir: string): BrokerPaths {
   };
 }
 
-export function serverProperties(paths: BrokerPaths, port: number, controllerPort: number): string {
+/** Where a node sits in its cluster: its id, every controller of the quorum, and how many nodes there are. */
+export interface ClusterPlace {
+  nodeId: number;
+  /** `id@host:controllerPort` of every voter, comma-separated. */
+  voters: string;
+  size: number;
+}
+
+/** Copies of each internal record a cluster of `size` nodes keeps, and how many a write needs. */
+export function replicasFor(size: number): { replicas: number; minInsync: number } {
+  const replicas = Math.max(1, Math.min(3, size));
+  return { replicas, minInsync: Math.min(2, replicas) };
+}
+
+export function serverProperties(paths: BrokerPaths, port: number, controllerPort: number, place?: ClusterPlace): string {
+  // Default: one process is the whole cluster (a static quorum of one).
+  const { nodeId, voters, size } = place ?? { nodeId: 1, voters: `1@${HOST}:${controllerPort}`, size: 1 };
+  const { replicas, minInsync } = replicasFor(size);
   const settings: [string, string | number][] = [
-    // KRaft, combined mode: this one process is the whole cluster (static quorum of one).
+    // KRaft, combined mode: every node is a broker and a voter of the controller quorum.
     ['process.roles', 'broker,controller'],
-    ['node.id', 1],
-    ['controller.quorum.voters', `1@${HOST}:${controllerPort}`],
+    ['node.id', nodeId],
+    ['controller.quorum.voters', voters],
     ['listeners', `PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${controllerPort}`],
     ['advertised.listeners', `PLAINTEXT://${HOST}:${port}`],
     ['controller.listener.names', 'CONTROLLER'],
     ['inter.broker.listener.name', 'PLAINTEXT'],
     ['listener.security.protocol.map', 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT'],
     ['log.dirs', paths.logDirs],
-    // One broker: every internal topic has one replica.
-    ['offsets.topic.replication.factor', 1],
-    ['transaction.state.log.replication.factor', 1],
-    ['transaction.state.log.min.isr', 1],
-    ['share.coordinator.state.topic.replication.factor', 1],
-    ['share.coordinator.state.topic.min.isr', 1],
-    ['default.replication.factor', 1],
-    ['min.insync.replicas', 1],
+    // Internal topics as the platform's: min(3, nodes) replicas, a write needs min(2, replicas).
+    ['offsets.topic.replication.factor', replicas],
+    ['transaction.state.log.replication.factor', replicas],
+    ['transaction.state.log.min.isr', minInsync],
+    ['share.coordinator.state.topic.replication.factor', replicas],
+    ['share.coordinator.state.topic.min.isr', minInsync],
+    ['default.replication.factor', replicas],
+    ['min.insync.replicas', minInsync],
     // Small and quick on a two-core machine.
     ['offsets.topic.num.partitions', 5],
     ['transaction.state.log.num.partitions', 5],

@@ -13,7 +13,7 @@ export async function waitReady(brokers: string, timeoutMs: number, exited: () =
     try {
       await pollUntil(brokers, async () => ((await look()) ? { done: true, value: undefined } : { done: false, why: 'not yet' }), { timeoutMs: deadline - Date.now(), intervalMs });
     } catch (err) {
-      if (err instanceof PollTimeoutError) throw new Error(timeoutMessage);
+      if (err instanceof PollTimeoutError) throw new Error(timeoutMessage, { cause: err });
       throw err;
     }
   };

@@ -10,6 +10,10 @@ export interface BrokerState {
   controllerPort: number;
   version: string;
   startedAt: string;
+  /** The process a broker belongs to (absent: detached, `stack up`'s): it must not outlive it. */
+  owner?: number;
+  /** The node's id in its cluster (absent: the single node, 1). */
+  nodeId?: number;
 }
 
 export function writeState(paths: BrokerPaths, state: BrokerState): void {

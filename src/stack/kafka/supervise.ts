@@ -108,7 +108,7 @@ async function exitsWithin(pid: number, timeoutMs: number, intervalMs: number): 
 }
 
 /** Alive and not a zombie (a reaped-late child, or an orphan under a PID 1 that does not reap). */
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (err) {

@@ -99,8 +99,8 @@ describe('agent page', () => {
     expect(html).toContain(`<a href="${AGENTS.alpha.key}" rel="nofollow noopener noreferrer">`);
     for (const s of AGENTS.alpha.sources) expect(html).toContain(`<code>${s}</code>`);
     const windows = /<table id="uptime-windows">([\s\S]*?)<\/table>/.exec(html)![1]!;
-    expect(windows).toMatch(/<td>24 hours<\/td><td class="r"><strong>100\.0%<\/strong><\/td><td class="r">1<\/td><td class="r">120 ms<\/td>/);
-    expect(windows).toMatch(/<td>7 days<\/td><td class="r"><strong>66\.7%<\/strong><\/td><td class="r">3<\/td>/);
+    expect(windows).toMatch(/<td class="nowrap">24 hours<\/td><td class="r"><strong>100\.0%<\/strong><\/td><td class="r">1<\/td><td class="r">120 ms<\/td>/);
+    expect(windows).toMatch(/<td class="nowrap">7 days<\/td><td class="r"><strong>66\.7%<\/strong><\/td><td class="r">3<\/td>/);
     expect(html).toContain('<a href="/">Back to the dashboard</a>');
     expect(html).toContain(`<a href="/agents/${idOf('alpha')}">/agents/${idOf('alpha')}</a>`);
   });

@@ -2,7 +2,7 @@
  * The limits measured where they matter: a real, slow loopback server counts the requests it
  * has in flight per Host and in total while a burst of probes runs through the engine.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LookupFn } from '../../../src/http/types.js';
 import { Limiter } from '../../../src/http/politeness/limiter.js';

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import fc from 'fast-check';
 import robotsParserModule from 'robots-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

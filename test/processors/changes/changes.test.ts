@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSigningKeyPair, signVerdict, type Verdict } from '../../../src/conformance/index.js';
-import type { ListingEvent, ProbeEvent } from '../../../src/events/types.js';
+import { generateSigningKeyPair } from '../../../src/conformance/index.js';
+import type { ListingEvent } from '../../../src/events/types.js';
 import { agentKey } from '../../../src/identity/agent-key.js';
 import type { ConsumerRunner } from '../../../src/kafka/consumer-runner.js';
 import { waitUntilConsumed } from '../../../src/kafka/lag.js';
@@ -26,7 +26,7 @@ import { withWarehouse, type TestWarehouse } from '../../helpers/warehouse.js';
  */
 
 const keys = generateSigningKeyPair();
-const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
+const sign = keys.privateKeyPem;
 const CV = CURRENT_CHECKER.version;
 const H = 3_600_000;
 // Recent times: probes older than the raw tables' TTL make no change by design.

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { generateSigningKeyPair, signVerdict, type Verdict } from '../../../src/conformance/index.js';
+import { generateSigningKeyPair } from '../../../src/conformance/index.js';
 import type { AgentChangeEvent, ListingEvent } from '../../../src/events/types.js';
 import { MissingJudgementsError, ProbeChangeWriter, RAW_HISTORY_DAYS } from '../../../src/processors/changes/processor.js';
 import { ListingsToAgents } from '../../../src/processors/listings-to-agents.js';
@@ -14,7 +14,7 @@ import { withWarehouse, type TestWarehouse } from '../../helpers/warehouse.js';
 /** The two change writers' sinks on the chdb engine, without a broker (publishing is captured). */
 
 const keys = generateSigningKeyPair();
-const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
+const sign = keys.privateKeyPem;
 const KEY = 'https://mcp.writers-test.dev/mcp';
 const DAY = 86_400_000;
 const now = Date.now();

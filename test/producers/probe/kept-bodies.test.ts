@@ -6,7 +6,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateSigningKeyPair, signVerdict, type Verdict } from '../../../src/conformance/index.js';
 import type { DocumentEvent, ProbeEvent, ProbeExchange } from '../../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../../src/processors/verdicts/checker.js';
 import { judgeProbe } from '../../../src/processors/verdicts/judge-probe.js';
@@ -16,16 +15,14 @@ import { keepProbe, MCP_EXCERPT_MAX_BYTES } from '../../../src/producers/probe/k
 import { textOrNull } from '../../../src/util/text.js';
 import { probeEvent, probeExchange, serverJsonFor } from '../../helpers/probe-events.js';
 
-const keys = generateSigningKeyPair();
-const sign = (v: Verdict) => JSON.stringify(signVerdict(v, keys.privateKeyPem));
 const T = Date.UTC(2026, 10, 29, 10);
 const MCP_URL = 'https://mcp.example.dev/mcp';
 const CARD_URL = 'https://agent.example.dev/.well-known/agent-card.json';
 
-/** The rows a verdict processor writes, without the signature (it signs the inputs hash, which names every header kept). */
+/** The rows a verdict processor writes, without the inputs hash (it names every header kept) and the signature fields. */
 function rows(ev: ProbeEvent, listing: ListingContext | null, documents?: DocumentTexts) {
-  const j = judgeProbe(ev, listing, CURRENT_CHECKER, sign, documents);
-  const { signature: _s, ...verdict } = j.verdict;
+  const j = judgeProbe(ev, listing, CURRENT_CHECKER, documents);
+  const { signature: _s, inputs_hash: _h, head_id: _i, leaf_index: _x, proof: _p, ...verdict } = j.verdict;
   const { signature: _l, ...latest } = j.latest;
   return { check: j.check, verdict, latest };
 }

@@ -3,7 +3,7 @@
  * (asserted on the server's request log), skipped hosts, and hostile servers whose error class
  * must reach the event in bounded time and bounded memory.
  */
-import net from 'node:net';
+import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventCodec } from '../../../src/events/codec.js';
 import type { ProbeEvent } from '../../../src/events/types.js';

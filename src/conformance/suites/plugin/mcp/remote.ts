@@ -9,7 +9,6 @@ import type { ServerInput } from './input.js';
 
 // RFC 9110 §5.1 field-name = token; §5.5 field-value (obs-text allowed, no surrounding whitespace).
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// eslint-disable-next-line no-control-regex
 const FIELD_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 
 export const REMOTE: Rule<ServerInput, boolean> = {

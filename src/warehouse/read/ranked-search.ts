@@ -1,0 +1,310 @@
+import type { Flag, Protocol } from '../rows.js';
+import type { ReadOnlyWarehouse } from '../warehouse.js';
+import { matchRanges, oneEditTerms, queryWords, terms as textTerms, type QueryWord } from '../search/analyze.js';
+import { IMPACT_SCALE, idf, phraseBoost, recordBoosts, termPart, type AgentRecord, type ExpansionKind } from '../search/bm25f.js';
+
+/**
+ * The ranked search (docs/SEARCH.md) over search_documents, search_postings and search_terms
+ * (clickhouse/0035). A query's words are analysed as the index was; the last word also matches
+ * as a prefix, a word of five letters or more with no term of its own matches its one-edit
+ * neighbours. Each term's best POSTINGS_PER_TERM postings are read (impact order), the best
+ * CANDIDATES_MAX agents by those postings are scored exactly from their documents, checked against
+ * their agents row (hidden and inactive agents are never returned), boosted by their own record,
+ * filtered and counted for the facets. Every read is bounded by the query, not by the index.
+ */
+
+export const POSTINGS_PER_TERM = 1000;
+export const CANDIDATES_MAX = 100;
+export const PREFIX_EXPANSIONS = 6;
+export const PREFIX_SCAN = 2000;
+export const TYPO_EXPANSIONS = 3;
+/** Words (not the last) of this many letters or more also match their longer forms, at most this many. */
+export const COMPLETION_MIN_LETTERS = 4;
+export const COMPLETION_EXPANSIONS = 2;
+export const SEARCH_LIMIT_MAX = 50;
+
+export type SearchState = 'up' | 'down' | 'unknown' | 'pass' | 'fail';
+export type SearchAuth = 'required' | 'none';
+
+export interface SearchFilters {
+  protocol?: string | null;
+  source?: string | null;
+  state?: SearchState | null;
+  transport?: string | null;
+  auth?: SearchAuth | null;
+}
+
+export interface SearchQuery {
+  q: string;
+  filters?: SearchFilters;
+  limit: number;
+  offset?: number;
+  /** The checker version whose record boosts and the state facet read; null: no record. */
+  checkerVersion: string | null;
+}
+
+export interface ScorePart {
+  word: string;
+  term: string;
+  kind: ExpansionKind;
+  idf: number;
+  impact: number;
+  part: number;
+}
+
+export interface SearchExplain {
+  relevance: number;
+  terms: ScorePart[];
+  phrase: number;
+  boosts: { upNow: number; uptime30: number; conformance: number };
+  score: number;
+}
+
+export interface SearchHit {
+  id: string;
+  key: string;
+  name: string;
+  title: string;
+  description: string;
+  protocol: Protocol;
+  sources: string[];
+  transports: string[];
+  authRequired: boolean;
+  uptime: string | null;
+  result: string | null;
+  uptime30: number | null;
+  score: number;
+  /** The index terms the hit matched (a page highlights the words that have them). */
+  matched: string[];
+  /** Where the matched words stand in the name, title and description ([start, end) in UTF-16 code units). */
+  highlights: { name: Array<[number, number]>; title: Array<[number, number]>; description: Array<[number, number]> };
+  explain: SearchExplain;
+}
+
+export type FacetCounts = Record<string, number>;
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Matches after the filters, among the candidates scored. */
+  total: number;
+  /** Whether every posting of every term was read (the candidates are then every match). */
+  complete: boolean;
+  facets: { protocol: FacetCounts; source: FacetCounts; state: FacetCounts; transport: FacetCounts; auth: FacetCounts };
+}
+
+interface Expansion {
+  term: string;
+  kind: ExpansionKind;
+}
+
+const EMPTY: SearchResult = { hits: [], total: 0, complete: true, facets: { protocol: {}, source: {}, state: {}, transport: {}, auth: {} } };
+
+/**
+ * The expansions of each query word, in one statement: its own term, its completions (the last
+ * word as a prefix; other words of COMPLETION_MIN_LETTERS letters or more to their longer forms,
+ * weighed less), and, for a word of five letters or more with no term of its own, its one-edit
+ * neighbours (the likeliest kind of edit that finds any). Also N, the documents indexed.
+ */
+async function expand(wh: ReadOnlyWarehouse, words: readonly QueryWord[]): Promise<{ groups: Expansion[][]; df: Map<string, number> }> {
+  const params: Record<string, unknown> = { exact: ['', ...words.map((w) => w.term)], scan: PREFIX_SCAN };
+  const parts = ["SELECT 'exact' AS what, 0 AS i, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {exact:Array(String)} GROUP BY term"];
+  const kinds = new Map<number, string[][]>();
+  for (const [i, w] of words.entries()) {
+    if (w.prefix || [...w.word].length >= COMPLETION_MIN_LETTERS) {
+      params[`p${i}`] = w.word;
+      parts.push(
+        `SELECT 'prefix' AS what, ${i} AS i, term, toString(sum(df)) AS n FROM
+         (SELECT term, df FROM search_terms WHERE startsWith(term, {p${i}:String}) ORDER BY term LIMIT {scan:UInt32})
+         GROUP BY term HAVING sum(df) > 0 ORDER BY sum(df) DESC, term LIMIT ${w.prefix ? PREFIX_EXPANSIONS + 1 : COMPLETION_EXPANSIONS + 1}`,
+      );
+    }
+    if (w.typo) {
+      kinds.set(i, oneEditTerms(w.word));
+      params[`v${i}`] = kinds.get(i)!.flat();
+      parts.push(`SELECT 'typo' AS what, ${i} AS i, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {v${i}:Array(String)} GROUP BY term HAVING sum(df) > 0`);
+    }
+  }
+  const rows = await wh.query<{ what: string; i: number; term: string; n: string }>(parts.map((x) => `(${x})`).join(' UNION ALL '), params as never);
+  const df = new Map<string, number>();
+  for (const r of rows) if (r.what === 'exact') df.set(r.term, Math.max(0, Number(r.n)));
+  const groups: Expansion[][] = words.map((w) => ((df.get(w.term) ?? 0) > 0 ? [{ term: w.term, kind: 'exact' as const }] : []));
+  const add = (i: number, kind: ExpansionKind, found: ReadonlyArray<{ term: string; n: string }>) => {
+    const g = groups[i]!;
+    for (const r of found) {
+      if (g.some((x) => x.term === r.term)) continue;
+      g.push({ term: r.term, kind });
+      df.set(r.term, Number(r.n));
+    }
+  };
+  for (const [i, w] of words.entries()) {
+    const of = (what: string) => rows.filter((r) => r.what === what && Number(r.i) === i);
+    const limit = w.prefix ? PREFIX_EXPANSIONS : COMPLETION_EXPANSIONS;
+    add(i, w.prefix ? 'prefix' : 'completion', of('prefix').filter((r) => r.term !== w.term).slice(0, limit));
+    if (w.typo && groups[i]!.length === 0) {
+      const found = of('typo');
+      const best = kinds.get(i)!.find((k) => found.some((r) => k.includes(r.term))) ?? [];
+      add(i, 'typo', found.filter((r) => best.includes(r.term)).sort((a, b) => Number(b.n) - Number(a.n) || (a.term < b.term ? -1 : 1)).slice(0, TYPO_EXPANSIONS));
+    }
+  }
+  return { groups, df };
+}
+
+type Posting = { term: string; rank: number; agent_id: string; content: string };
+
+/** Each term's best postings, impact first. */
+async function readPostings(wh: ReadOnlyWarehouse, terms: readonly string[]): Promise<Posting[]> {
+  if (terms.length === 0) return [];
+  const params: Record<string, unknown> = { k: POSTINGS_PER_TERM };
+  const parts = terms.map((t, i) => {
+    params[`t${i}`] = t;
+    return `(SELECT term, rank, agent_id, toString(content) AS content FROM search_postings WHERE term = {t${i}:String} ORDER BY term, rank, agent_id LIMIT {k:UInt32})`;
+  });
+  return wh.query<Posting>(parts.join(' UNION ALL '), params as never);
+}
+
+type DocRow = {
+  agent_id: string; agent_key: string; listable: Flag; content: string; protocol: Protocol; sources: string[];
+  transports: string[]; auth_required: Flag; name: string; title: string; description: string; impacts: Record<string, number>;
+  /** From the agent's newest agents row (agent_search_rows): whether it may be shown now. */
+  shown: Flag;
+  u: string; r: string; up: number; judged: number;
+};
+
+/**
+ * The candidates' newest documents, in one statement with what may be shown of them (their newest
+ * agents row by id: active and not hidden, so an agent hidden since its document was written is
+ * still left out) and their own record under the checker version (agent_status: latest check and
+ * verdict, 30 days of up and judged checks).
+ */
+async function readDocuments(wh: ReadOnlyWarehouse, ids: readonly string[], checkerVersion: string | null): Promise<DocRow[]> {
+  if (ids.length === 0) return [];
+  return wh.query<DocRow>(
+    `SELECT d.agent_id AS agent_id, d.agent_key AS agent_key, d.listable AS listable, d.content AS content, d.protocol AS protocol, d.sources AS sources,
+            d.transports AS transports, d.auth_required AS auth_required, d.name AS name, d.title AS title, d.description AS description, d.impacts AS impacts,
+            toUInt8(s.active = 1 AND s.opt_out != 'hidden') AS shown, st.u AS u, st.r AS r, st.up AS up, st.judged AS judged
+     FROM (
+       SELECT agent_id, agent_key, listable, toString(content) AS content, protocol, sources, transports, auth_required, name, title,
+              description, impacts
+       FROM search_documents WHERE agent_id IN {ids:Array(String)} ORDER BY agent_id, version DESC LIMIT 1 BY agent_id
+     ) AS d
+     LEFT JOIN (
+       SELECT agent_id, argMax(active, version) AS active, argMax(opt_out, version) AS opt_out
+       FROM agent_search_rows WHERE agent_id IN {ids:Array(String)} GROUP BY agent_id
+     ) AS s ON s.agent_id = d.agent_id
+     LEFT JOIN (
+       SELECT agent_key, argMax(latest_uptime, computed_at) AS u, argMax(latest_result, computed_at) AS r,
+              toUInt32(argMax(arraySum(arrayFilter((x, day) -> day > today() - 30, day_up, days)), computed_at)) AS up,
+              toUInt32(argMax(arraySum(arrayFilter((x, day) -> day > today() - 30, day_judged, days)), computed_at)) AS judged
+       FROM agent_status
+       WHERE checker_version = {cv:String} AND agent_key IN (SELECT agent_key FROM search_documents WHERE agent_id IN {ids:Array(String)})
+       GROUP BY agent_key
+     ) AS st ON st.agent_key = d.agent_key`,
+    { ids: [...ids], cv: checkerVersion ?? '' },
+  );
+}
+
+const recordOf = (d: DocRow): AgentRecord | null =>
+  d.u ? { latestUptime: d.u, latestResult: d.r, uptime30: Number(d.judged) > 0 ? Number(d.up) / Number(d.judged) : null } : null;
+
+const round = (x: number) => Math.round(x * 10000) / 10000;
+
+/** What a hit says for each facet (its values), to filter and to count. */
+function facetValues(h: SearchHit): Record<keyof SearchResult['facets'], string[]> {
+  const state: string[] = [];
+  if (h.uptime === 'up' || h.uptime === 'down' || h.uptime === 'unknown') state.push(h.uptime);
+  if (h.result === 'pass' || h.result === 'fail') state.push(h.result);
+  return { protocol: [h.protocol], source: h.sources, state, transport: h.transports, auth: [h.authRequired ? 'required' : 'none'] };
+}
+
+/** The ranked search: a page of hits, the number of matches and the facet counts (each facet counted under the other filters). */
+export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): Promise<SearchResult> {
+  const words = queryWords(query.q);
+  if (words.length === 0) return EMPTY;
+  const { groups, df } = await expand(wh, words);
+  const n = Math.max(1, df.get('') ?? 1);
+  const allTerms = [...new Set(groups.flat().map((e) => e.term))];
+  const postings = await readPostings(wh, allTerms);
+  const complete = allTerms.every((t) => postings.filter((p) => p.term === t).length < POSTINGS_PER_TERM);
+
+  // Phase 1: the candidates by the postings read.
+  const weightOf = new Map<string, Array<{ word: number; kind: ExpansionKind }>>();
+  groups.forEach((g, i) => g.forEach((e) => weightOf.set(e.term, [...(weightOf.get(e.term) ?? []), { word: i, kind: e.kind }])));
+  const rough = new Map<string, { content: string; byWord: number[] }>();
+  for (const p of postings) {
+    const c = rough.get(p.agent_id) ?? { content: p.content, byWord: new Array<number>(groups.length).fill(0) };
+    rough.set(p.agent_id, c);
+    for (const w of weightOf.get(p.term) ?? []) {
+      const part = termPart(w.kind, idf(df.get(p.term) ?? 0, n), IMPACT_SCALE - p.rank);
+      c.byWord[w.word] = Math.max(c.byWord[w.word]!, part);
+    }
+  }
+  const candidates = [...rough]
+    .map(([id, c]) => ({ id, content: c.content, score: c.byWord.reduce((a, b) => a + b, 0) }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+    .slice(0, CANDIDATES_MAX);
+
+  // Phase 2: exact scores from the documents, the agents rows' say on who may be shown, the record.
+  const docs = await readDocuments(wh, candidates.map((c) => c.id), query.checkerVersion);
+  const hits: SearchHit[] = [];
+  for (const d of docs) {
+    if (Number(d.listable) !== 1 || d.content === '0' || Number(d.shown) !== 1) continue;
+    const parts: ScorePart[] = [];
+    const matchedByWord: Array<Set<string>> = [];
+    let relevance = 0;
+    groups.forEach((g, i) => {
+      let best: ScorePart | null = null;
+      const matched = new Set<string>();
+      for (const e of g) {
+        const impact = d.impacts[e.term];
+        if (impact === undefined) continue;
+        matched.add(e.term);
+        const part = termPart(e.kind, idf(df.get(e.term) ?? 0, n), impact);
+        if (!best || part > best.part) best = { word: words[i]!.word, term: e.term, kind: e.kind, idf: round(idf(df.get(e.term) ?? 0, n)), impact, part };
+      }
+      matchedByWord.push(matched);
+      if (best) {
+        relevance += best.part;
+        parts.push({ ...best, part: round(best.part) });
+      }
+    });
+    if (relevance <= 0) continue;
+    const phrase = phraseBoost(matchedByWord, [textTerms(d.name), textTerms(d.title), textTerms(d.description)]);
+    const rec = recordOf(d);
+    const boosts = recordBoosts(rec);
+    const score = relevance * (1 + phrase) * (1 + boosts.upNow + boosts.uptime30 + boosts.conformance);
+    const matched = new Set(matchedByWord.flatMap((m) => [...m]));
+    hits.push({
+      id: d.agent_id, key: d.agent_key, name: d.name, title: d.title, description: d.description, protocol: d.protocol,
+      sources: d.sources, transports: d.transports, authRequired: Number(d.auth_required) === 1,
+      uptime: rec?.latestUptime || null, result: rec?.latestResult || null, uptime30: rec?.uptime30 ?? null,
+      score: round(score),
+      matched: [...matched],
+      highlights: { name: matchRanges(d.name, matched), title: matchRanges(d.title, matched), description: matchRanges(d.description, matched) },
+      explain: {
+        relevance: round(relevance), terms: parts, phrase: round(phrase),
+        boosts: { upNow: boosts.upNow, uptime30: round(boosts.uptime30), conformance: boosts.conformance }, score: round(score),
+      },
+    });
+  }
+  hits.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
+
+  const f = query.filters ?? {};
+  const wanted: Record<keyof SearchResult['facets'], string | null | undefined> = {
+    protocol: f.protocol, source: f.source, state: f.state, transport: f.transport?.toLowerCase(), auth: f.auth,
+  };
+  const names = Object.keys(wanted) as Array<keyof SearchResult['facets']>;
+  const passes = (h: SearchHit, except: string | null) => {
+    const v = facetValues(h);
+    return names.every((k) => k === except || !wanted[k] || v[k].includes(wanted[k]!));
+  };
+  const facets = { protocol: {}, source: {}, state: {}, transport: {}, auth: {} } as SearchResult['facets'];
+  for (const k of names) {
+    for (const h of hits) {
+      if (!passes(h, k)) continue;
+      for (const v of facetValues(h)[k]) facets[k][v] = (facets[k][v] ?? 0) + 1;
+    }
+  }
+  const kept = hits.filter((h) => passes(h, null));
+  const offset = query.offset ?? 0;
+  return { hits: kept.slice(offset, offset + Math.min(query.limit, SEARCH_LIMIT_MAX)), total: kept.length, complete, facets };
+}
