@@ -18,7 +18,8 @@ const ROLES = 'api|producers|processors|webhooks|inspect';
 const ABOVE_ROLES = 'runtime|usecases|cli';
 const layer = (names) => `^src/(${names})(/|\\.ts$)`;
 // node: builtins that reach the disk, the network or other processes.
-const IO_BUILTINS = '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|dns/promises|child_process|cluster|worker_threads|readline)$';
+const IO_BUILTINS =
+  '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|dns/promises|child_process|cluster|worker_threads|readline)$';
 
 const forbidden = [
   {

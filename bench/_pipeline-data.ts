@@ -39,10 +39,21 @@ type A2ABehaviour = 'card' | 'legacy-card' | 'redirect-card' | 'not-found' | 'ht
 
 /** Shares of behaviours (they sum to 1), roughly as the indexes show them. */
 const MCP_MIX: Array<[McpBehaviour, number]> = [
-  ['oauth', 0.38], ['method-not-allowed', 0.2], ['sse', 0.1], ['jsonrpc-error', 0.1], ['not-found', 0.08], ['server-error', 0.04], ['dead', 0.1],
+  ['oauth', 0.38],
+  ['method-not-allowed', 0.2],
+  ['sse', 0.1],
+  ['jsonrpc-error', 0.1],
+  ['not-found', 0.08],
+  ['server-error', 0.04],
+  ['dead', 0.1],
 ];
 const A2A_MIX: Array<[A2ABehaviour, number]> = [
-  ['card', 0.58], ['legacy-card', 0.08], ['redirect-card', 0.06], ['not-found', 0.1], ['html', 0.06], ['dead', 0.12],
+  ['card', 0.58],
+  ['legacy-card', 0.08],
+  ['redirect-card', 0.06],
+  ['not-found', 0.1],
+  ['html', 0.06],
+  ['dead', 0.12],
 ];
 const HOSTING = ['vercel.app', 'onrender.com', 'workers.dev', 'hf.space', 'fly.dev', 'railway.app', 'azurewebsites.net', 'run.app'];
 const DEAD_CLASSES = ['timeout', 'refused', 'dns', 'tls', 'reset'];
@@ -75,13 +86,26 @@ export interface Corpus {
 
 export function loadCorpus(root: string): Corpus {
   const shared = join(root, '..', 'shared', 'corpus');
-  const read = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => readFileSync(join(dir, f), 'utf8')) : []);
+  const read = (dir: string) =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .sort()
+          .map((f) => readFileSync(join(dir, f), 'utf8'))
+      : [];
   let cards = read(join(shared, 'a2a-cards'));
   let serverJsons = read(join(shared, 'mcp-server-json'));
   let source = `../shared/corpus (${cards.length} real A2A cards, ${serverJsons.length} real server.json)`;
   if (cards.length === 0 || serverJsons.length === 0) {
     cards = read(join(root, 'test', 'fixtures', 'conformance', 'a2a')).filter((t) => t.includes('"name"'));
-    serverJsons = [JSON.stringify({ $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json', name: 'io.github.x/y', description: 'A server.', version: '1.0.0' })];
+    serverJsons = [
+      JSON.stringify({
+        $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
+        name: 'io.github.x/y',
+        description: 'A server.',
+        version: '1.0.0',
+      }),
+    ];
     source = `test/fixtures (the shared corpus is missing: ${cards.length} cards)`;
   }
   return { cards, serverJsons, source };
@@ -133,16 +157,41 @@ export function buildIndex(count: number, corpus: Corpus, days: number, start: n
       const transport = behaviour === 'sse' || r() < 0.08 ? 'sse' : 'streamable-http';
       const url = `https://${host}${transport === 'sse' ? '/sse' : '/mcp'}`;
       const key = agentKey('mcp', { endpointUrl: url })!;
-      const documents = behaviour === 'oauth'
-        ? [JSON.stringify({ resource: url, authorization_servers: [`https://auth.${site}`], bearer_methods_supported: ['header'], scopes_supported: ['mcp:tools', 'mcp:resources'], resource_name: `MCP server ${i}` })]
-        : [];
+      const documents =
+        behaviour === 'oauth'
+          ? [
+              JSON.stringify({
+                resource: url,
+                authorization_servers: [`https://auth.${site}`],
+                bearer_methods_supported: ['header'],
+                scopes_supported: ['mcp:tools', 'mcp:resources'],
+                resource_name: `MCP server ${i}`,
+              }),
+            ]
+          : [];
       agents.push({ index: i, protocol, key, host, url, transport, behaviour, documents, changeDay: Infinity });
       const name = `io.github.owner-${i % 9973}/server-${i}`;
       const serverJson = personalServerJson(corpus.serverJsons[i % corpus.serverJsons.length]!, name, url, transport);
       listings.push({
-        id: randomUUID(), observedAt: start - DAY_MS + i, runId: 'bench-crawl', fetchId: 'bench-fetch', source: 'mcp-registry', itemId: name,
-        protocol, name, description: `Synthetic MCP server ${i}`, version: '1.0.0', endpointUrl: url, endpointTransport: transport, cardUrl: null,
-        serverJson, status: 'active', invalidReason: null, updatedAt: new Date(start - 2 * DAY_MS).toISOString(), raw: serverJson, rawTruncated: false,
+        id: randomUUID(),
+        observedAt: start - DAY_MS + i,
+        runId: 'bench-crawl',
+        fetchId: 'bench-fetch',
+        source: 'mcp-registry',
+        itemId: name,
+        protocol,
+        name,
+        description: `Synthetic MCP server ${i}`,
+        version: '1.0.0',
+        endpointUrl: url,
+        endpointTransport: transport,
+        cardUrl: null,
+        serverJson,
+        status: 'active',
+        invalidReason: null,
+        updatedAt: new Date(start - 2 * DAY_MS).toISOString(),
+        raw: serverJson,
+        rawTruncated: false,
       });
     } else {
       const behaviour = pick(A2A_MIX, r());
@@ -152,11 +201,37 @@ export function buildIndex(count: number, corpus: Corpus, days: number, start: n
       const base = corpus.cards[i % corpus.cards.length]!;
       const changes = r() < 0.1;
       const documents = [personalCard(base, url, i, 0), ...(changes ? [personalCard(base, url, i, 1)] : [])];
-      agents.push({ index: i, protocol, key, host, url, transport: null, behaviour, documents, changeDay: changes ? Math.floor(r() * days) : Infinity });
+      agents.push({
+        index: i,
+        protocol,
+        key,
+        host,
+        url,
+        transport: null,
+        behaviour,
+        documents,
+        changeDay: changes ? Math.floor(r() * days) : Infinity,
+      });
       listings.push({
-        id: randomUUID(), observedAt: start - DAY_MS + i, runId: 'bench-crawl', fetchId: 'bench-fetch', source: 'a2a-registry', itemId: `agent-${i}`,
-        protocol, name: `Agent ${i}`, description: `Synthetic A2A agent ${i}`, version: null, endpointUrl: null, endpointTransport: null, cardUrl,
-        serverJson: null, status: 'active', invalidReason: null, updatedAt: null, raw: JSON.stringify({ id: `agent-${i}`, card_url: cardUrl }), rawTruncated: false,
+        id: randomUUID(),
+        observedAt: start - DAY_MS + i,
+        runId: 'bench-crawl',
+        fetchId: 'bench-fetch',
+        source: 'a2a-registry',
+        itemId: `agent-${i}`,
+        protocol,
+        name: `Agent ${i}`,
+        description: `Synthetic A2A agent ${i}`,
+        version: null,
+        endpointUrl: null,
+        endpointTransport: null,
+        cardUrl,
+        serverJson: null,
+        status: 'active',
+        invalidReason: null,
+        updatedAt: null,
+        raw: JSON.stringify({ id: `agent-${i}`, card_url: cardUrl }),
+        rawTruncated: false,
       });
     }
   }
@@ -166,20 +241,46 @@ export function buildIndex(count: number, corpus: Corpus, days: number, start: n
 // ---- one probe as observed ----
 
 const COMMON_HEADERS = (ct: string, len: number): Record<string, string> => ({
-  'content-type': ct, 'content-length': String(len), date: 'Thu, 01 Jan 2026 00:00:00 GMT', server: 'cloudflare', 'cache-control': 'no-store', vary: 'Accept-Encoding', 'cf-ray': '8f0e1d2c3b4a5968-FRA',
+  'content-type': ct,
+  'content-length': String(len),
+  date: 'Thu, 01 Jan 2026 00:00:00 GMT',
+  server: 'cloudflare',
+  'cache-control': 'no-store',
+  vary: 'Accept-Encoding',
+  'cf-ray': '8f0e1d2c3b4a5968-FRA',
 });
 const NOT_FOUND_PAGE = `<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL was not found on this server.</p>${' '.repeat(600)}</body></html>`;
-const ERROR_PAGE = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
+const ERROR_PAGE =
+  '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
 const APP_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Agent</title><script src="/assets/index.js"></script></head><body><div id="root"></div>${'<!-- app shell -->'.repeat(80)}</body></html>`;
 const JSONRPC_ERROR = '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}';
 const SSE_OPEN = 'event: endpoint\ndata: /messages/?session_id=6f1c2a0e9b8d4c7fa3e2d1c0b9a8f7e6\n\n: ping - 2026-01-01 00:00:00\n\n';
 
-function ex(role: string, url: string, status: number | null, body: string, headers: Record<string, string>, errorClass: string | null = null): ProbeExchange {
+function ex(
+  role: string,
+  url: string,
+  status: number | null,
+  body: string,
+  headers: Record<string, string>,
+  errorClass: string | null = null,
+): ProbeExchange {
   const b = Buffer.from(body);
   return {
-    role, url, status, headers, body: b, bodyTruncated: false, bodyBytes: b.length, bodySha256: createHash('sha256').update(b).digest('hex'),
-    bodyKept: 'whole', remoteAddress: status === null ? null : '203.0.113.7', startedAt: 0, durationMs: 0, errorClass,
-    errorMessage: errorClass ? `${errorClass} while connecting` : null, retries: errorClass ? 1 : 0,
+    role,
+    url,
+    status,
+    headers,
+    body: b,
+    bodyTruncated: false,
+    bodyBytes: b.length,
+    bodySha256: createHash('sha256').update(b).digest('hex'),
+    bodyKept: 'whole',
+    remoteAddress: status === null ? null : '203.0.113.7',
+    startedAt: 0,
+    durationMs: 0,
+    errorClass,
+    errorMessage: errorClass ? `${errorClass} while connecting` : null,
+    retries: errorClass ? 1 : 0,
   };
 }
 
@@ -191,16 +292,27 @@ function mcpExchanges(a: Agent, b: McpBehaviour, cls: string): ProbeExchange[] {
     case 'oauth': {
       const meta = `https://${a.host}/.well-known/oauth-protected-resource${new URL(url).pathname}`;
       return [
-        ex('mcp-get', url, 401, '{"error":"invalid_token","error_description":"Missing or invalid access token"}', { ...COMMON_HEADERS('application/json', 80), 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${meta}"` }),
+        ex('mcp-get', url, 401, '{"error":"invalid_token","error_description":"Missing or invalid access token"}', {
+          ...COMMON_HEADERS('application/json', 80),
+          'www-authenticate': `Bearer error="invalid_token", resource_metadata="${meta}"`,
+        }),
         ex('resource-metadata', meta, 200, a.documents[0]!, COMMON_HEADERS('application/json', a.documents[0]!.length)),
       ];
     }
     case 'method-not-allowed':
       return [ex('mcp-get', url, 405, 'Method Not Allowed', { ...COMMON_HEADERS('text/plain', 18), allow: 'POST, DELETE' })];
     case 'sse':
-      return [ex('mcp-get', url, 200, SSE_OPEN, { ...COMMON_HEADERS('text/event-stream', 0), 'cache-control': 'no-cache', connection: 'keep-alive' })];
+      return [
+        ex('mcp-get', url, 200, SSE_OPEN, {
+          ...COMMON_HEADERS('text/event-stream', 0),
+          'cache-control': 'no-cache',
+          connection: 'keep-alive',
+        }),
+      ];
     case 'jsonrpc-error':
-      return [ex('mcp-get', url, 400, JSONRPC_ERROR, { ...COMMON_HEADERS('application/json', JSONRPC_ERROR.length), 'mcp-session-id': '' })];
+      return [
+        ex('mcp-get', url, 400, JSONRPC_ERROR, { ...COMMON_HEADERS('application/json', JSONRPC_ERROR.length), 'mcp-session-id': '' }),
+      ];
     case 'not-found':
       return [ex('mcp-get', url, 404, NOT_FOUND_PAGE, COMMON_HEADERS('text/html; charset=utf-8', NOT_FOUND_PAGE.length))];
     case 'server-error':
@@ -213,8 +325,14 @@ function mcpExchanges(a: Agent, b: McpBehaviour, cls: string): ProbeExchange[] {
 function a2aExchanges(a: Agent, b: A2ABehaviour, card: string, cls: string): ProbeExchange[] {
   const cardUrl = `${a.url}/.well-known/agent-card.json`;
   const legacy = `${a.url}/.well-known/agent.json`;
-  const json = (u: string, role = 'card') => ex(role, u, 200, card, { ...COMMON_HEADERS('application/json', card.length), etag: `"${a.index.toString(16)}"`, 'last-modified': 'Wed, 31 Dec 2025 12:00:00 GMT' });
-  const notFound = (role: string, u: string) => ex(role, u, 404, NOT_FOUND_PAGE, COMMON_HEADERS('text/html; charset=utf-8', NOT_FOUND_PAGE.length));
+  const json = (u: string, role = 'card') =>
+    ex(role, u, 200, card, {
+      ...COMMON_HEADERS('application/json', card.length),
+      etag: `"${a.index.toString(16)}"`,
+      'last-modified': 'Wed, 31 Dec 2025 12:00:00 GMT',
+    });
+  const notFound = (role: string, u: string) =>
+    ex(role, u, 404, NOT_FOUND_PAGE, COMMON_HEADERS('text/html; charset=utf-8', NOT_FOUND_PAGE.length));
   switch (b) {
     case 'card':
       return [json(cardUrl)];
@@ -239,18 +357,45 @@ function a2aExchanges(a: Agent, b: A2ABehaviour, card: string, cls: string): Pro
  */
 class KeptCache {
   private readonly cache = new Map<string, { exchanges: ProbeExchange[]; documents: DocumentEvent[] }>();
-  get(a: Agent, behaviour: string, revision: number, cls: string, observedAt: number, epoch = 0): { exchanges: ProbeExchange[]; documents: DocumentEvent[]; fresh: boolean } {
+  get(
+    a: Agent,
+    behaviour: string,
+    revision: number,
+    cls: string,
+    observedAt: number,
+    epoch = 0,
+  ): { exchanges: ProbeExchange[]; documents: DocumentEvent[]; fresh: boolean } {
     const id = `${a.index}|${behaviour}|${revision}|${cls}|${epoch}`;
     const hit = this.cache.get(id);
     if (hit) return { ...hit, fresh: false };
-    const built = a.protocol === 'mcp'
-      ? mcpExchanges(a, behaviour as McpBehaviour, cls)
-      : a2aExchanges(a, behaviour as A2ABehaviour, a.documents[revision] ?? a.documents[0]!, cls);
+    const built =
+      a.protocol === 'mcp'
+        ? mcpExchanges(a, behaviour as McpBehaviour, cls)
+        : a2aExchanges(a, behaviour as A2ABehaviour, a.documents[revision] ?? a.documents[0]!, cls);
     // A later epoch answers with another content type parameter: a judged header, so another input to judge.
-    const exchanges = epoch === 0 ? built : built.map((e) => (e.headers['content-type'] ? { ...e, headers: { ...e.headers, 'content-type': `${e.headers['content-type']}; epoch=${epoch}` } } : e));
+    const exchanges =
+      epoch === 0
+        ? built
+        : built.map((e) =>
+            e.headers['content-type']
+              ? { ...e, headers: { ...e.headers, 'content-type': `${e.headers['content-type']}; epoch=${epoch}` } }
+              : e,
+          );
     const kept = keepProbe({
-      id: '', observedAt, runId: '', requestId: null, agentKey: a.key, protocol: a.protocol, targetUrl: a.url, transport: a.transport,
-      inSample: true, exchanges, robots: 'allowed', canary: 'ok', errorClass: null, retries: 0,
+      id: '',
+      observedAt,
+      runId: '',
+      requestId: null,
+      agentKey: a.key,
+      protocol: a.protocol,
+      targetUrl: a.url,
+      transport: a.transport,
+      inSample: true,
+      exchanges,
+      robots: 'allowed',
+      canary: 'ok',
+      errorClass: null,
+      retries: 0,
     });
     const entry = { exchanges: kept.probe.exchanges, documents: kept.documents };
     this.cache.set(id, entry);
@@ -299,15 +444,28 @@ export function* probeHistory(index: Index, total: number, days: number, start: 
       if (kept.fresh) documents.push(...kept.documents);
       let t = observedAt;
       const exchanges = kept.exchanges.map((e) => {
-        const durationMs = e.status === null ? (e.errorClass === 'timeout' ? 10_000 : 20 + Math.floor(r() * 200)) : 40 + Math.floor(r() * r() * 1500);
+        const durationMs =
+          e.status === null ? (e.errorClass === 'timeout' ? 10_000 : 20 + Math.floor(r() * 200)) : 40 + Math.floor(r() * r() * 1500);
         const out = { ...e, startedAt: t, durationMs };
         t += durationMs;
         return out;
       });
       const dead = exchanges.every((e) => e.status === null);
       probes.push({
-        id: randomUUID(), observedAt, runId, requestId: randomUUID(), agentKey: a.key, protocol: a.protocol, targetUrl: exchanges[0]!.url,
-        transport: a.transport, inSample: r() < 0.8, exchanges, robots: 'allowed', canary: 'ok', errorClass: dead ? exchanges[0]!.errorClass : null, retries: 0,
+        id: randomUUID(),
+        observedAt,
+        runId,
+        requestId: randomUUID(),
+        agentKey: a.key,
+        protocol: a.protocol,
+        targetUrl: exchanges[0]!.url,
+        transport: a.transport,
+        inSample: r() < 0.8,
+        exchanges,
+        robots: 'allowed',
+        canary: 'ok',
+        errorClass: dead ? exchanges[0]!.errorClass : null,
+        retries: 0,
       });
       if (probes.length >= chunk) {
         yield { probes, documents };

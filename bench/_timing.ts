@@ -50,9 +50,12 @@ export function timedWarehouse(warehouse: Warehouse, t: Timings, enabled: () => 
   };
   return new Proxy(warehouse, {
     get(target, prop, receiver) {
-      if (prop === 'insert') return <T extends TableName>(table: T, rows: readonly InsertRow<T>[]) => time(`insert ${table}`, () => target.insert(table, rows));
-      if (prop === 'exec') return (sql: string, params?: Parameters<Warehouse['exec']>[1]) => time(label('exec', sql), () => target.exec(sql, params));
-      if (prop === 'query') return (sql: string, params?: Parameters<Warehouse['query']>[1]) => time(label('query', sql), () => target.query(sql, params));
+      if (prop === 'insert')
+        return <T extends TableName>(table: T, rows: readonly InsertRow<T>[]) => time(`insert ${table}`, () => target.insert(table, rows));
+      if (prop === 'exec')
+        return (sql: string, params?: Parameters<Warehouse['exec']>[1]) => time(label('exec', sql), () => target.exec(sql, params));
+      if (prop === 'query')
+        return (sql: string, params?: Parameters<Warehouse['query']>[1]) => time(label('query', sql), () => target.query(sql, params));
       const v = Reflect.get(target, prop, receiver) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
@@ -61,15 +64,17 @@ export function timedWarehouse(warehouse: Warehouse, t: Timings, enabled: () => 
 
 /** The checker, under the same version, with each judgement timed. */
 export function timedChecker(checker: Checker, t: Timings, enabled: () => boolean): Checker {
-  const timed = <A extends unknown[], R>(what: string, fn: (...a: A) => R) => (...a: A): R => {
-    if (!enabled()) return fn(...a);
-    const t0 = performance.now();
-    try {
-      return fn(...a);
-    } finally {
-      t.add(what, performance.now() - t0);
-    }
-  };
+  const timed =
+    <A extends unknown[], R>(what: string, fn: (...a: A) => R) =>
+    (...a: A): R => {
+      if (!enabled()) return fn(...a);
+      const t0 = performance.now();
+      try {
+        return fn(...a);
+      } finally {
+        t.add(what, performance.now() - t0);
+      }
+    };
   return {
     version: checker.version,
     judgeA2A: timed('judge A2A (conformance engine)', checker.judgeA2A.bind(checker)),

@@ -42,7 +42,7 @@ const apiConnection = (lim.API_CONNECTION as object | undefined) ?? { readOnly: 
 
 // A deterministic generator, so both checkouts ask the same questions.
 let seed = 16;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = (n: number) => Math.floor(rand() * n);
 
 type Route = 'agent list' | 'agent page' | 'search' | 'ranked search' | 'daily stats' | 'census' | 'dashboard';
@@ -58,7 +58,16 @@ const ROUTES: Record<Route, (n: number) => string> = {
   'ranked search': (n) => {
     const k = pick(5);
     const topic = TOPICS[pick(10)]!.toLowerCase();
-    const q = k === 0 ? topic : k === 1 ? `a${pick(n)}` : k === 2 ? `${topic} agent ${pick(n)}` : k === 3 ? `a synthetic ${topic} server with tools for developers` : 'weathr';
+    const q =
+      k === 0
+        ? topic
+        : k === 1
+          ? `a${pick(n)}`
+          : k === 2
+            ? `${topic} agent ${pick(n)}`
+            : k === 3
+              ? `a synthetic ${topic} server with tools for developers`
+              : 'weathr';
     return `/search?q=${encodeURIComponent(q)}&explain=1`;
   },
   'daily stats': () => '/stats/daily',
@@ -107,7 +116,9 @@ async function measure(dir: string, n: number): Promise<Record<Route, { p50: num
     for (const [route] of routes) {
       const xs = times.get(route)!;
       out[route] = { p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) };
-      console.log(`  ${route.padEnd(12)} p50 ${out[route].p50.toFixed(1).padStart(7)} ms   p99 ${out[route].p99.toFixed(1).padStart(7)} ms`);
+      console.log(
+        `  ${route.padEnd(12)} p50 ${out[route].p50.toFixed(1).padStart(7)} ms   p99 ${out[route].p99.toFixed(1).padStart(7)} ms`,
+      );
     }
   } finally {
     await app.close();
@@ -140,7 +151,11 @@ class Recording implements ReadOnlyWarehouse {
 }
 
 /** Runs `jobs` with `clients` concurrent workers taking the next job in turn; each job's time by its route. */
-async function concurrently<J extends { route: Route }>(jobs: J[], clients: number, run: (job: J) => Promise<void>): Promise<Map<Route, number[]>> {
+async function concurrently<J extends { route: Route }>(
+  jobs: J[],
+  clients: number,
+  run: (job: J) => Promise<void>,
+): Promise<Map<Route, number[]>> {
   const times = new Map<Route, number[]>();
   let next = 0;
   await Promise.all(
@@ -238,7 +253,9 @@ try {
     await addSyntheticAgents(writer, { from, to: n, days, checkerVersion: CV, log });
     await finishSyntheticIndex(writer, { agents: n, days, checkerVersion: CV, log });
     const [c] = await writer.query<{ h: string }>('SELECT count() AS h FROM agent_daily_history');
-    console.log(`  generated in ${((Date.now() - t0) / 1000).toFixed(0)} s (${Number(c?.h ?? 0).toLocaleString('en-US')} history rows in all)`);
+    console.log(
+      `  generated in ${((Date.now() - t0) / 1000).toFixed(0)} s (${Number(c?.h ?? 0).toLocaleString('en-US')} history rows in all)`,
+    );
     from = n;
     await settle(writer);
     results.push({ n, r: await measure(dir, n) });
@@ -262,7 +279,9 @@ let worstRoute = '';
 for (const route of Object.keys(ROUTES) as Route[]) {
   const ratio = large.r[route].p99 / small.r[route].p99;
   if (ratio > worst) [worst, worstRoute] = [ratio, route];
-  console.log(`${route.padEnd(14)} ${small.r[route].p99.toFixed(1).padStart(9)} ms ${large.r[route].p99.toFixed(1).padStart(9)} ms  ${ratio.toFixed(2)}`);
+  console.log(
+    `${route.padEnd(14)} ${small.r[route].p99.toFixed(1).padStart(9)} ms ${large.r[route].p99.toFixed(1).padStart(9)} ms  ${ratio.toFixed(2)}`,
+  );
 }
 console.log(
   `api: p99(${large.n === 1_000_000 ? '1M' : large.n})/p99(${small.n === 100_000 ? '100k' : small.n}) max = ${worst.toFixed(2)} ` +

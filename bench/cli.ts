@@ -30,11 +30,15 @@ const RSS_GOAL_MB = 160;
 function pickCard(): { path: string; source: string } {
   const corpus = resolve(root, '..', 'shared', 'corpus', 'a2a-cards');
   if (existsSync(corpus)) {
-    const files = readdirSync(corpus).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(corpus)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     if (files.length > 0) return { path: join(corpus, files[0]!), source: `shared corpus card ${files[0]!}` };
   }
   const fixtures = join(root, 'test', 'fixtures', 'conformance', 'a2a');
-  const file = readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort()[0];
+  const file = readdirSync(fixtures)
+    .filter((f) => f.endsWith('.json'))
+    .sort()[0];
   if (!file) throw new Error('no agent card to check: neither the shared corpus nor the fixtures have one');
   console.log('NOTE: the shared corpus is absent; checking a fixture card instead.');
   return { path: join(fixtures, file), source: `fixture ${file}` };
@@ -74,10 +78,22 @@ const median = (xs: number[]): number => {
 const stage = mkdtempSync(join(tmpdir(), 'veronikai-bench-cli-'));
 try {
   console.log('compiling the CLI (tsc -p tsconfig.build.json) into a package layout…');
-  const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist'), '--sourceMap', 'false'], {
-    stdio: 'inherit',
-    timeout: 600_000,
-  });
+  const tsc = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(root, 'tsconfig.build.json'),
+      '--outDir',
+      join(stage, 'dist'),
+      '--sourceMap',
+      'false',
+    ],
+    {
+      stdio: 'inherit',
+      timeout: 600_000,
+    },
+  );
   // tsc emits despite type errors (exit 2); the measurement still holds for the code it emitted.
   if (!existsSync(join(stage, 'dist', 'cli', 'main.js'))) throw new Error(`tsc exited ${tsc.status ?? tsc.signal} and emitted no CLI`);
   if (tsc.status !== 0) console.log(`NOTE: tsc reported type errors (exit ${tsc.status ?? tsc.signal}); measuring what it emitted.`);
@@ -104,7 +120,9 @@ try {
   const fig: Record<string, { cpu: number; rss: number; rssMax: number }> = {};
   for (const [name, us] of Object.entries(results)) {
     fig[name] = { cpu: median(us.map((u) => u.cpuMs)), rss: median(us.map((u) => u.rssMb)), rssMax: Math.max(...us.map((u) => u.rssMb)) };
-    console.log(`  ${name.padEnd(16)} CPU ${fig[name]!.cpu.toFixed(0).padStart(5)} ms (median)   peak RSS ${fig[name]!.rss.toFixed(0)} MB (median), ${fig[name]!.rssMax.toFixed(0)} MB (max)`);
+    console.log(
+      `  ${name.padEnd(16)} CPU ${fig[name]!.cpu.toFixed(0).padStart(5)} ms (median)   peak RSS ${fig[name]!.rss.toFixed(0)} MB (median), ${fig[name]!.rssMax.toFixed(0)} MB (max)`,
+    );
   }
   const ratio = fig.check!.cpu / fig.bare!.cpu;
   const verdict = ratio <= RATIO_GOAL && fig.check!.rssMax < RSS_GOAL_MB ? 'within' : 'OUTSIDE';

@@ -19,15 +19,29 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = resolve(root, '..', 'shared', 'corpus');
 const seconds = Number(process.argv[2] ?? 3);
 
-interface Doc { kind: 'card' | 'server'; text: string }
+interface Doc {
+  kind: 'card' | 'server';
+  text: string;
+}
 
 function load(): { docs: Doc[]; source: string } {
   const read = (dir: string, kind: Doc['kind']): Doc[] =>
-    existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => ({ kind, text: readFileSync(join(dir, f), 'utf8') })) : [];
+    existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .sort()
+          .map((f) => ({ kind, text: readFileSync(join(dir, f), 'utf8') }))
+      : [];
   const cards = [...read(join(corpus, 'a2a-cards'), 'card'), ...read(join(corpus, 'a2a-compliance-examples'), 'card')];
   const servers = read(join(corpus, 'mcp-server-json'), 'server');
-  if (cards.length + servers.length > 0) return { docs: [...cards, ...servers], source: `shared corpus (../shared/corpus): ${cards.length} A2A cards, ${servers.length} server.json files` };
-  console.log('NOTE: the shared corpus (../shared/corpus) is absent; measuring on the project\'s own fixtures instead, which are smaller and less varied than real documents.');
+  if (cards.length + servers.length > 0)
+    return {
+      docs: [...cards, ...servers],
+      source: `shared corpus (../shared/corpus): ${cards.length} A2A cards, ${servers.length} server.json files`,
+    };
+  console.log(
+    "NOTE: the shared corpus (../shared/corpus) is absent; measuring on the project's own fixtures instead, which are smaller and less varied than real documents.",
+  );
   const fx = join(root, 'test', 'fixtures', 'conformance');
   const fcards = read(join(fx, 'a2a'), 'card');
   const fservers = read(join(fx, 'mcp'), 'server');
@@ -40,7 +54,9 @@ function load(): { docs: Doc[]; source: string } {
  * second of wall time and of CPU time (this process's user + system time: what the work cost,
  * however busy the machine was).
  */
-function measureInterleaved(fns: Record<string, { docs: Doc[]; fn: (d: Doc) => unknown }>): Record<string, { wall: number; cpu: number; n: number }> {
+function measureInterleaved(
+  fns: Record<string, { docs: Doc[]; fn: (d: Doc) => unknown }>,
+): Record<string, { wall: number; cpu: number; n: number }> {
   let sink = 0;
   const names = Object.keys(fns);
   const warmEnd = performance.now() + 500 * names.length;
@@ -84,7 +100,8 @@ console.log(`inputs: ${source}; mean size ${Math.round(bytes / docs.length).toLo
 console.log('');
 const cards = docs.filter((d) => d.kind === 'card');
 const servers = docs.filter((d) => d.kind === 'server');
-const judge = (d: Doc): unknown => (d.kind === 'card' ? checkA2ACard({ text: d.text }, ctx).structure : checkServerJson({ text: d.text }, ctx));
+const judge = (d: Doc): unknown =>
+  d.kind === 'card' ? checkA2ACard({ text: d.text }, ctx).structure : checkServerJson({ text: d.text }, ctx);
 const r = measureInterleaved({
   'JSON.parse alone (baseline)': { docs, fn: (d) => JSON.parse(d.text) },
   'engine: parse + judge + hash + verdicts': { docs, fn: judge },
@@ -96,10 +113,13 @@ const r = measureInterleaved({
     : {}),
 });
 console.log(`${''.padEnd(42)} ${'docs/s'.padStart(10)} ${'docs/CPU-s'.padStart(12)}   (interleaved rounds of 100 ms, ${seconds} s each)`);
-for (const [k, v] of Object.entries(r)) console.log(`${k.padEnd(42)} ${fmt(v.wall).padStart(10)} ${fmt(v.cpu).padStart(12)}   (${fmt(v.n)} docs)`);
+for (const [k, v] of Object.entries(r))
+  console.log(`${k.padEnd(42)} ${fmt(v.wall).padStart(10)} ${fmt(v.cpu).padStart(12)}   (${fmt(v.n)} docs)`);
 const parse = r['JSON.parse alone (baseline)']!;
 const engine = r['engine: parse + judge + hash + verdicts']!;
 console.log('');
 console.log(`engine / JSON.parse on CPU time: ${(engine.cpu / parse.cpu).toFixed(3)} (less sensitive to other load on the machine)`);
 console.log(`target 0.35: ${engine.wall / parse.wall >= 0.35 ? 'met' : 'NOT met'}`);
-console.log(`conformance: engine/JSON.parse = ${(engine.wall / parse.wall).toFixed(3)} (docs ${docs.length}, engine ${fmt(engine.wall)} docs/s, JSON.parse ${fmt(parse.wall)} docs/s)`);
+console.log(
+  `conformance: engine/JSON.parse = ${(engine.wall / parse.wall).toFixed(3)} (docs ${docs.length}, engine ${fmt(engine.wall)} docs/s, JSON.parse ${fmt(parse.wall)} docs/s)`,
+);

@@ -74,7 +74,9 @@ function makeRecords(n: number): { rows: Row[]; servers: number } {
         updatedAt: new Date(Date.UTC(2025, 8, 1) + k * 60_000 + v * 1000).toISOString(),
         status: latest && k % 50 === 7 ? 'deleted' : 'active',
         isLatest: latest,
-        remoteUrl: remote ? `https://mcp-${k.toString(36)}.${['example.com', 'example.net', 'example.org'][k % 3]}/${k % 4 === 0 ? 'sse' : 'mcp'}` : null,
+        remoteUrl: remote
+          ? `https://mcp-${k.toString(36)}.${['example.com', 'example.net', 'example.org'][k % 3]}/${k % 4 === 0 ? 'sse' : 'mcp'}`
+          : null,
         type: remote && k % 4 === 0 ? 'sse' : 'streamable-http',
         extra: {
           ...(k % 3 === 0 ? { websiteUrl: `https://owner${k % 9000}.example.com/` } : {}),
@@ -111,7 +113,12 @@ async function startEmulator(rows: Row[]): Promise<Emulator> {
     const id = `${latest}|${includeDeleted}|${since}`;
     let v = views.get(id);
     if (!v) {
-      v = rows.filter((r) => (!latest || meta(r.e).isLatest) && (includeDeleted || meta(r.e).status !== 'deleted') && (since === null || Date.parse(meta(r.e).updatedAt) > since));
+      v = rows.filter(
+        (r) =>
+          (!latest || meta(r.e).isLatest) &&
+          (includeDeleted || meta(r.e).status !== 'deleted') &&
+          (since === null || Date.parse(meta(r.e).updatedAt) > since),
+      );
       views.set(id, v);
     }
     return v;
@@ -132,7 +139,8 @@ async function startEmulator(rows: Row[]): Promise<Emulator> {
     if (!Number.isInteger(limit) || limit < 1 || limit > PAGE) return send(res, 422, { title: 'Unprocessable Entity', status: 422 });
     const sinceText = q.get('updated_since');
     const since = sinceText === null ? null : Date.parse(sinceText);
-    if (since !== null && Number.isNaN(since)) return send(res, 400, { title: 'Bad Request', status: 400, detail: 'invalid updated_since format' });
+    if (since !== null && Number.isNaN(since))
+      return send(res, 400, { title: 'Bad Request', status: 400, detail: 'invalid updated_since format' });
     const v = view(q.get('version') === 'latest', since !== null || q.get('include_deleted') === 'true', since);
     let from = 0;
     const cursor = q.get('cursor');
@@ -155,7 +163,8 @@ async function startEmulator(rows: Row[]): Promise<Emulator> {
     }
     const page = v.slice(from, from + limit);
     const metadata: Record<string, unknown> = { count: page.length };
-    if (from + limit < v.length) metadata.nextCursor = Buffer.from(JSON.stringify({ after: page[page.length - 1]!.key })).toString('base64url');
+    if (from + limit < v.length)
+      metadata.nextCursor = Buffer.from(JSON.stringify({ after: page[page.length - 1]!.key })).toString('base64url');
     send(res, 200, { servers: page.map((r) => r.e), metadata });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -230,7 +239,14 @@ async function main(): Promise<void> {
       const port = await freePort();
       const controllerPort = await freePort([port]);
       console.log('starting a local broker (src/stack/kafka/)…');
-      broker = await startBroker({ dataDir: join(root, 'broker'), cacheDir: loadConfig().cacheDir, port, controllerPort, logger: log, heap: '1g' });
+      broker = await startBroker({
+        dataDir: join(root, 'broker'),
+        cacheDir: loadConfig().cacheDir,
+        port,
+        controllerPort,
+        logger: log,
+        heap: '1g',
+      });
       brokers = broker.brokers;
     }
     const config = loadConfig(
@@ -245,7 +261,14 @@ async function main(): Promise<void> {
       {},
     );
     const prefix = `bench-crawl-${Date.now()}.`;
-    const platform = await startPlatform(config, { log, clientId: 'bench-crawl', api: false, processors: false, probes: false, topicPrefix: prefix });
+    const platform = await startPlatform(config, {
+      log,
+      clientId: 'bench-crawl',
+      api: false,
+      processors: false,
+      probes: false,
+      topicPrefix: prefix,
+    });
     try {
       const topic = platform.kafka.topics.listings;
       const admin = platform.kafka.kafka.admin();
@@ -253,7 +276,7 @@ async function main(): Promise<void> {
 
       // A new topic's partitions take a moment to get a leader on a fresh broker; wait for them, so the
       // crawl is not timed with the producer's first retries.
-      for (const t0 = Date.now(); Date.now() - t0 < 30_000; ) {
+      for (const t0 = Date.now(); Date.now() - t0 < 30_000;) {
         const md = await admin.fetchTopicMetadata({ topics: Object.values(platform.kafka.topics) });
         if (md.topics.every((tp) => tp.partitions.every((p) => p.leader >= 0))) break;
         await new Promise((r) => setTimeout(r, 200));
@@ -282,7 +305,9 @@ async function main(): Promise<void> {
       console.log(`  between the passes: ${fmt(changes.deleted)} servers deleted, ${fmt(changes.updated)} updated`);
       if (!passes.every((p) => p.s.complete)) throw new Error('a crawl pass was incomplete');
       const pages = passes.reduce((a, p) => a + p.s.pages, 0);
-      console.log(`  (at the production page delay, ${SOURCE_LIMITS.defaultPageDelayMs} ms, these ${fmt(pages)} pages would add ${fmt((pages * SOURCE_LIMITS.defaultPageDelayMs) / 1000, 1)} s of pacing)`);
+      console.log(
+        `  (at the production page delay, ${SOURCE_LIMITS.defaultPageDelayMs} ms, these ${fmt(pages)} pages would add ${fmt((pages * SOURCE_LIMITS.defaultPageDelayMs) / 1000, 1)} s of pacing)`,
+      );
       const crawlRate = events / (crawlMs / 1000);
       console.log(
         `crawl: ${fmt(events)} listing events in ${fmt(crawlMs / 1000, 2)} s, all of it beyond the pacing (page delay 0), ${fmt(crawlRate)} events/s; ` +
@@ -290,7 +315,14 @@ async function main(): Promise<void> {
       );
 
       // Phase 2: dedupe over the whole topic.
-      const deps = { kafka: platform.kafka.kafka, warehouse: platform.warehouse, topics: platform.kafka.topics, logger: log, sign: generateKeyPairSync('ed25519').privateKey, groupPrefix: prefix };
+      const deps = {
+        kafka: platform.kafka.kafka,
+        warehouse: platform.warehouse,
+        topics: platform.kafka.topics,
+        logger: log,
+        sign: generateKeyPairSync('ed25519').privateKey,
+        groupPrefix: prefix,
+      };
       const [dedupe] = createProcessors(deps, ['dedupe']);
       const dedupeRss = rssPeak();
       t = performance.now();
@@ -317,7 +349,9 @@ async function main(): Promise<void> {
         `dedupe: ${fmt(events)} events in ${fmt(dedupeAllMs / 1000, 2)} s from its start (the group's join included); ${fmt(first!.behind)} of them between its first and last commit in ${fmt(dedupeMs / 1000, 2)} s: ${fmt(dedupeRate)} events/s; ` +
           `peak RSS ${mb(dedupePeak)}`,
       );
-      console.log(`  warehouse: ${fmt(Number(listings?.n ?? 0))} listings, ${fmt(Number(agents?.all ?? 0))} agents (${fmt(Number(agents?.active ?? 0))} active)`);
+      console.log(
+        `  warehouse: ${fmt(Number(listings?.n ?? 0))} listings, ${fmt(Number(agents?.all ?? 0))} agents (${fmt(Number(agents?.active ?? 0))} active)`,
+      );
       await admin.disconnect();
 
       const r = dedupeRate / crawlRate;

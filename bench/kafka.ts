@@ -39,12 +39,31 @@ const PARTITIONS = TOPICS.probes.partitions;
 
 // ---- realistic probe events ----
 
-function exchange(role: string, url: string, status: number | null, body: string, kept: ProbeExchange['bodyKept'], headers: Record<string, string>): ProbeExchange {
+function exchange(
+  role: string,
+  url: string,
+  status: number | null,
+  body: string,
+  kept: ProbeExchange['bodyKept'],
+  headers: Record<string, string>,
+): ProbeExchange {
   const b = Buffer.from(kept === 'document' || kept === 'none' ? '' : body);
   return {
-    role, url, status, headers, body: b, bodyTruncated: false, bodyBytes: Buffer.byteLength(body),
-    bodySha256: randomUUID().replace(/-/g, '').repeat(2), bodyKept: kept, remoteAddress: status === null ? null : '203.0.113.7',
-    startedAt: 1_767_225_600_000, durationMs: 42 + (body.length % 300), errorClass: status === null ? 'timeout' : null, errorMessage: status === null ? 'no answer in 10000 ms' : null, retries: 0,
+    role,
+    url,
+    status,
+    headers,
+    body: b,
+    bodyTruncated: false,
+    bodyBytes: Buffer.byteLength(body),
+    bodySha256: randomUUID().replace(/-/g, '').repeat(2),
+    bodyKept: kept,
+    remoteAddress: status === null ? null : '203.0.113.7',
+    startedAt: 1_767_225_600_000,
+    durationMs: 42 + (body.length % 300),
+    errorClass: status === null ? 'timeout' : null,
+    errorMessage: status === null ? 'no answer in 10000 ms' : null,
+    retries: 0,
   };
 }
 
@@ -56,15 +75,51 @@ function probeEvents(n: number): Array<{ key: string; value: Buffer }> {
     const mcp = i % 3 === 0;
     const key = mcp ? `mcp:https://${site}/mcp` : `a2a:https://${site}/.well-known/agent-card.json`;
     const exchanges = mcp
-      ? [exchange('mcp-get', `https://${site}/mcp`, i % 7 === 0 ? 401 : 405, i % 7 === 0 ? '' : '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method not allowed"},"id":null}', 'excerpt', { 'content-type': 'application/json', 'www-authenticate': i % 7 === 0 ? 'Bearer resource_metadata="https://' + site + '/.well-known/oauth-protected-resource"' : '' })]
+      ? [
+          exchange(
+            'mcp-get',
+            `https://${site}/mcp`,
+            i % 7 === 0 ? 401 : 405,
+            i % 7 === 0 ? '' : '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method not allowed"},"id":null}',
+            'excerpt',
+            {
+              'content-type': 'application/json',
+              'www-authenticate': i % 7 === 0 ? 'Bearer resource_metadata="https://' + site + '/.well-known/oauth-protected-resource"' : '',
+            },
+          ),
+        ]
       : [
-          exchange('card', `https://${site}/.well-known/agent-card.json`, i % 11 === 0 ? 404 : 200, '{"name":"x"}'.padEnd(1500 + (i % 900), ' '), i % 11 === 0 ? 'none' : 'document', { 'content-type': i % 11 === 0 ? 'text/html' : 'application/json', etag: `"${i.toString(16)}"` }),
-          ...(i % 11 === 0 ? [exchange('card-legacy', `https://${site}/.well-known/agent.json`, i % 13 === 0 ? null : 200, '', 'document', { 'content-type': 'application/json' })] : []),
+          exchange(
+            'card',
+            `https://${site}/.well-known/agent-card.json`,
+            i % 11 === 0 ? 404 : 200,
+            '{"name":"x"}'.padEnd(1500 + (i % 900), ' '),
+            i % 11 === 0 ? 'none' : 'document',
+            { 'content-type': i % 11 === 0 ? 'text/html' : 'application/json', etag: `"${i.toString(16)}"` },
+          ),
+          ...(i % 11 === 0
+            ? [
+                exchange('card-legacy', `https://${site}/.well-known/agent.json`, i % 13 === 0 ? null : 200, '', 'document', {
+                  'content-type': 'application/json',
+                }),
+              ]
+            : []),
         ];
     const e: ProbeEvent = {
-      id: randomUUID(), observedAt: 1_767_225_600_000 + i, runId: 'bench-run', requestId: randomUUID(), agentKey: key,
-      protocol: mcp ? 'mcp' : 'a2a', targetUrl: exchanges[0]!.url, transport: mcp ? 'streamable-http' : null, inSample: i % 4 === 0,
-      exchanges, robots: 'allowed', canary: 'ok', errorClass: null, retries: 0,
+      id: randomUUID(),
+      observedAt: 1_767_225_600_000 + i,
+      runId: 'bench-run',
+      requestId: randomUUID(),
+      agentKey: key,
+      protocol: mcp ? 'mcp' : 'a2a',
+      targetUrl: exchanges[0]!.url,
+      transport: mcp ? 'streamable-http' : null,
+      inSample: i % 4 === 0,
+      exchanges,
+      robots: 'allowed',
+      canary: 'ok',
+      errorClass: null,
+      retries: 0,
     };
     out.push({ key, value: codec.encode('Probe', e) });
   }
@@ -73,7 +128,11 @@ function probeEvents(n: number): Array<{ key: string; value: Buffer }> {
 
 // ---- the two clients ----
 
-interface Phase { messages: number; ms: number; commits: number }
+interface Phase {
+  messages: number;
+  ms: number;
+  commits: number;
+}
 const rate = (p: Phase): number => p.messages / (p.ms / 1000);
 const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
 
@@ -86,7 +145,11 @@ async function produceKafkajs(producer: EventProducer, topic: string, msgs: Arra
   return performance.now() - t0;
 }
 
-async function producePlatformatic(producer: PProducer<Buffer, Buffer, Buffer, Buffer>, topic: string, msgs: Array<{ key: string; value: Buffer }>): Promise<number> {
+async function producePlatformatic(
+  producer: PProducer<Buffer, Buffer, Buffer, Buffer>,
+  topic: string,
+  msgs: Array<{ key: string; value: Buffer }>,
+): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < msgs.length; i += BATCH) {
     await producer.send({ messages: msgs.slice(i, i + BATCH).map((m) => ({ topic, key: Buffer.from(m.key), value: m.value })) });
@@ -126,7 +189,9 @@ async function consumeKafkajs(brokers: string, topic: string, expected: number):
 
 async function consumePlatformatic(brokers: string, topic: string, expected: number): Promise<Phase> {
   const consumer = new PConsumer<Buffer, Buffer, Buffer, Buffer>({
-    clientId: 'bench-platformatic-consumer', groupId: `bench-platformatic-${randomUUID()}`, bootstrapBrokers: brokers.split(','),
+    clientId: 'bench-platformatic-consumer',
+    groupId: `bench-platformatic-${randomUUID()}`,
+    bootstrapBrokers: brokers.split(','),
     maxWaitTime: 1000,
   });
   const stream = await consumer.consume({ topics: [topic], mode: 'earliest', autocommit: false });
@@ -167,7 +232,14 @@ async function main(): Promise<void> {
     const port = await freePort();
     const controllerPort = await freePort([port]);
     process.stdout.write('starting a local broker (src/stack/kafka/)…\n');
-    broker = await startBroker({ dataDir, cacheDir: loadConfig().cacheDir, port, controllerPort, logger: createLogger('bench-broker', { level: 'warn' }), heap: '1g' });
+    broker = await startBroker({
+      dataDir,
+      cacheDir: loadConfig().cacheDir,
+      port,
+      controllerPort,
+      logger: createLogger('bench-broker', { level: 'warn' }),
+      heap: '1g',
+    });
     brokers = broker.brokers;
   }
   try {
@@ -179,15 +251,28 @@ async function main(): Promise<void> {
 
     const msgs = probeEvents(N);
     const bytes = msgs.reduce((s, m) => s + m.value.length, 0);
-    const version = (pkg: string): string => (JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
-    console.log(`VeronikAI Kafka client benchmark: kafkajs ${version('kafkajs')} against @platformatic/kafka ${version('@platformatic/kafka')}`);
-    console.log(`node ${process.version}; broker ${broker ? `${broker.version} (local, started for this run)` : brokers}; topic ${topic} (${PARTITIONS} partitions)`);
-    console.log(`messages: ${fmt(N)} encoded probe events per client, mean ${fmt(bytes / N)} bytes; sends of ${BATCH}, acks=all, idempotent; ${ROUNDS} alternating rounds`);
+    const version = (pkg: string): string =>
+      (JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+    console.log(
+      `VeronikAI Kafka client benchmark: kafkajs ${version('kafkajs')} against @platformatic/kafka ${version('@platformatic/kafka')}`,
+    );
+    console.log(
+      `node ${process.version}; broker ${broker ? `${broker.version} (local, started for this run)` : brokers}; topic ${topic} (${PARTITIONS} partitions)`,
+    );
+    console.log(
+      `messages: ${fmt(N)} encoded probe events per client, mean ${fmt(bytes / N)} bytes; sends of ${BATCH}, acks=all, idempotent; ${ROUNDS} alternating rounds`,
+    );
     console.log('');
 
     const kProducer = new EventProducer(kafka, { logger: silentLogger });
     await kProducer.connect();
-    const pProducer = new PProducer<Buffer, Buffer, Buffer, Buffer>({ clientId: 'bench-platformatic', bootstrapBrokers: brokers.split(','), idempotent: true, acks: ProduceAcks.ALL, autocreateTopics: false });
+    const pProducer = new PProducer<Buffer, Buffer, Buffer, Buffer>({
+      clientId: 'bench-platformatic',
+      bootstrapBrokers: brokers.split(','),
+      idempotent: true,
+      acks: ProduceAcks.ALL,
+      autocreateTopics: false,
+    });
     // Warm-up: connections, metadata, producer ids.
     await produceKafkajs(kProducer, topic, msgs.slice(0, BATCH));
     await producePlatformatic(pProducer, topic, msgs.slice(0, BATCH));
@@ -205,20 +290,34 @@ async function main(): Promise<void> {
     }
     await kProducer.close();
     await pProducer.close();
-    console.log(`produce  kafkajs       ${fmt(rate(prod.kafkajs)).padStart(9)} msg/s   (${fmt(prod.kafkajs.messages)} in ${(prod.kafkajs.ms / 1000).toFixed(1)} s)`);
-    console.log(`produce  platformatic  ${fmt(rate(prod.platformatic)).padStart(9)} msg/s   (${fmt(prod.platformatic.messages)} in ${(prod.platformatic.ms / 1000).toFixed(1)} s)`);
+    console.log(
+      `produce  kafkajs       ${fmt(rate(prod.kafkajs)).padStart(9)} msg/s   (${fmt(prod.kafkajs.messages)} in ${(prod.kafkajs.ms / 1000).toFixed(1)} s)`,
+    );
+    console.log(
+      `produce  platformatic  ${fmt(rate(prod.platformatic)).padStart(9)} msg/s   (${fmt(prod.platformatic.messages)} in ${(prod.platformatic.ms / 1000).toFixed(1)} s)`,
+    );
 
     const total = 2 * N + 2 * BATCH;
     const cons = { kafkajs: [] as Phase[], platformatic: [] as Phase[] };
     for (let r = 0; r < 2; r++) {
       const order = r % 2 === 0 ? (['kafkajs', 'platformatic'] as const) : (['platformatic', 'kafkajs'] as const);
-      for (const who of order) cons[who].push(who === 'kafkajs' ? await consumeKafkajs(brokers, topic, total) : await consumePlatformatic(brokers, topic, total));
+      for (const who of order)
+        cons[who].push(who === 'kafkajs' ? await consumeKafkajs(brokers, topic, total) : await consumePlatformatic(brokers, topic, total));
     }
-    const sum = (ps: Phase[]): Phase => ps.reduce((a, p) => ({ messages: a.messages + p.messages, ms: a.ms + p.ms, commits: a.commits + p.commits }), { messages: 0, ms: 0, commits: 0 });
+    const sum = (ps: Phase[]): Phase =>
+      ps.reduce((a, p) => ({ messages: a.messages + p.messages, ms: a.ms + p.ms, commits: a.commits + p.commits }), {
+        messages: 0,
+        ms: 0,
+        commits: 0,
+      });
     const ck = sum(cons.kafkajs);
     const cp = sum(cons.platformatic);
-    console.log(`consume  kafkajs       ${fmt(rate(ck)).padStart(9)} msg/s   (${fmt(ck.messages)} in ${(ck.ms / 1000).toFixed(1)} s, ${ck.commits} commits; whole topic twice, own group each time)`);
-    console.log(`consume  platformatic  ${fmt(rate(cp)).padStart(9)} msg/s   (${fmt(cp.messages)} in ${(cp.ms / 1000).toFixed(1)} s, ${cp.commits} commits)`);
+    console.log(
+      `consume  kafkajs       ${fmt(rate(ck)).padStart(9)} msg/s   (${fmt(ck.messages)} in ${(ck.ms / 1000).toFixed(1)} s, ${ck.commits} commits; whole topic twice, own group each time)`,
+    );
+    console.log(
+      `consume  platformatic  ${fmt(rate(cp)).padStart(9)} msg/s   (${fmt(cp.messages)} in ${(cp.ms / 1000).toFixed(1)} s, ${cp.commits} commits)`,
+    );
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
     await admin.disconnect();
 
@@ -229,8 +328,12 @@ async function main(): Promise<void> {
     const timeP = prod.platformatic.ms / prod.platformatic.messages + cp.ms / cp.messages;
     const r = timeK / timeP;
     console.log('');
-    console.log(`produce platformatic/kafkajs ${produceRatio.toFixed(2)}, consume ${consumeRatio.toFixed(2)}; switch threshold 1.5: ${r >= 1.5 ? 'met' : 'NOT met'}`);
-    console.log(`kafka: platformatic/kafkajs = ${r.toFixed(2)} (messages ${fmt(N)} per client, produce ${produceRatio.toFixed(2)}: ${fmt(rate(prod.platformatic))} vs ${fmt(rate(prod.kafkajs))} msg/s, consume ${consumeRatio.toFixed(2)}: ${fmt(rate(cp))} vs ${fmt(rate(ck))} msg/s)`);
+    console.log(
+      `produce platformatic/kafkajs ${produceRatio.toFixed(2)}, consume ${consumeRatio.toFixed(2)}; switch threshold 1.5: ${r >= 1.5 ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `kafka: platformatic/kafkajs = ${r.toFixed(2)} (messages ${fmt(N)} per client, produce ${produceRatio.toFixed(2)}: ${fmt(rate(prod.platformatic))} vs ${fmt(rate(prod.kafkajs))} msg/s, consume ${consumeRatio.toFixed(2)}: ${fmt(rate(cp))} vs ${fmt(rate(ck))} msg/s)`,
+    );
   } finally {
     await broker?.stop(15_000);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

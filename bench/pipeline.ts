@@ -145,10 +145,18 @@ async function main(): Promise<void> {
     const index = buildIndex(AGENTS, corpus, DAYS, start);
     const mcp = index.agents.filter((a) => a.protocol === 'mcp').length;
     console.log('VeronikAI event pipeline benchmark: consume (decode only) against replay (decode + judge + write with commits)');
-    console.log(`node ${process.version}; broker ${broker ? `${broker.version} (local, started for this run)` : brokers}; warehouse embedded chdb (migrated, temporary); checker ${CURRENT_CHECKER.version}`);
-    console.log(`index: ${fmt(AGENTS)} agents (${fmt(mcp)} MCP, ${fmt(AGENTS - mcp)} A2A) with one listing each; documents from ${corpus.source}`);
-    console.log(`inputs: ${EPOCHS === 1 ? 'each agent answers as it always does' : `the days cut into ${EPOCHS} spans, each with other judged inputs (BENCH_INPUT_EPOCHS)`}`);
-    console.log(`history: ${fmt(N)} probe events over ${DAYS} days (${fmt(N / DAYS)} a day) from ${new Date(start).toISOString().slice(0, 10)}; topic ${topics.probes} (${TOPICS.probes.partitions} partitions)`);
+    console.log(
+      `node ${process.version}; broker ${broker ? `${broker.version} (local, started for this run)` : brokers}; warehouse embedded chdb (migrated, temporary); checker ${CURRENT_CHECKER.version}`,
+    );
+    console.log(
+      `index: ${fmt(AGENTS)} agents (${fmt(mcp)} MCP, ${fmt(AGENTS - mcp)} A2A) with one listing each; documents from ${corpus.source}`,
+    );
+    console.log(
+      `inputs: ${EPOCHS === 1 ? 'each agent answers as it always does' : `the days cut into ${EPOCHS} spans, each with other judged inputs (BENCH_INPUT_EPOCHS)`}`,
+    );
+    console.log(
+      `history: ${fmt(N)} probe events over ${DAYS} days (${fmt(N / DAYS)} a day) from ${new Date(start).toISOString().slice(0, 10)}; topic ${topics.probes} (${TOPICS.probes.partitions} partitions)`,
+    );
 
     // ---- produce: listings, then each chunk's new documents before its probes (as the probe worker does) ----
     const producer = new EventProducer(kafka, { logger: log });
@@ -189,21 +197,32 @@ async function main(): Promise<void> {
       await sink.probes(probes);
       produceMs += performance.now() - t;
       produced += probes.length;
-      if (produced % 100_000 < CHUNK) process.stdout.write(`  produced ${fmt(produced)} probe events (${fmt(produced / (produceMs / 1000))}/s)\n`);
+      if (produced % 100_000 < CHUNK)
+        process.stdout.write(`  produced ${fmt(produced)} probe events (${fmt(produced / (produceMs / 1000))}/s)\n`);
     }
     await producer.close();
-    console.log(`produced: ${fmt(index.listings.length)} listings in ${secs(listingsMs)}; ${fmt(hashes.size)} documents (${fmt(docBytes / hashes.size)} bytes mean); ${fmt(produced)} probe events in ${secs(produceMs)} (${fmt(produced / (produceMs / 1000))}/s, generated in ${secs(genMs)})`);
+    console.log(
+      `produced: ${fmt(index.listings.length)} listings in ${secs(listingsMs)}; ${fmt(hashes.size)} documents (${fmt(docBytes / hashes.size)} bytes mean); ${fmt(produced)} probe events in ${secs(produceMs)} (${fmt(produced / (produceMs / 1000))}/s, generated in ${secs(genMs)})`,
+    );
     console.log(`probe events: mean ${fmt(sampledBytes / sampled)} bytes encoded, ${(exchanges / produced).toFixed(2)} exchanges each`);
 
     // ---- the join context first, as replay does ----
     t = performance.now();
     const ctx = { kafka, topics, logger: log, warehouse };
     const [history, docs, dedupe] = await Promise.all([
-      runUntil((hooks) => createListingHistory({ ...ctx, groupId: `${prefix}listing-history`, hooks }) as ConsumerRunner<unknown>, index.listings.length),
+      runUntil(
+        (hooks) => createListingHistory({ ...ctx, groupId: `${prefix}listing-history`, hooks }) as ConsumerRunner<unknown>,
+        index.listings.length,
+      ),
       runUntil((hooks) => createDocumentStore({ ...ctx, groupId: `${prefix}documents`, hooks }) as ConsumerRunner<unknown>, hashes.size),
-      runUntil((hooks) => createDedupeProcessor({ ...ctx, groupId: `${prefix}dedupe`, hooks }) as ConsumerRunner<unknown>, index.listings.length),
+      runUntil(
+        (hooks) => createDedupeProcessor({ ...ctx, groupId: `${prefix}dedupe`, hooks }) as ConsumerRunner<unknown>,
+        index.listings.length,
+      ),
     ]);
-    console.log(`caught up first (not in the ratio): listing history ${secs(history.ms)}, document store ${secs(docs.ms)}, dedupe (agents) ${secs(dedupe.ms)}; all in ${secs(performance.now() - t)}`);
+    console.log(
+      `caught up first (not in the ratio): listing history ${secs(history.ms)}, document store ${secs(docs.ms)}, dedupe (agents) ${secs(dedupe.ms)}; all in ${secs(performance.now() - t)}`,
+    );
     console.log('');
 
     // ---- (1) consume: decode only ----
@@ -214,12 +233,18 @@ async function main(): Promise<void> {
       process.stdout.write(`  ${what}: ${fmt(n)} of ${fmt(N)} in ${secs(ms)} (${fmt(n / (ms / 1000))}/s)\n`);
     };
     const consume = await runUntil(
-      (hooks) => createEventProcessor({ ...ctx, groupId: `${prefix}consume`, hooks }, { groupId: 'unused', topic: 'probes', event: 'Probe', write: async () => undefined }) as ConsumerRunner<unknown>,
+      (hooks) =>
+        createEventProcessor(
+          { ...ctx, groupId: `${prefix}consume`, hooks },
+          { groupId: 'unused', topic: 'probes', event: 'Probe', write: async () => undefined },
+        ) as ConsumerRunner<unknown>,
       N,
       tick('consume'),
     );
     const consumeRate = N / (consume.ms / 1000);
-    console.log(`consume: ${fmt(N)} decoded in ${secs(consume.ms)}: ${fmt(consumeRate)}/s (${consume.runner.stats.commits} commits; first commit after ${secs(consume.firstCommitMs)}; process CPU ${secs(consume.cpuMs)}, ${((1000 * consume.cpuMs) / N).toFixed(0)} µs an event)`);
+    console.log(
+      `consume: ${fmt(N)} decoded in ${secs(consume.ms)}: ${fmt(consumeRate)}/s (${consume.runner.stats.commits} commits; first commit after ${secs(consume.firstCommitMs)}; process CPU ${secs(consume.cpuMs)}, ${((1000 * consume.cpuMs) / N).toFixed(0)} µs an event)`,
+    );
 
     // ---- (2) replay: decode + judge + write with commits ----
     const timings = new Timings();
@@ -229,16 +254,17 @@ async function main(): Promise<void> {
     const replayWarehouse = timedWarehouse(warehouse, timings, on);
     const writer = new VerdictWriter(replayWarehouse, timedChecker(CURRENT_CHECKER, timings, on), privateKey, undefined, 'deferred');
     const replay = await runUntil(
-      (hooks) => createVerdictProcessor({
-        ...ctx,
-        warehouse: replayWarehouse,
-        checker: CURRENT_CHECKER,
-        sign: privateKey,
-        writer,
-        groupId: `${prefix}verdicts`,
-        ...(process.env.BENCH_BATCH_MB ? { batchBytes: Number(process.env.BENCH_BATCH_MB) * 1024 * 1024 } : {}),
-        hooks,
-      }) as ConsumerRunner<unknown>,
+      (hooks) =>
+        createVerdictProcessor({
+          ...ctx,
+          warehouse: replayWarehouse,
+          checker: CURRENT_CHECKER,
+          sign: privateKey,
+          writer,
+          groupId: `${prefix}verdicts`,
+          ...(process.env.BENCH_BATCH_MB ? { batchBytes: Number(process.env.BENCH_BATCH_MB) * 1024 * 1024 } : {}),
+          hooks,
+        }) as ConsumerRunner<unknown>,
       N,
       tick('replay'),
       REPLAY_CAP_MS,
@@ -254,9 +280,13 @@ async function main(): Promise<void> {
     const replayRate = replayed / (replay.ms / 1000);
     const capped = replayed < N ? ` (stopped by the ${REPLAY_CAP_MS / 1000} s cap: rate over the first ${fmt(replayed)})` : '';
     if (capped) console.log(`replay stopped by the cap after ${fmt(replayed)} of ${fmt(N)} events`);
-    console.log(`replay:  ${fmt(replayed)} judged and written in ${secs(replay.ms)}: ${fmt(replayRate)}/s (${replay.runner.stats.commits} commits, ${replay.runner.stats.dlq} dead letters; first commit after ${secs(replay.firstCommitMs)}; process CPU ${secs(replay.cpuMs)}, ${((1000 * replay.cpuMs) / replayed).toFixed(0)} µs an event)`);
+    console.log(
+      `replay:  ${fmt(replayed)} judged and written in ${secs(replay.ms)}: ${fmt(replayRate)}/s (${replay.runner.stats.commits} commits, ${replay.runner.stats.dlq} dead letters; first commit after ${secs(replay.firstCommitMs)}; process CPU ${secs(replay.cpuMs)}, ${((1000 * replay.cpuMs) / replayed).toFixed(0)} µs an event)`,
+    );
     console.log(`  of which the read models of ${derived.days} days, derived once at the end: ${secs(deriveMs)}`);
-    console.log(`  judged ${fmt(distinct)} distinct inputs (${fmt(replayed - distinct)} probes took an earlier judgement of the same inputs${evicted ? `; the memo's ${fmt(writer.memo.capacity)} entries were not enough: some inputs were judged more than once` : ''})`);
+    console.log(
+      `  judged ${fmt(distinct)} distinct inputs (${fmt(replayed - distinct)} probes took an earlier judgement of the same inputs${evicted ? `; the memo's ${fmt(writer.memo.capacity)} entries were not enough: some inputs were judged more than once` : ''})`,
+    );
 
     // What the replay wrote, read back.
     const [rows] = await warehouse.query<{ checks: string; verdicts: string; latest: string; days: string; history: string }>(
@@ -267,25 +297,44 @@ async function main(): Promise<void> {
               (SELECT count() FROM agent_daily_history FINAL WHERE checker_version = {cv:String}) AS history`,
       { cv: CURRENT_CHECKER.version },
     );
-    const results = await warehouse.query<{ result: string; n: string }>('SELECT result, count() AS n FROM verdicts WHERE checker_version = {cv:String} GROUP BY result ORDER BY n DESC', { cv: CURRENT_CHECKER.version });
-    const uptime = await warehouse.query<{ uptime: string; n: string }>('SELECT uptime, count() AS n FROM checks WHERE checker_version = {cv:String} GROUP BY uptime ORDER BY n DESC', { cv: CURRENT_CHECKER.version });
-    console.log(`written: ${fmt(Number(rows!.checks))} checks, ${fmt(Number(rows!.verdicts))} verdicts, ${fmt(Number(rows!.latest))} agent_latest, ${rows!.days} rollup days, ${fmt(Number(rows!.history))} agent-days`);
-    console.log(`  uptime ${uptime.map((u) => `${u.uptime} ${fmt(Number(u.n))}`).join(', ')}; verdicts ${results.map((r) => `${r.result} ${fmt(Number(r.n))}`).join(', ')}`);
+    const results = await warehouse.query<{ result: string; n: string }>(
+      'SELECT result, count() AS n FROM verdicts WHERE checker_version = {cv:String} GROUP BY result ORDER BY n DESC',
+      { cv: CURRENT_CHECKER.version },
+    );
+    const uptime = await warehouse.query<{ uptime: string; n: string }>(
+      'SELECT uptime, count() AS n FROM checks WHERE checker_version = {cv:String} GROUP BY uptime ORDER BY n DESC',
+      { cv: CURRENT_CHECKER.version },
+    );
+    console.log(
+      `written: ${fmt(Number(rows!.checks))} checks, ${fmt(Number(rows!.verdicts))} verdicts, ${fmt(Number(rows!.latest))} agent_latest, ${rows!.days} rollup days, ${fmt(Number(rows!.history))} agent-days`,
+    );
+    console.log(
+      `  uptime ${uptime.map((u) => `${u.uptime} ${fmt(Number(u.n))}`).join(', ')}; verdicts ${results.map((r) => `${r.result} ${fmt(Number(r.n))}`).join(', ')}`,
+    );
 
     console.log('');
-    console.log(`where the replay's ${secs(replay.ms)} went (wall time of awaited calls; the rest is decode, Kafka fetch and commit, row building):`);
+    console.log(
+      `where the replay's ${secs(replay.ms)} went (wall time of awaited calls; the rest is decode, Kafka fetch and commit, row building):`,
+    );
     let accounted = 0;
     for (const r of timings.rows()) {
       accounted += r.ms;
-      console.log(`  ${r.what.padEnd(48)} ${secs(r.ms).padStart(9)}  ${((100 * r.ms) / replay.ms).toFixed(1).padStart(5)} %  (${fmt(r.calls)} calls, ${(r.ms / r.calls).toFixed(2)} ms each)`);
+      console.log(
+        `  ${r.what.padEnd(48)} ${secs(r.ms).padStart(9)}  ${((100 * r.ms) / replay.ms).toFixed(1).padStart(5)} %  (${fmt(r.calls)} calls, ${(r.ms / r.calls).toFixed(2)} ms each)`,
+      );
     }
-    console.log(`  ${'rest'.padEnd(48)} ${secs(replay.ms - accounted).padStart(9)}  ${((100 * (replay.ms - accounted)) / replay.ms).toFixed(1).padStart(5)} %`);
+    console.log(
+      `  ${'rest'.padEnd(48)} ${secs(replay.ms - accounted).padStart(9)}  ${((100 * (replay.ms - accounted)) / replay.ms).toFixed(1).padStart(5)} %`,
+    );
 
     // The most this machine allows whatever the warehouse costs: decode, judge and sign are CPU on
     // some thread for every event, so even with a free warehouse and every core busy the replay
     // runs at most cores / (their CPU an event). Measured in this run; the signature beside a bare
     // node:crypto Ed25519 signature of a payload's size, the floor of a signed verdict.
-    const judgeSignMs = timings.rows().filter((r) => r.what.startsWith('judge')).reduce((a, r) => a + r.ms, 0);
+    const judgeSignMs = timings
+      .rows()
+      .filter((r) => r.what.startsWith('judge'))
+      .reduce((a, r) => a + r.ms, 0);
     const decodeUs = (1000 * consume.cpuMs) / N;
     const judgeSignUs = (1000 * judgeSignMs) / replayed;
     const cores = availableParallelism();
@@ -310,7 +359,9 @@ async function main(): Promise<void> {
     const r = replayRate / consumeRate;
     console.log('');
     console.log(`target 0.5: ${r >= 0.5 ? 'met' : 'NOT met'}`);
-    console.log(`pipeline: replay/consume = ${r.toFixed(3)} (events ${fmt(N)}${capped}, distinct inputs ${fmt(distinct)}, agents ${fmt(AGENTS)}, consume ${fmt(consumeRate)}/s, replay ${fmt(replayRate)}/s)`);
+    console.log(
+      `pipeline: replay/consume = ${r.toFixed(3)} (events ${fmt(N)}${capped}, distinct inputs ${fmt(distinct)}, agents ${fmt(AGENTS)}, consume ${fmt(consumeRate)}/s, replay ${fmt(replayRate)}/s)`,
+    );
   } finally {
     await warehouse.close().catch(() => undefined);
     rmSync(whDir, { recursive: true, force: true });

@@ -75,7 +75,11 @@ const HOSTS_PRELOAD = new URL('./_hosts-preload.mjs', import.meta.url).href;
  */
 type Via = 'engine' | 'worker' | 'command';
 const VIAS: readonly Via[] = ['engine', 'worker', 'command'];
-const VIA_NAMES: Record<Via, string> = { engine: 'the engine', worker: 'through the probe worker', command: 'through the probe-worker command' };
+const VIA_NAMES: Record<Via, string> = {
+  engine: 'the engine',
+  worker: 'through the probe worker',
+  command: 'through the probe-worker command',
+};
 const DELAY_MS = 20;
 
 /** What an endpoint answers to the GET, with its share of endpoints (percent). */
@@ -259,8 +263,17 @@ async function requestsOnBroker(plan: Plan, brokers: string, clientId: string, p
   await producer.connect();
   await new KafkaObservationSink(producer, topics).probeRequests(
     plan.probes.map((p, i) => ({
-      id: idOf(i), observedAt: Date.now(), runId: 'bench', agentKey: p.url, agentId: `a${i}`,
-      protocol: 'mcp', site: `s${p.site}.test`, targetUrl: p.url, transport: 'streamable-http', reason: 'sample', inSample: true,
+      id: idOf(i),
+      observedAt: Date.now(),
+      runId: 'bench',
+      agentKey: p.url,
+      agentId: `a${i}`,
+      protocol: 'mcp',
+      site: `s${p.site}.test`,
+      targetUrl: p.url,
+      transport: 'streamable-http',
+      reason: 'sample',
+      inSample: true,
     })),
   );
   return { kafka, topics, log, producer };
@@ -273,7 +286,13 @@ async function requestsOnBroker(plan: Plan, brokers: string, clientId: string, p
  * with this engine, until every request's batch is committed. Producing the requests is done
  * before the clock starts; the worker's group join is inside it.
  */
-async function workerPath(plan: Plan, engine: ProbeEngine, concurrency: number, onStart: (p: Probe) => void, record: (p: Probe, ev: ProbeEvent) => void): Promise<{ run: () => Promise<void> }> {
+async function workerPath(
+  plan: Plan,
+  engine: ProbeEngine,
+  concurrency: number,
+  onStart: (p: Probe) => void,
+  record: (p: Probe, ev: ProbeEvent) => void,
+): Promise<{ run: () => Promise<void> }> {
   const { deleteTopicsWithPrefix } = await import('../src/kafka/topics-admin.js');
   const { ProbeWorker } = await import('../src/producers/probe-worker.js');
   const byUrl = new Map(plan.probes.map((p) => [p.url, p]));
@@ -287,13 +306,26 @@ async function workerPath(plan: Plan, engine: ProbeEngine, concurrency: number, 
     return kept;
   };
   const prefix = `bench-probes-${process.pid}.`;
-  const { kafka, topics, log, producer } = await requestsOnBroker(plan, process.env.BENCH_BROKERS!, 'bench-probes', prefix, (i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  const { kafka, topics, log, producer } = await requestsOnBroker(
+    plan,
+    process.env.BENCH_BROKERS!,
+    'bench-probes',
+    prefix,
+    (i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  );
   const run = async (): Promise<void> => {
     let committed = 0;
     let resolveDone!: () => void;
     const done = new Promise<void>((r) => (resolveDone = r));
     const worker = new ProbeWorker({
-      kafka, topics, engine, producer, logger: log, concurrency, groupId: `${prefix}workers`, maxWaitTimeInMs: 100,
+      kafka,
+      topics,
+      engine,
+      producer,
+      logger: log,
+      concurrency,
+      groupId: `${prefix}workers`,
+      maxWaitTimeInMs: 100,
       hooks: { afterCommit: (o) => void ((committed += o.ok + o.dlq + o.dropped) >= plan.probes.length && resolveDone()) },
     });
     try {
@@ -310,7 +342,9 @@ async function workerPath(plan: Plan, engine: ProbeEngine, concurrency: number, 
 
 /** Milliseconds of CPU (user + system) a process has used, from /proc (USER_HZ ticks of 10 ms). */
 function procCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -388,16 +422,28 @@ async function commandPath(plan: Plan, window: number, brokers: string): Promise
     },
   });
 
-  const cmd = spawn(process.execPath, [CLI, 'probe-worker', '--allow-loopback', '--brokers', brokers, '--data-dir', dir, '--probe-concurrency', String(window)], {
-    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${HOSTS_PRELOAD}`.trim(), BENCH_HOSTS_FILE: hostsFile, VERONIKAI_CANARY_URLS: '', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const cmd = spawn(
+    process.execPath,
+    [CLI, 'probe-worker', '--allow-loopback', '--brokers', brokers, '--data-dir', dir, '--probe-concurrency', String(window)],
+    {
+      env: {
+        ...process.env,
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${HOSTS_PRELOAD}`.trim(),
+        BENCH_HOSTS_FILE: hostsFile,
+        VERONIKAI_CANARY_URLS: '',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   cmd.stdout.on('data', (d: Buffer) => (out += d.toString()));
   cmd.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => cmd.on('close', (code) => r(code)));
-  const failed = exited.then((code) => Promise.reject(new Error(`the probe-worker command exited (${code}) before the end\n${err.slice(-2000)}`)));
+  const failed = exited.then((code) =>
+    Promise.reject(new Error(`the probe-worker command exited (${code}) before the end\n${err.slice(-2000)}`)),
+  );
   try {
     await Promise.race([failed, new Promise<void>((r) => cmd.stdout.on('data', () => /probe worker running/.test(out) && r()))]);
     const t0 = performance.now();
@@ -411,9 +457,23 @@ async function commandPath(plan: Plan, window: number, brokers: string): Promise
     const code = await exited;
     if (code !== 0) throw new Error(`the probe-worker command exited with ${code} on SIGINT\n${err.slice(-2000)}`);
     return {
-      hosts: plan.hosts, sites: plan.sites, probes: plan.probes.length, wallMs: lastAt - t0, cpuMs, rssBeforeMb, peakRssMb,
-      heapPeakMb: NaN, retainedMb: NaN, bigSiteInFlight: NaN, bigSiteInFlightEarly: NaN, lastSilentTakenMs: NaN,
-      meanGetMs: exSum / Math.max(1, exN), loopDelayMeanMs: NaN, loopDelayP99Ms: NaN, unexpected, statuses,
+      hosts: plan.hosts,
+      sites: plan.sites,
+      probes: plan.probes.length,
+      wallMs: lastAt - t0,
+      cpuMs,
+      rssBeforeMb,
+      peakRssMb,
+      heapPeakMb: NaN,
+      retainedMb: NaN,
+      bigSiteInFlight: NaN,
+      bigSiteInFlightEarly: NaN,
+      lastSilentTakenMs: NaN,
+      meanGetMs: exSum / Math.max(1, exN),
+      loopDelayMeanMs: NaN,
+      loopDelayP99Ms: NaN,
+      unexpected,
+      statuses,
     };
   } finally {
     if (cmd.exitCode === null) {
@@ -498,8 +558,23 @@ async function child(hosts: number, bigSites: number, port: number, window: numb
   global.gc?.();
   const retainedMb = process.memoryUsage().heapUsed / 2 ** 20;
   const result: ChildResult = {
-    hosts, sites: plan.sites, probes: plan.probes.length, wallMs, cpuMs: (cpu.user + cpu.system) / 1000,
-    rssBeforeMb, peakRssMb: process.resourceUsage().maxRSS / 1024, heapPeakMb: heapPeak / 2 ** 20, retainedMb, unexpected, statuses, bigSiteInFlight: meanOf(occSamples), lastSilentTakenMs, bigSiteInFlightEarly: meanOf(early), meanGetMs: exSum / Math.max(1, exN), loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMeanMs: loop.mean / 1e6,
+    hosts,
+    sites: plan.sites,
+    probes: plan.probes.length,
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    rssBeforeMb,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    heapPeakMb: heapPeak / 2 ** 20,
+    retainedMb,
+    unexpected,
+    statuses,
+    bigSiteInFlight: meanOf(occSamples),
+    lastSilentTakenMs,
+    bigSiteInFlightEarly: meanOf(early),
+    meanGetMs: exSum / Math.max(1, exN),
+    loopDelayP99Ms: loop.percentile(99) / 1e6,
+    loopDelayMeanMs: loop.mean / 1e6,
   };
   process.send!(result);
 }
@@ -532,7 +607,14 @@ function startHosts(plan: () => Plan | null, counts: ServerCounts): Promise<{ po
       counts.metadata++;
       const resource = `http://${req.headers.host}${path.slice('/.well-known/oauth-protected-resource'.length)}`;
       res.writeHead(200, { 'content-type': 'application/json' });
-      return void res.end(JSON.stringify({ resource, authorization_servers: [`http://${req.headers.host}/`], bearer_methods_supported: ['header'], scopes_supported: ['mcp:tools'] }));
+      return void res.end(
+        JSON.stringify({
+          resource,
+          authorization_servers: [`http://${req.headers.host}/`],
+          bearer_methods_supported: ['header'],
+          scopes_supported: ['mcp:tools'],
+        }),
+      );
     }
     counts.gets++;
     const kind = path.split('/')[1] as Kind;
@@ -556,7 +638,9 @@ function startHosts(plan: () => Plan | null, counts: ServerCounts): Promise<{ po
         return void res.end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}');
       case '406':
         res.writeHead(406, { 'content-type': 'application/json' });
-        return void res.end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Not Acceptable: Client must accept application/json"},"id":null}');
+        return void res.end(
+          '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Not Acceptable: Client must accept application/json"},"id":null}',
+        );
       case '301':
         res.writeHead(301, { location: `https://${req.headers.host}${path}`, 'content-type': 'text/html' });
         return void res.end('<html><body>Moved</body></html>');
@@ -580,10 +664,11 @@ function startHosts(plan: () => Plan | null, counts: ServerCounts): Promise<{ po
     server.listen(0, '0.0.0.0', 8192, () =>
       resolve({
         port: (server.address() as AddressInfo).port,
-        close: () => new Promise<void>((r) => {
-          server.closeAllConnections();
-          server.close(() => r());
-        }),
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
       }),
     );
   });
@@ -593,7 +678,11 @@ function runChild(hosts: number, bigSites: number, port: number, window: number,
   return new Promise((resolve, reject) => {
     const c: ChildProcess = fork(SELF, ['--child', String(hosts), String(bigSites), String(port), String(window), via], {
       env: { ...process.env, BENCH_BROKERS: brokers },
-      execArgv: [...process.execArgv, '--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+      execArgv: [
+        ...process.execArgv,
+        '--expose-gc',
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let result: ChildResult | null = null;
@@ -613,7 +702,9 @@ async function parent(): Promise<void> {
   const srv = await startHosts(() => current, counts);
   const fmt = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   console.log(`VeronikAI probe engine benchmark: node ${process.version}; hosts answer after ${DELAY_MS} ms on 127.x.y.z:${srv.port}`);
-  console.log(`limits: ${POLITENESS.perHostConcurrency} per host, ${POLITENESS.perSiteConcurrency} per site; ${bigSites} sites of many hosts and ${SINGLE_SHARE * 100}% of the hosts a site each; a pool of ${window} concurrent probes; MCP body window ${MCP_BODY_WINDOW_MS} ms`);
+  console.log(
+    `limits: ${POLITENESS.perHostConcurrency} per host, ${POLITENESS.perSiteConcurrency} per site; ${bigSites} sites of many hosts and ${SINGLE_SHARE * 100}% of the hosts a site each; a pool of ${window} concurrent probes; MCP body window ${MCP_BODY_WINDOW_MS} ms`,
+  );
   console.log(`mix of MCP GET answers: ${MIX.map((m) => `${m.kind} ${m.share}%`).join(', ')}`);
   console.log('');
   const rows: Array<{ via: Via; r: ChildResult; idealMs: number; idealEx: number; served: ServerCounts }> = [];
@@ -621,48 +712,58 @@ async function parent(): Promise<void> {
   // The command has no topic prefix: a broker of its own, never a shared one.
   const commandBroker = vias.includes('command') ? await brokerForRun(true) : null;
   try {
-    for (const via of vias) for (const hosts of sizes) {
-      current = makePlan(hosts, bigSites, srv.port);
-      const ideal = idealMakespan(current);
-      Object.assign(counts, { robots: 0, gets: 0, metadata: 0, connections: 0 });
-      const pcpu0 = process.cpuUsage();
-      const r = via === 'command' ? await commandPath(current, window, commandBroker!.brokers) : await runChild(hosts, bigSites, srv.port, window, via, broker?.brokers ?? '');
-      const pcpu = process.cpuUsage(pcpu0);
-      const serverCpuMs = (pcpu.user + pcpu.system) / 1000;
-      const served = { ...counts };
-      rows.push({ via, r, idealMs: ideal.ms, idealEx: ideal.exchanges, served });
-      const achieved = r.probes / (r.wallMs / 1000);
-      const idealRate = r.probes / (ideal.ms / 1000);
-      const servedEx = served.robots + served.gets + served.metadata;
-      console.log(
-        `${VIA_NAMES[via]}: hosts ${fmt(hosts)} (sites ${r.sites}: ${bigSites} of ${fmt(Math.round((hosts * (1 - SINGLE_SHARE)) / bigSites))} hosts and ${fmt(r.sites - bigSites)} of one; probes ${fmt(r.probes)}): wall ${fmt(r.wallMs / 1000, 2)} s, ideal ${fmt(ideal.ms / 1000, 2)} s → ` +
-          `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, R ${(achieved / idealRate).toFixed(2)}`,
-      );
-      console.log(
-        `  requests served ${fmt(servedEx)} (robots.txt ${fmt(served.robots)} for ${fmt(hosts)} hosts, GET ${fmt(served.gets)}, metadata ${fmt(served.metadata)}; ideal ${fmt(ideal.exchanges)}) over ${fmt(served.connections)} connections, ` +
-          `${fmt(servedEx / (r.wallMs / 1000))} requests/s; engine CPU ${fmt(r.cpuMs / 1000, 2)} s (${fmt((r.cpuMs * 1000) / servedEx)} µs a request, ${fmt((100 * r.cpuMs) / r.wallMs)}% of one core); hosts' CPU ${fmt(serverCpuMs / 1000, 2)} s`,
-      );
-      if (via === 'command') {
-        console.log(`  peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB when it started working); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
-      } else {
-        console.log(`  peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB before the first probe), peak heap ${fmt(r.heapPeakMb)} MB, heap retained after the run ${fmt(r.retainedMb)} MB`);
-        console.log(`  in flight per big site ${r.bigSiteInFlight.toFixed(2)} on average, ${r.bigSiteInFlightEarly.toFixed(2)} over the first 80% of the run (limit ${POLITENESS.perSiteConcurrency}); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); engine event-loop delay mean ${r.loopDelayMeanMs.toFixed(1)} ms, p99 ${r.loopDelayP99Ms.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
-      }
-      // The same bound with the exchange time the engine measured: what is left is the schedule's own loss.
-      const atMeasured = idealMakespan(current, r.meanGetMs);
-      console.log(
-        `  at the measured ${r.meanGetMs.toFixed(1)} ms an exchange the limits allow ${fmt(atMeasured.ms / 1000, 2)} s: schedule efficiency ${(atMeasured.ms / r.wallMs).toFixed(2)}; ` +
-          `the rest of the gap is the time an exchange took beyond the host's ${DELAY_MS} ms`,
-      );
-      if (via !== 'command') {
+    for (const via of vias)
+      for (const hosts of sizes) {
+        current = makePlan(hosts, bigSites, srv.port);
+        const ideal = idealMakespan(current);
+        Object.assign(counts, { robots: 0, gets: 0, metadata: 0, connections: 0 });
+        const pcpu0 = process.cpuUsage();
+        const r =
+          via === 'command'
+            ? await commandPath(current, window, commandBroker!.brokers)
+            : await runChild(hosts, bigSites, srv.port, window, via, broker?.brokers ?? '');
+        const pcpu = process.cpuUsage(pcpu0);
+        const serverCpuMs = (pcpu.user + pcpu.system) / 1000;
+        const served = { ...counts };
+        rows.push({ via, r, idealMs: ideal.ms, idealEx: ideal.exchanges, served });
+        const achieved = r.probes / (r.wallMs / 1000);
+        const idealRate = r.probes / (ideal.ms / 1000);
+        const servedEx = served.robots + served.gets + served.metadata;
         console.log(
-          `  the last silent stream was taken from the list at ${fmt(r.lastSilentTakenMs / 1000, 2)} s, so the run lasts at least ${fmt((r.lastSilentTakenMs + MCP_BODY_WINDOW_MS) / 1000, 2)} s ` +
-            `(probes are taken in arrival order by ${fmt(window)} lanes; the ideal may start every silent stream first)`,
+          `${VIA_NAMES[via]}: hosts ${fmt(hosts)} (sites ${r.sites}: ${bigSites} of ${fmt(Math.round((hosts * (1 - SINGLE_SHARE)) / bigSites))} hosts and ${fmt(r.sites - bigSites)} of one; probes ${fmt(r.probes)}): wall ${fmt(r.wallMs / 1000, 2)} s, ideal ${fmt(ideal.ms / 1000, 2)} s → ` +
+            `achieved ${fmt(achieved)}/s, ideal ${fmt(idealRate)}/s, R ${(achieved / idealRate).toFixed(2)}`,
         );
+        console.log(
+          `  requests served ${fmt(servedEx)} (robots.txt ${fmt(served.robots)} for ${fmt(hosts)} hosts, GET ${fmt(served.gets)}, metadata ${fmt(served.metadata)}; ideal ${fmt(ideal.exchanges)}) over ${fmt(served.connections)} connections, ` +
+            `${fmt(servedEx / (r.wallMs / 1000))} requests/s; engine CPU ${fmt(r.cpuMs / 1000, 2)} s (${fmt((r.cpuMs * 1000) / servedEx)} µs a request, ${fmt((100 * r.cpuMs) / r.wallMs)}% of one core); hosts' CPU ${fmt(serverCpuMs / 1000, 2)} s`,
+        );
+        if (via === 'command') {
+          console.log(
+            `  peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB when it started working); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+          );
+        } else {
+          console.log(
+            `  peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB before the first probe), peak heap ${fmt(r.heapPeakMb)} MB, heap retained after the run ${fmt(r.retainedMb)} MB`,
+          );
+          console.log(
+            `  in flight per big site ${r.bigSiteInFlight.toFixed(2)} on average, ${r.bigSiteInFlightEarly.toFixed(2)} over the first 80% of the run (limit ${POLITENESS.perSiteConcurrency}); a GET took ${r.meanGetMs.toFixed(1)} ms on average (the host waits ${DELAY_MS}); engine event-loop delay mean ${r.loopDelayMeanMs.toFixed(1)} ms, p99 ${r.loopDelayP99Ms.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+          );
+        }
+        // The same bound with the exchange time the engine measured: what is left is the schedule's own loss.
+        const atMeasured = idealMakespan(current, r.meanGetMs);
+        console.log(
+          `  at the measured ${r.meanGetMs.toFixed(1)} ms an exchange the limits allow ${fmt(atMeasured.ms / 1000, 2)} s: schedule efficiency ${(atMeasured.ms / r.wallMs).toFixed(2)}; ` +
+            `the rest of the gap is the time an exchange took beyond the host's ${DELAY_MS} ms`,
+        );
+        if (via !== 'command') {
+          console.log(
+            `  the last silent stream was taken from the list at ${fmt(r.lastSilentTakenMs / 1000, 2)} s, so the run lasts at least ${fmt((r.lastSilentTakenMs + MCP_BODY_WINDOW_MS) / 1000, 2)} s ` +
+              `(probes are taken in arrival order by ${fmt(window)} lanes; the ideal may start every silent stream first)`,
+          );
+        }
+        const odd = Object.entries(r.unexpected);
+        if (odd.length > 0) console.log(`  probes without an answer: ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);
       }
-      const odd = Object.entries(r.unexpected);
-      if (odd.length > 0) console.log(`  probes without an answer: ${odd.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    }
   } finally {
     await srv.close();
     await broker?.stop();
@@ -675,7 +776,10 @@ async function parent(): Promise<void> {
   const others = VIAS.filter((v) => v !== last.via).flatMap((v) => (lastOf(v) ? [`${VIA_NAMES[v]} ${ratio(lastOf(v)!).toFixed(2)}`] : []));
   const achieved = last.r.probes / (last.r.wallMs / 1000);
   const idealRate = last.r.probes / (last.idealMs / 1000);
-  const rss = rows.filter((x) => x.via === last.via).map((x) => `${fmt(x.r.peakRssMb)} MB at ${fmt(x.r.hosts)}`).join(', ');
+  const rss = rows
+    .filter((x) => x.via === last.via)
+    .map((x) => `${fmt(x.r.peakRssMb)} MB at ${fmt(x.r.hosts)}`)
+    .join(', ');
   console.log('');
   console.log(
     `probes: achieved/ideal = ${ratio(last).toFixed(2)} (hosts ${last.r.hosts}, sites ${last.r.sites}, probes ${last.r.probes}, ${VIA_NAMES[last.via]}, ` +
@@ -695,7 +799,14 @@ async function brokerForRun(own = false): Promise<{ brokers: string; stop: () =>
   const { freePort, startBroker } = await import('../src/stack/kafka/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'veronikai-bench-probes-broker-'));
   const port = await freePort();
-  const broker = await startBroker({ dataDir: dir, cacheDir: loadConfig().cacheDir, port, controllerPort: await freePort([port]), logger: createLogger('bench-probes', { level: 'warn' }), heap: '1g' });
+  const broker = await startBroker({
+    dataDir: dir,
+    cacheDir: loadConfig().cacheDir,
+    port,
+    controllerPort: await freePort([port]),
+    logger: createLogger('bench-probes', { level: 'warn' }),
+    heap: '1g',
+  });
   return {
     brokers: broker.brokers,
     stop: async () => {

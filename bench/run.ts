@@ -14,7 +14,9 @@ const names = readdirSync(here)
   .sort();
 const [name, ...rest] = process.argv.slice(2);
 if (!name || !names.includes(name)) {
-  process.stderr.write(`${name ? `unknown benchmark "${name}"\n` : ''}usage: npm run bench -- NAME [args]\nbenchmarks: ${names.join(', ')}\n`);
+  process.stderr.write(
+    `${name ? `unknown benchmark "${name}"\n` : ''}usage: npm run bench -- NAME [args]\nbenchmarks: ${names.join(', ')}\n`,
+  );
   process.exit(name ? 2 : 0);
 }
 // The benchmark reads its own arguments from argv, as when run on its own.

@@ -25,16 +25,22 @@ const queries = Number(process.argv[2] ?? 200);
 const sizes = (process.argv[3] ?? '100000,1000000').split(',').map(Number);
 
 let seed = 24;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = (n: number) => Math.floor(rand() * n);
 const question = (n: number): string => {
   switch (pick(6)) {
-    case 0: return TOPICS[pick(10)]!.toLowerCase();
-    case 1: return `a${pick(n)}`;
-    case 2: return `${TOPICS[pick(10)]} agent ${pick(n)}`;
-    case 3: return `a synthetic ${TOPICS[pick(10)]!.toLowerCase()} server with tools for ${AUDIENCES[pick(3)]}`;
-    case 4: return 'weathr';
-    default: return 'developers';
+    case 0:
+      return TOPICS[pick(10)]!.toLowerCase();
+    case 1:
+      return `a${pick(n)}`;
+    case 2:
+      return `${TOPICS[pick(10)]} agent ${pick(n)}`;
+    case 3:
+      return `a synthetic ${TOPICS[pick(10)]!.toLowerCase()} server with tools for ${AUDIENCES[pick(3)]}`;
+    case 4:
+      return 'weathr';
+    default:
+      return 'developers';
   }
 };
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)]!;
@@ -71,7 +77,13 @@ try {
         await rankedSearch(reader, { q, limit: 20, checkerVersion: null });
         sql.push(performance.now() - s);
         s = performance.now();
-        lib.search(q, { prefix: (term, i, terms) => i === terms.length - 1, fuzzy: (term) => (term.length >= 5 ? 1 : 0), boost: { name: 5 } }).slice(0, 20);
+        lib
+          .search(q, {
+            prefix: (term, i, terms) => i === terms.length - 1,
+            fuzzy: (term) => (term.length >= 5 ? 1 : 0),
+            boost: { name: 5 },
+          })
+          .slice(0, 20);
         js.push(performance.now() - s);
       }
     } finally {

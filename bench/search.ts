@@ -41,8 +41,16 @@ try {
   console.log(`query                      index  bm25   relevant`);
   for (const { q, relevant } of queries) {
     const r = await rankedSearch(t.wh, { q, limit: K, checkerVersion: null });
-    const a = ndcgAt(K, r.hits.map((h) => h.key), relevant);
-    const b = ndcgAt(K, stock.search(q).map((h) => String(h.id)), relevant);
+    const a = ndcgAt(
+      K,
+      r.hits.map((h) => h.key),
+      relevant,
+    );
+    const b = ndcgAt(
+      K,
+      stock.search(q).map((h) => String(h.id)),
+      relevant,
+    );
     ours += a;
     base += b;
     console.log(`${q.padEnd(26)} ${a.toFixed(3)}  ${b.toFixed(3)}  ${relevant.size}`);
@@ -53,4 +61,6 @@ try {
 ours /= queries.length;
 base /= queries.length;
 console.log(`\nmean nDCG@${K}: index ${ours.toFixed(3)}, stock BM25 ${base.toFixed(3)}`);
-console.log(`search: index/bm25 nDCG@10 = ${(ours / base).toFixed(2)} (queries ${queries.length}, agents ${agents.length}; index ${ours.toFixed(3)}, bm25 ${base.toFixed(3)})`);
+console.log(
+  `search: index/bm25 nDCG@10 = ${(ours / base).toFixed(2)} (queries ${queries.length}, agents ${agents.length}; index ${ours.toFixed(3)}, bm25 ${base.toFixed(3)})`,
+);

@@ -20,48 +20,187 @@ export type SourceName = (typeof SOURCE_NAMES)[number];
  * process at start with a message that names the setting.
  */
 export const SETTINGS = {
-  dataDir: { flag: '--data-dir <dir>', env: 'VERONIKAI_DATA_DIR', help: 'where local state lives (embedded warehouse, broker storage, watermarks, signing key)', default: '.veronikai' },
-  cacheDir: { flag: '--cache-dir <dir>', env: 'VERONIKAI_CACHE_DIR', help: 'where the Maven-resolved broker jars are cached', default: '~/.cache/veronikai' },
-  brokers: { flag: '--brokers <list>', env: 'VERONIKAI_KAFKA_BROKERS', help: 'Kafka bootstrap servers host:port[,…]; none starts the local broker' },
-  kafkaSessionTimeout: { flag: '--kafka-session-timeout <duration>', env: 'VERONIKAI_KAFKA_SESSION_TIMEOUT', help: "how long a consumer group waits for a silent member (a crashed process) before its partitions go to another; members heartbeat all through long work, so this stays short", default: '30s' },
-  kafkaHeartbeatInterval: { flag: '--kafka-heartbeat-interval <duration>', env: 'VERONIKAI_KAFKA_HEARTBEAT_INTERVAL', help: 'how often a consumer tells its group it is alive (at most a third of the session timeout)', default: '3s' },
-  kafkaReplicationFactor: { flag: '--kafka-replication-factor <n>', env: 'VERONIKAI_KAFKA_REPLICATION_FACTOR', help: 'replicas of each new topic (default: 3, or the number of brokers when fewer)' },
-  kafkaMinInsyncReplicas: { flag: '--kafka-min-insync-replicas <n>', env: 'VERONIKAI_KAFKA_MIN_INSYNC_REPLICAS', help: "replicas that must have a write before it is acknowledged (the topics' min.insync.replicas; default: 2, or the number of brokers when fewer)" },
-  warehouse: { flag: '--warehouse <where>', env: 'VERONIKAI_WAREHOUSE', help: '"embedded" (chdb in the data dir) or a ClickHouse HTTP URL (no credentials in it)', default: 'embedded' },
-  clickhouseDatabase: { flag: '--clickhouse-database <name>', env: 'VERONIKAI_CLICKHOUSE_DATABASE', help: 'database on a ClickHouse server', default: 'veronikai' },
-  clickhouseCluster: { flag: '--clickhouse-cluster <name>', env: 'VERONIKAI_CLICKHOUSE_CLUSTER', help: 'a ClickHouse cluster (as named in its remote_servers) the migrations are rendered for: ON CLUSTER, replicated tables, a Distributed table per sharded table; unset: one server' },
+  dataDir: {
+    flag: '--data-dir <dir>',
+    env: 'VERONIKAI_DATA_DIR',
+    help: 'where local state lives (embedded warehouse, broker storage, watermarks, signing key)',
+    default: '.veronikai',
+  },
+  cacheDir: {
+    flag: '--cache-dir <dir>',
+    env: 'VERONIKAI_CACHE_DIR',
+    help: 'where the Maven-resolved broker jars are cached',
+    default: '~/.cache/veronikai',
+  },
+  brokers: {
+    flag: '--brokers <list>',
+    env: 'VERONIKAI_KAFKA_BROKERS',
+    help: 'Kafka bootstrap servers host:port[,…]; none starts the local broker',
+  },
+  kafkaSessionTimeout: {
+    flag: '--kafka-session-timeout <duration>',
+    env: 'VERONIKAI_KAFKA_SESSION_TIMEOUT',
+    help: 'how long a consumer group waits for a silent member (a crashed process) before its partitions go to another; members heartbeat all through long work, so this stays short',
+    default: '30s',
+  },
+  kafkaHeartbeatInterval: {
+    flag: '--kafka-heartbeat-interval <duration>',
+    env: 'VERONIKAI_KAFKA_HEARTBEAT_INTERVAL',
+    help: 'how often a consumer tells its group it is alive (at most a third of the session timeout)',
+    default: '3s',
+  },
+  kafkaReplicationFactor: {
+    flag: '--kafka-replication-factor <n>',
+    env: 'VERONIKAI_KAFKA_REPLICATION_FACTOR',
+    help: 'replicas of each new topic (default: 3, or the number of brokers when fewer)',
+  },
+  kafkaMinInsyncReplicas: {
+    flag: '--kafka-min-insync-replicas <n>',
+    env: 'VERONIKAI_KAFKA_MIN_INSYNC_REPLICAS',
+    help: "replicas that must have a write before it is acknowledged (the topics' min.insync.replicas; default: 2, or the number of brokers when fewer)",
+  },
+  warehouse: {
+    flag: '--warehouse <where>',
+    env: 'VERONIKAI_WAREHOUSE',
+    help: '"embedded" (chdb in the data dir) or a ClickHouse HTTP URL (no credentials in it)',
+    default: 'embedded',
+  },
+  clickhouseDatabase: {
+    flag: '--clickhouse-database <name>',
+    env: 'VERONIKAI_CLICKHOUSE_DATABASE',
+    help: 'database on a ClickHouse server',
+    default: 'veronikai',
+  },
+  clickhouseCluster: {
+    flag: '--clickhouse-cluster <name>',
+    env: 'VERONIKAI_CLICKHOUSE_CLUSTER',
+    help: 'a ClickHouse cluster (as named in its remote_servers) the migrations are rendered for: ON CLUSTER, replicated tables, a Distributed table per sharded table; unset: one server',
+  },
   clickhouseUser: { flag: '--clickhouse-user <name>', env: 'VERONIKAI_CLICKHOUSE_USER', help: 'user on a ClickHouse server' },
   // No flag: a password on a command line is visible to every user of the machine.
   clickhousePassword: { env: 'VERONIKAI_CLICKHOUSE_PASSWORD', help: 'password on a ClickHouse server' },
   host: { flag: '--host <host>', env: 'VERONIKAI_HOST', help: 'API listen address', default: '127.0.0.1' },
   port: { flag: '--port <port>', env: 'VERONIKAI_PORT', help: 'API port; 0 picks a free one', default: '8787' },
-  publicUrl: { flag: '--public-url <url>', env: 'VERONIKAI_PUBLIC_URL', help: "the API's public base URL (e.g. https://index.example) for absolute links (feeds, agent pages, webhooks); unset: each request's protocol and Host, and feeds are not cacheable by shared caches" },
-  clickhouseHost: { flag: '--clickhouse-host <host>', env: 'VERONIKAI_CLICKHOUSE_HOST', help: 'listen address of the read-only ClickHouse HTTP interface', default: '127.0.0.1' },
-  clickhousePort: { flag: '--clickhouse-port <port>', env: 'VERONIKAI_CLICKHOUSE_PORT', help: 'serve a read-only ClickHouse HTTP interface over the embedded warehouse on this port (off when unset; 0 picks a free one)' },
-  clickhouseHttpUser: { flag: '--clickhouse-http-user <name>', env: 'VERONIKAI_CLICKHOUSE_HTTP_USER', help: 'user the ClickHouse HTTP interface asks for', default: 'default' },
+  publicUrl: {
+    flag: '--public-url <url>',
+    env: 'VERONIKAI_PUBLIC_URL',
+    help: "the API's public base URL (e.g. https://index.example) for absolute links (feeds, agent pages, webhooks); unset: each request's protocol and Host, and feeds are not cacheable by shared caches",
+  },
+  clickhouseHost: {
+    flag: '--clickhouse-host <host>',
+    env: 'VERONIKAI_CLICKHOUSE_HOST',
+    help: 'listen address of the read-only ClickHouse HTTP interface',
+    default: '127.0.0.1',
+  },
+  clickhousePort: {
+    flag: '--clickhouse-port <port>',
+    env: 'VERONIKAI_CLICKHOUSE_PORT',
+    help: 'serve a read-only ClickHouse HTTP interface over the embedded warehouse on this port (off when unset; 0 picks a free one)',
+  },
+  clickhouseHttpUser: {
+    flag: '--clickhouse-http-user <name>',
+    env: 'VERONIKAI_CLICKHOUSE_HTTP_USER',
+    help: 'user the ClickHouse HTTP interface asks for',
+    default: 'default',
+  },
   // No flag: a password on a command line is visible to every user of the machine.
-  clickhouseHttpPassword: { env: 'VERONIKAI_CLICKHOUSE_HTTP_PASSWORD', help: 'password the ClickHouse HTTP interface asks for; unset: generated once and kept in clickhouse-http-password (0600) in the data dir' },
-  clickhouseHttpHosts: { flag: '--clickhouse-http-host <name>', env: 'VERONIKAI_CLICKHOUSE_HTTP_HOSTS', help: 'a name clients reach the ClickHouse HTTP interface by, besides its listen address and localhost; requests for other Host names are refused (repeatable)', list: true },
-  contact: { flag: '--contact <email>', env: 'VERONIKAI_CONTACT', help: "contact address carried in the crawler's User-Agent", default: 'crawler@veronikai.invalid' },
-  sourceUrl: { flag: '--source-url <name=url>', env: 'VERONIKAI_SOURCE_URLS', help: "a listing source's base URL (repeatable)", list: true },
+  clickhouseHttpPassword: {
+    env: 'VERONIKAI_CLICKHOUSE_HTTP_PASSWORD',
+    help: 'password the ClickHouse HTTP interface asks for; unset: generated once and kept in clickhouse-http-password (0600) in the data dir',
+  },
+  clickhouseHttpHosts: {
+    flag: '--clickhouse-http-host <name>',
+    env: 'VERONIKAI_CLICKHOUSE_HTTP_HOSTS',
+    help: 'a name clients reach the ClickHouse HTTP interface by, besides its listen address and localhost; requests for other Host names are refused (repeatable)',
+    list: true,
+  },
+  contact: {
+    flag: '--contact <email>',
+    env: 'VERONIKAI_CONTACT',
+    help: "contact address carried in the crawler's User-Agent",
+    default: 'crawler@veronikai.invalid',
+  },
+  sourceUrl: {
+    flag: '--source-url <name=url>',
+    env: 'VERONIKAI_SOURCE_URLS',
+    help: "a listing source's base URL (repeatable)",
+    list: true,
+  },
   disableSource: { flag: '--disable-source <name>', env: 'VERONIKAI_SOURCES_DISABLED', help: 'turn a source off (repeatable)', list: true },
-  termsForbid: { flag: '--terms-forbid <name>', env: 'VERONIKAI_SOURCES_TERMS_FORBID', help: 'a source whose terms forbid crawling: skipped and recorded (repeatable)', list: true },
-  maxPages: { flag: '--max-pages <name=n>', env: 'VERONIKAI_SOURCE_MAX_PAGES', help: 'list pages per run for a source; name "*" sets every source, n "*" lifts the limit (repeatable)', list: true },
-  pageDelay: { flag: '--page-delay <name=duration>', env: 'VERONIKAI_SOURCE_PAGE_DELAY', help: 'least delay between requests to a source, e.g. neuronto=1s (repeatable)', list: true },
-  optOutFile: { flag: '--opt-out-file <path>', env: 'VERONIKAI_OPT_OUT_FILE', help: "owners' opt-outs: a JSON list of {match, mode: unchecked | hidden, reason}" },
-  webhooksFile: { flag: '--webhooks-file <path>', env: 'VERONIKAI_WEBHOOKS_FILE', help: 'webhook subscriptions: JSON {"subscriptions":[{id, url, secret, kinds?, agents?}]}; agent changes are POSTed to them (off when unset)' },
-  webhooksMaxAge: { flag: '--webhooks-max-age <duration>', env: 'VERONIKAI_WEBHOOKS_MAX_AGE', help: 'changes observed longer ago than this are not delivered (recorded as stale), so a replay never pages anyone', default: '24h' },
-  sqlTimeout: { flag: '--sql-timeout <duration>', env: 'VERONIKAI_SQL_TIMEOUT', help: 'deadline of one `sql` read: the engine stops the query then (its max_execution_time, whole seconds)', default: '5m' },
+  termsForbid: {
+    flag: '--terms-forbid <name>',
+    env: 'VERONIKAI_SOURCES_TERMS_FORBID',
+    help: 'a source whose terms forbid crawling: skipped and recorded (repeatable)',
+    list: true,
+  },
+  maxPages: {
+    flag: '--max-pages <name=n>',
+    env: 'VERONIKAI_SOURCE_MAX_PAGES',
+    help: 'list pages per run for a source; name "*" sets every source, n "*" lifts the limit (repeatable)',
+    list: true,
+  },
+  pageDelay: {
+    flag: '--page-delay <name=duration>',
+    env: 'VERONIKAI_SOURCE_PAGE_DELAY',
+    help: 'least delay between requests to a source, e.g. neuronto=1s (repeatable)',
+    list: true,
+  },
+  optOutFile: {
+    flag: '--opt-out-file <path>',
+    env: 'VERONIKAI_OPT_OUT_FILE',
+    help: "owners' opt-outs: a JSON list of {match, mode: unchecked | hidden, reason}",
+  },
+  webhooksFile: {
+    flag: '--webhooks-file <path>',
+    env: 'VERONIKAI_WEBHOOKS_FILE',
+    help: 'webhook subscriptions: JSON {"subscriptions":[{id, url, secret, kinds?, agents?}]}; agent changes are POSTed to them (off when unset)',
+  },
+  webhooksMaxAge: {
+    flag: '--webhooks-max-age <duration>',
+    env: 'VERONIKAI_WEBHOOKS_MAX_AGE',
+    help: 'changes observed longer ago than this are not delivered (recorded as stale), so a replay never pages anyone',
+    default: '24h',
+  },
+  sqlTimeout: {
+    flag: '--sql-timeout <duration>',
+    env: 'VERONIKAI_SQL_TIMEOUT',
+    help: 'deadline of one `sql` read: the engine stops the query then (its max_execution_time, whole seconds)',
+    default: '5m',
+  },
   budget: { flag: '--budget <n>', env: 'VERONIKAI_DAILY_BUDGET', help: 'probes per daily run', default: '10000' },
-  probeConcurrency: { flag: '--probe-concurrency <n>', env: 'VERONIKAI_PROBE_CONCURRENCY', help: "probes a probe worker holds at once, sent or waiting for a slot, shared by the request partitions it works on; the politeness limits (2 per host, 6 per site, pacing) decide what is sent, so this only bounds the worker's memory", default: '256' },
+  probeConcurrency: {
+    flag: '--probe-concurrency <n>',
+    env: 'VERONIKAI_PROBE_CONCURRENCY',
+    help: "probes a probe worker holds at once, sent or waiting for a slot, shared by the request partitions it works on; the politeness limits (2 per host, 6 per site, pacing) decide what is sent, so this only bounds the worker's memory",
+    default: '256',
+  },
   sampleSize: { flag: '--sample-size <n>', env: 'VERONIKAI_SAMPLE_SIZE', help: 'uniform random sample per run', default: '1000' },
-  canaryUrl: { flag: '--canary-url <url>', env: 'VERONIKAI_CANARY_URLS', help: "known-good canary target (repeatable); default the listing sources' origins; set the variable empty to turn the canary off", list: true },
+  canaryUrl: {
+    flag: '--canary-url <url>',
+    env: 'VERONIKAI_CANARY_URLS',
+    help: "known-good canary target (repeatable); default the listing sources' origins; set the variable empty to turn the canary off",
+    list: true,
+  },
   signingKey: { env: 'VERONIKAI_SIGNING_KEY', help: 'Ed25519 private key (PEM) that signs verdicts' },
-  signingKeyFile: { flag: '--signing-key-file <path>', env: 'VERONIKAI_SIGNING_KEY_FILE', help: 'file holding the Ed25519 private key (PEM); default generated in the data dir' },
-  signingKeyAllowOpen: { env: 'VERONIKAI_SIGNING_KEY_ALLOW_OPEN', help: 'set to 1 to use a signing key file that group or others can read or write (refused otherwise: chmod 600 it)' },
-  logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', help: 'pino log level (trace, debug, info, warn, error, fatal, silent); default info, warn on a terminal' },
+  signingKeyFile: {
+    flag: '--signing-key-file <path>',
+    env: 'VERONIKAI_SIGNING_KEY_FILE',
+    help: 'file holding the Ed25519 private key (PEM); default generated in the data dir',
+  },
+  signingKeyAllowOpen: {
+    env: 'VERONIKAI_SIGNING_KEY_ALLOW_OPEN',
+    help: 'set to 1 to use a signing key file that group or others can read or write (refused otherwise: chmod 600 it)',
+  },
+  logLevel: {
+    flag: '--log-level <level>',
+    env: 'LOG_LEVEL',
+    help: 'pino log level (trace, debug, info, warn, error, fatal, silent); default info, warn on a terminal',
+  },
   // No variable: a deployment's environment must never loosen the address guard, only a command line.
-  allowLoopback: { flag: '--allow-loopback', help: 'testing only: let probes reach 127.0.0.0/8 and ::1 (every request this command makes to an agent); no other address the SSRF guard refuses is ever reached' },
+  allowLoopback: {
+    flag: '--allow-loopback',
+    help: 'testing only: let probes reach 127.0.0.0/8 and ::1 (every request this command makes to an agent); no other address the SSRF guard refuses is ever reached',
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 export interface SettingSpec {
@@ -81,8 +220,7 @@ export type SettingKey = keyof typeof SETTINGS;
 export type ConfigOverrides = { [K in SettingKey]?: (typeof SETTINGS)[K] extends { list: true } ? string[] : string | number };
 
 export type WarehouseConfig =
-  | { kind: 'embedded'; path: string }
-  | { kind: 'server'; url: string; database: string; username?: string; password?: string };
+  { kind: 'embedded'; path: string } | { kind: 'server'; url: string; database: string; username?: string; password?: string };
 
 /** Per-source switches, page budgets and pacing (absent: every source on, its own defaults). */
 export interface SourceSettings {
@@ -236,7 +374,12 @@ export function checkSourceName(name: string, setting: string, allowAll = false)
 }
 
 /** Parses `NAME=VALUE` pairs into a map, each name checked and each value through `parse`. */
-function parsePairs<T>(pairs: readonly string[], setting: string, parse: (v: string, where: string) => T, allowAll = true): Record<string, T> {
+function parsePairs<T>(
+  pairs: readonly string[],
+  setting: string,
+  parse: (v: string, where: string) => T,
+  allowAll = true,
+): Record<string, T> {
   const out: Record<string, T> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
@@ -254,12 +397,16 @@ function parsePageCount(v: string, where: string): number {
 
 /** Per-source switches, page budgets and pacing from the environment and flags (flags win). */
 export function parseSourceSettings(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): SourceSettings {
-  const names = (key: 'disableSource' | 'termsForbid') => [...new Set(rawList(key, flags, env).map((n) => checkSourceName(n, settingName(key))))];
+  const names = (key: 'disableSource' | 'termsForbid') => [
+    ...new Set(rawList(key, flags, env).map((n) => checkSourceName(n, settingName(key)))),
+  ];
   return {
     disabled: names('disableSource'),
     termsForbidden: names('termsForbid'),
     maxPages: parsePairs(rawList('maxPages', flags, env), `page budget (${settingName('maxPages')})`, parsePageCount),
-    pageDelayMs: parsePairs(rawList('pageDelay', flags, env), `page delay (${settingName('pageDelay')})`, (v, where) => parseDuration(v, where, { min: 0 })),
+    pageDelayMs: parsePairs(rawList('pageDelay', flags, env), `page delay (${settingName('pageDelay')})`, (v, where) =>
+      parseDuration(v, where, { min: 0 }),
+    ),
   };
 }
 
@@ -298,8 +445,15 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     if (!/^[^:\s]+:\d{1,5}$/.test(b)) throw new UsageError(`Kafka broker (${settingName('brokers')}) must be host:port, got "${b}"`);
   }
 
-  const sessionTimeoutMs = parseDuration(get('kafkaSessionTimeout')!, `Kafka session timeout (${settingName('kafkaSessionTimeout')})`, { min: KAFKA_SESSION_MIN_MS, max: KAFKA_SESSION_MAX_MS });
-  const heartbeatIntervalMs = parseDuration(get('kafkaHeartbeatInterval')!, `Kafka heartbeat interval (${settingName('kafkaHeartbeatInterval')})`, { min: 100, max: Math.floor(sessionTimeoutMs / 3) });
+  const sessionTimeoutMs = parseDuration(get('kafkaSessionTimeout')!, `Kafka session timeout (${settingName('kafkaSessionTimeout')})`, {
+    min: KAFKA_SESSION_MIN_MS,
+    max: KAFKA_SESSION_MAX_MS,
+  });
+  const heartbeatIntervalMs = parseDuration(
+    get('kafkaHeartbeatInterval')!,
+    `Kafka heartbeat interval (${settingName('kafkaHeartbeatInterval')})`,
+    { min: 100, max: Math.floor(sessionTimeoutMs / 3) },
+  );
   const countOrNull = (key: 'kafkaReplicationFactor' | 'kafkaMinInsyncReplicas', what: string): number | null => {
     const v = get(key)?.trim();
     return v ? parseCount(v, `${what} (${settingName(key)})`, 1) : null;
@@ -311,7 +465,9 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     minInsyncReplicas: countOrNull('kafkaMinInsyncReplicas', 'Kafka min.insync.replicas'),
   };
   if (kafka.replicationFactor !== null && kafka.minInsyncReplicas !== null && kafka.minInsyncReplicas > kafka.replicationFactor) {
-    throw new UsageError(`${settingName('kafkaMinInsyncReplicas')} (${kafka.minInsyncReplicas}) cannot exceed ${settingName('kafkaReplicationFactor')} (${kafka.replicationFactor}): no write could ever be acknowledged`);
+    throw new UsageError(
+      `${settingName('kafkaMinInsyncReplicas')} (${kafka.minInsyncReplicas}) cannot exceed ${settingName('kafkaReplicationFactor')} (${kafka.replicationFactor}): no write could ever be acknowledged`,
+    );
   }
 
   const warehouseRaw = get('warehouse')!;
@@ -319,7 +475,10 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
   if (warehouseRaw === 'embedded') {
     warehouse = { kind: 'embedded', path: join(dataDir, 'warehouse') };
   } else {
-    const url = parseHttpUrl(warehouseRaw, `warehouse (${settingName('warehouse')}; credentials go in ${SETTINGS.clickhouseUser.env} and ${SETTINGS.clickhousePassword.env})`);
+    const url = parseHttpUrl(
+      warehouseRaw,
+      `warehouse (${settingName('warehouse')}; credentials go in ${SETTINGS.clickhouseUser.env} and ${SETTINGS.clickhousePassword.env})`,
+    );
     const username = get('clickhouseUser');
     const password = get('clickhousePassword');
     warehouse = {
@@ -333,10 +492,14 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
 
   const clusterRaw = get('clickhouseCluster')?.trim() || null;
   if (clusterRaw !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(clusterRaw)) {
-    throw new UsageError(`ClickHouse cluster (${settingName('clickhouseCluster')}) must be a name of letters, digits and _, got "${clusterRaw}"`);
+    throw new UsageError(
+      `ClickHouse cluster (${settingName('clickhouseCluster')}) must be a name of letters, digits and _, got "${clusterRaw}"`,
+    );
   }
   if (clusterRaw !== null && warehouse.kind === 'embedded') {
-    throw new UsageError(`${settingName('clickhouseCluster')} needs a ClickHouse server (${settingName('warehouse')}); the embedded warehouse is one process`);
+    throw new UsageError(
+      `${settingName('clickhouseCluster')} needs a ClickHouse server (${settingName('warehouse')}); the embedded warehouse is one process`,
+    );
   }
 
   const apiPort = parsePort(get('port')!, `port (${settingName('port')})`);
@@ -346,24 +509,35 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
   const clickhousePortRaw = get('clickhousePort');
   const clickhouseInterface = {
     host: get('clickhouseHost')!,
-    port: clickhousePortRaw === undefined || clickhousePortRaw === '' ? null : parsePort(clickhousePortRaw, `ClickHouse interface port (${settingName('clickhousePort')})`),
+    port:
+      clickhousePortRaw === undefined || clickhousePortRaw === ''
+        ? null
+        : parsePort(clickhousePortRaw, `ClickHouse interface port (${settingName('clickhousePort')})`),
     user: get('clickhouseHttpUser')!.trim(),
     password: get('clickhouseHttpPassword') || null,
-    allowedHosts: listOf(rawList('clickhouseHttpHosts', flags, env).join(',')).map((h) => parseHostName(h, `ClickHouse interface host name (${settingName('clickhouseHttpHosts')})`)),
+    allowedHosts: listOf(rawList('clickhouseHttpHosts', flags, env).join(',')).map((h) =>
+      parseHostName(h, `ClickHouse interface host name (${settingName('clickhouseHttpHosts')})`),
+    ),
   };
   // A user name with a colon cannot be sent in Basic auth.
   if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(clickhouseInterface.user)) {
-    throw new UsageError(`ClickHouse interface user (${settingName('clickhouseHttpUser')}) must be 1 to 64 letters, digits or _ . @ -, got "${clickhouseInterface.user}"`);
+    throw new UsageError(
+      `ClickHouse interface user (${settingName('clickhouseHttpUser')}) must be 1 to 64 letters, digits or _ . @ -, got "${clickhouseInterface.user}"`,
+    );
   }
   if (clickhouseInterface.port !== null && warehouse.kind !== 'embedded') {
-    throw new UsageError(`${settingName('clickhousePort')} serves the embedded warehouse; a ClickHouse server (${settingName('warehouse')}) already has its own HTTP interface`);
+    throw new UsageError(
+      `${settingName('clickhousePort')} serves the embedded warehouse; a ClickHouse server (${settingName('warehouse')}) already has its own HTTP interface`,
+    );
   }
 
   const contact = get('contact')!;
   if (!CONTACT_RE.test(contact)) throw new UsageError(`contact (${settingName('contact')}) must be an e-mail address, got "${contact}"`);
 
   const sourceUrls: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parsePairs(rawList('sourceUrl', flags, env), `source URL (${settingName('sourceUrl')})`, (v, where) => parseHttpUrl(v, where), false))) {
+  for (const [name, value] of Object.entries(
+    parsePairs(rawList('sourceUrl', flags, env), `source URL (${settingName('sourceUrl')})`, (v, where) => parseHttpUrl(v, where), false),
+  )) {
     sourceUrls[name] = value.toString().replace(/\/$/, '');
   }
 
@@ -380,10 +554,13 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
   // Set but empty turns the canary off; unset means the default targets.
   const canaryFlag = flags.canaryUrl;
   const canarySet = canaryFlag !== undefined || env[SETTINGS.canaryUrl.env] !== undefined;
-  const canaryUrls = canarySet ? rawList('canaryUrl', flags, env).map((u) => parseHttpUrl(u, `canary target (${settingName('canaryUrl')})`).href) : null;
+  const canaryUrls = canarySet
+    ? rawList('canaryUrl', flags, env).map((u) => parseHttpUrl(u, `canary target (${settingName('canaryUrl')})`).href)
+    : null;
 
   const logLevel = get('logLevel') ?? null;
-  if (logLevel !== null && !LOG_LEVELS.includes(logLevel)) throw new UsageError(`log level (${settingName('logLevel')}) must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  if (logLevel !== null && !LOG_LEVELS.includes(logLevel))
+    throw new UsageError(`log level (${settingName('logLevel')}) must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
 
   return {
     dataDir,
@@ -400,13 +577,23 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     sourceUrls,
     sources: parseSourceSettings(flags, env),
     optOutFile,
-    webhooks: { file: get('webhooksFile')?.trim() ? resolve(get('webhooksFile')!.trim()) : null, maxAgeMs: parseDuration(get('webhooksMaxAge')!, `webhook age limit (${settingName('webhooksMaxAge')})`, { min: 60_000, max: WEBHOOKS_MAX_AGE_LIMIT_MS }) },
+    webhooks: {
+      file: get('webhooksFile')?.trim() ? resolve(get('webhooksFile')!.trim()) : null,
+      maxAgeMs: parseDuration(get('webhooksMaxAge')!, `webhook age limit (${settingName('webhooksMaxAge')})`, {
+        min: 60_000,
+        max: WEBHOOKS_MAX_AGE_LIMIT_MS,
+      }),
+    },
     sqlTimeoutMs: parseDuration(get('sqlTimeout')!, `sql deadline (${settingName('sqlTimeout')})`, { min: 1000 }),
     budget: parseCount(get('budget')!, `daily budget (${settingName('budget')})`),
     probeConcurrency: parseCount(get('probeConcurrency')!, `probe concurrency (${settingName('probeConcurrency')})`, 1),
     sampleSize: parseCount(get('sampleSize')!, `sample size (${settingName('sampleSize')})`),
     canaryUrls,
-    signingKey: { pem: get('signingKey')?.trim() || null, file: get('signingKeyFile')?.trim() || null, allowOpen: parseFlag(get('signingKeyAllowOpen'), settingName('signingKeyAllowOpen')) },
+    signingKey: {
+      pem: get('signingKey')?.trim() || null,
+      file: get('signingKeyFile')?.trim() || null,
+      allowOpen: parseFlag(get('signingKeyAllowOpen'), settingName('signingKeyAllowOpen')),
+    },
     logLevel,
   };
 }

@@ -9,15 +9,26 @@ import { brokerPathsIn, replicasFor, serverProperties } from '../src/stack/kafka
 
 describe('Kafka settings', () => {
   it('keeps sessions short by default and a heartbeat at most a third of the session', () => {
-    expect(loadConfig({}, {}).kafka).toEqual({ sessionTimeoutMs: 30_000, heartbeatIntervalMs: 3_000, replicationFactor: null, minInsyncReplicas: null });
-    expect(loadConfig({}, { VERONIKAI_KAFKA_SESSION_TIMEOUT: '45s', VERONIKAI_KAFKA_HEARTBEAT_INTERVAL: '5s' }).kafka).toMatchObject({ sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5_000 });
+    expect(loadConfig({}, {}).kafka).toEqual({
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 3_000,
+      replicationFactor: null,
+      minInsyncReplicas: null,
+    });
+    expect(loadConfig({}, { VERONIKAI_KAFKA_SESSION_TIMEOUT: '45s', VERONIKAI_KAFKA_HEARTBEAT_INTERVAL: '5s' }).kafka).toMatchObject({
+      sessionTimeoutMs: 45_000,
+      heartbeatIntervalMs: 5_000,
+    });
     // The broker refuses sessions under 6 s; a heartbeat of half the session loses the membership on one lost beat.
     expect(() => loadConfig({ kafkaSessionTimeout: '2s' }, {})).toThrow(/VERONIKAI_KAFKA_SESSION_TIMEOUT .* must be between 6s/);
     expect(() => loadConfig({ kafkaSessionTimeout: '12s', kafkaHeartbeatInterval: '6s' }, {})).toThrow(UsageError);
   });
 
   it('takes replicas and min.insync.replicas when configured, and refuses a minimum above the replicas', () => {
-    expect(loadConfig({ kafkaReplicationFactor: '2', kafkaMinInsyncReplicas: '1' }, {}).kafka).toMatchObject({ replicationFactor: 2, minInsyncReplicas: 1 });
+    expect(loadConfig({ kafkaReplicationFactor: '2', kafkaMinInsyncReplicas: '1' }, {}).kafka).toMatchObject({
+      replicationFactor: 2,
+      minInsyncReplicas: 1,
+    });
     expect(() => loadConfig({ kafkaReplicationFactor: '2', kafkaMinInsyncReplicas: '3' }, {})).toThrow(/cannot exceed/);
     expect(() => loadConfig({ kafkaReplicationFactor: '0' }, {})).toThrow(UsageError);
   });
@@ -31,7 +42,7 @@ describe('Kafka settings', () => {
     ]);
   });
 
-  it("writes each node of a three-node cluster its own id, the whole quorum, and three-replica internal topics", () => {
+  it('writes each node of a three-node cluster its own id, the whole quorum, and three-replica internal topics', () => {
     const voters = '1@127.0.0.1:9093,2@127.0.0.1:9095,3@127.0.0.1:9097';
     const props = serverProperties(brokerPathsIn('/data/kafka-cluster/node-2'), 9094, 9095, { nodeId: 2, voters, size: 3 }).split('\n');
     for (const line of [

@@ -28,7 +28,9 @@ describe('the opt-out file', () => {
     const unknown = write('unknown.json', JSON.stringify([{ match: 'host:a.example', mode: 'hidden', why: 'typo' }]));
     expect(() => loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: unknown })).toThrow(/VERONIKAI_OPT_OUT_FILE.*unknown key "why"/);
     const suffix = write('suffix.json', JSON.stringify([{ match: 'host:*.com', mode: 'hidden' }]));
-    expect(() => loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: suffix })).toThrow(/VERONIKAI_OPT_OUT_FILE.*whole public suffix "com"/);
+    expect(() => loadConfig({ dataDir: dir }, { VERONIKAI_OPT_OUT_FILE: suffix })).toThrow(
+      /VERONIKAI_OPT_OUT_FILE.*whole public suffix "com"/,
+    );
   });
 });
 
@@ -36,7 +38,11 @@ describe('per-source settings', () => {
   it('reads switches, budgets and pacing from the environment and flags', () => {
     const s = parseSourceSettings(
       { disableSource: ['neuronto'], maxPages: ['smithery=5'], pageDelay: ['*=0'] },
-      { VERONIKAI_SOURCES_DISABLED: 'smithery, hf-spaces', VERONIKAI_SOURCES_TERMS_FORBID: 'a2a-registry', VERONIKAI_SOURCE_PAGE_DELAY: 'neuronto=2s,hf-spaces=250ms' },
+      {
+        VERONIKAI_SOURCES_DISABLED: 'smithery, hf-spaces',
+        VERONIKAI_SOURCES_TERMS_FORBID: 'a2a-registry',
+        VERONIKAI_SOURCE_PAGE_DELAY: 'neuronto=2s,hf-spaces=250ms',
+      },
     );
     expect(s).toEqual({
       disabled: ['smithery', 'hf-spaces', 'neuronto'],
@@ -71,14 +77,28 @@ describe('configuration', () => {
     expect(() => loadConfig({ warehouse: 'http://admin:secret@127.0.0.1:8123' }, {})).toThrow(/VERONIKAI_CLICKHOUSE_PASSWORD/);
     expect(() => loadConfig({ sourceUrl: ['mcp-registry=http://admin:TOPSECRET@127.0.0.1:1/'] }, {})).toThrow(/must not carry credentials/);
     const c = loadConfig({ warehouse: 'http://127.0.0.1:8123', clickhouseUser: 'reader' }, { VERONIKAI_CLICKHOUSE_PASSWORD: 'pw' });
-    expect(c.warehouse).toEqual({ kind: 'server', url: 'http://127.0.0.1:8123', database: 'veronikai', username: 'reader', password: 'pw' });
+    expect(c.warehouse).toEqual({
+      kind: 'server',
+      url: 'http://127.0.0.1:8123',
+      database: 'veronikai',
+      username: 'reader',
+      password: 'pw',
+    });
   });
 
   it('takes the public URL from --public-url or VERONIKAI_PUBLIC_URL, as an http(s) base URL', () => {
     expect(loadConfig({}, {}).publicUrl).toBeNull();
     expect(loadConfig({}, { VERONIKAI_PUBLIC_URL: 'https://index.example/' }).publicUrl).toBe('https://index.example');
-    expect(loadConfig({ publicUrl: 'https://index.example/veronikai/' }, { VERONIKAI_PUBLIC_URL: 'https://other.example' }).publicUrl).toBe('https://index.example/veronikai');
-    for (const bad of ['index.example', 'ftp://index.example', 'https://u:p@index.example', 'https://index.example/?x=1', 'https://index.example/#top']) {
+    expect(loadConfig({ publicUrl: 'https://index.example/veronikai/' }, { VERONIKAI_PUBLIC_URL: 'https://other.example' }).publicUrl).toBe(
+      'https://index.example/veronikai',
+    );
+    for (const bad of [
+      'index.example',
+      'ftp://index.example',
+      'https://u:p@index.example',
+      'https://index.example/?x=1',
+      'https://index.example/#top',
+    ]) {
       expect(() => loadConfig({ publicUrl: bad }, {}), bad).toThrow(UsageError);
       expect(() => loadConfig({ publicUrl: bad }, {}), bad).toThrow(/public URL \(VERONIKAI_PUBLIC_URL \/ --public-url\)/);
     }

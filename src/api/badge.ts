@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { xmlChars } from '../core/xml.js';
 
 /**
  * Status badges as shields.io draws them ("flat" style): a grey label and a coloured value, two
@@ -42,18 +43,12 @@ export const COLORS = {
 } as const;
 export type BadgeColor = keyof typeof COLORS;
 
-// XML 1.0 Char: no C0 controls but tab/newline/return, no U+FFFE/U+FFFF, no lone surrogates.
-// eslint-disable-next-line no-control-regex -- the C0 controls XML 1.0 forbids are exactly what this matches
-const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Text with the characters XML 1.0 cannot carry (escaped or not) removed. */
-export function xmlChars(text: string): string {
-  return text.replace(XML_INVALID, '');
-}
-
 /** Text safe in XML character data and in a quoted attribute value. */
 export function escapeXml(value: unknown): string {
-  return xmlChars(String(value ?? '')).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return xmlChars(String(value ?? '')).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }
 
 /** The width of a text in Verdana 11 px (unrounded), from the table. */

@@ -93,7 +93,11 @@ const authFailed = (user: string): Refusal => ({
   message: `${shown(user)}: Authentication failed: password is incorrect, or there is no user with such name`,
 });
 
-const mixed = (what: string): Refusal => ({ code: 516, type: 'AUTHENTICATION_FAILED', message: `Invalid authentication: it is not allowed to use ${what} simultaneously` });
+const mixed = (what: string): Refusal => ({
+  code: 516,
+  type: 'AUTHENTICATION_FAILED',
+  message: `Invalid authentication: it is not allowed to use ${what} simultaneously`,
+});
 
 const denied = (message: string): Refusal => ({ code: 497, type: 'ACCESS_DENIED', message });
 
@@ -111,10 +115,17 @@ function presented(req: IncomingMessage, url: URL): { user: string; password: st
   if (authorization !== undefined) {
     if (inParams) return mixed('Authorization HTTP header and authentication via parameters');
     const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
-    if (!m) return { code: 516, type: 'AUTHENTICATION_FAILED', message: 'Invalid authentication: only the Basic HTTP Authorization scheme is supported' };
+    if (!m)
+      return {
+        code: 516,
+        type: 'AUTHENTICATION_FAILED',
+        message: 'Invalid authentication: only the Basic HTTP Authorization scheme is supported',
+      };
     const text = Buffer.from(m[1]!, 'base64').toString('utf8');
     const colon = text.indexOf(':');
-    return colon < 0 ? { user: text || 'default', password: '' } : { user: text.slice(0, colon) || 'default', password: text.slice(colon + 1) };
+    return colon < 0
+      ? { user: text || 'default', password: '' }
+      : { user: text.slice(0, colon) || 'default', password: text.slice(colon + 1) };
   }
   return { user: url.searchParams.get('user') || 'default', password: url.searchParams.get('password') ?? '' };
 }
@@ -135,10 +146,13 @@ export function createAdmission(opts: AdmissionOptions): Admission {
     const hostHeader = header(req, 'host');
     const host = hostHeader === undefined ? null : hostOfHeader(hostHeader);
     if (host === null || !hosts.has(host)) {
-      return denied(`Host '${shown(hostHeader ?? '')}' is not a name of this interface (its listen address, localhost or a name in ${hostsSetting})`);
+      return denied(
+        `Host '${shown(hostHeader ?? '')}' is not a name of this interface (its listen address, localhost or a name in ${hostsSetting})`,
+      );
     }
     const site = (header(req, 'sec-fetch-site') ?? '').toLowerCase();
-    if (site === 'cross-site' || site === 'same-site') return denied(`A request from a page of another site (Sec-Fetch-Site: ${site}) is refused`);
+    if (site === 'cross-site' || site === 'same-site')
+      return denied(`A request from a page of another site (Sec-Fetch-Site: ${site}) is refused`);
     const from = header(req, 'origin');
     if (from !== undefined) {
       let name: string | null = null;
@@ -148,14 +162,19 @@ export function createAdmission(opts: AdmissionOptions): Admission {
       } catch {
         name = null;
       }
-      if (name === null || !hosts.has(name)) return denied(`A request from origin '${shown(from)}' is refused: it is not one of this interface's hosts`);
+      if (name === null || !hosts.has(name))
+        return denied(`A request from origin '${shown(from)}' is refused: it is not one of this interface's hosts`);
     }
     return null;
   }
 
   function challenge(url: URL, password: string): Admitted {
     const nonce = url.searchParams.get('nonce') ?? '';
-    if (!NONCE_RE.test(nonce)) return { kind: 'refused', refusal: { code: 457, type: 'BAD_QUERY_PARAMETER', message: 'The challenge takes a nonce of 32 to 128 lower-case hex digits' } };
+    if (!NONCE_RE.test(nonce))
+      return {
+        kind: 'refused',
+        refusal: { code: 457, type: 'BAD_QUERY_PARAMETER', message: 'The challenge takes a nonce of 32 to 128 lower-case hex digits' },
+      };
     return { kind: 'challenge', body: `${challengeProof(password, nonce, process.pid)}\n` };
   }
 
@@ -169,7 +188,8 @@ export function createAdmission(opts: AdmissionOptions): Admission {
       if (refused) return { kind: 'refused', refusal: refused };
       const { credentials } = opts;
       // Before any credential is asked for: the client proves nothing to us, we prove ourselves to it.
-      if (opts.challenge && credentials && url.pathname === CHALLENGE_PATH && req.method === 'GET') return challenge(url, credentials.password);
+      if (opts.challenge && credentials && url.pathname === CHALLENGE_PATH && req.method === 'GET')
+        return challenge(url, credentials.password);
       if (!credentials) return { kind: 'query' };
       const given = presented(req, url);
       if ('code' in given) return { kind: 'refused', refusal: given };

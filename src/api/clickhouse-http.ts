@@ -51,26 +51,68 @@ type ClickHouseHttpLimits = Record<keyof typeof CLICKHOUSE_HTTP_LIMITS, number>;
  * interface is stricter than any value).
  */
 const IGNORED_PARAMETERS = new Set([
-  'user', 'password', 'quota_key', 'query_id', 'database', 'default_format', 'query',
-  'session_id', 'session_timeout', 'session_check', 'readonly',
-  'enable_http_compression', 'http_zlib_compression_level', 'http_native_compression_disable_checksumming_on_decompress',
-  'wait_end_of_query', 'buffer_size', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms',
-  'cancel_http_readonly_queries_on_client_close', 'http_response_buffer_size', 'http_wait_end_of_query',
-  'output_format_json_quote_64bit_integers', 'extremes', 'client_protocol_version', 'role',
+  'user',
+  'password',
+  'quota_key',
+  'query_id',
+  'database',
+  'default_format',
+  'query',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'readonly',
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'http_native_compression_disable_checksumming_on_decompress',
+  'wait_end_of_query',
+  'buffer_size',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'cancel_http_readonly_queries_on_client_close',
+  'http_response_buffer_size',
+  'http_wait_end_of_query',
+  'output_format_json_quote_64bit_integers',
+  'extremes',
+  'client_protocol_version',
+  'role',
 ]);
 
 /** ClickHouse error names of the codes this interface answers (src/Common/ErrorCodes.cpp). */
 const CODE_NAMES: Readonly<Record<number, string>> = {
-  16: 'NO_SUCH_COLUMN_IN_TABLE', 47: 'UNKNOWN_IDENTIFIER', 48: 'NOT_IMPLEMENTED', 60: 'UNKNOWN_TABLE',
-  62: 'SYNTAX_ERROR', 73: 'UNKNOWN_FORMAT', 81: 'UNKNOWN_DATABASE', 115: 'UNKNOWN_SETTING', 159: 'TIMEOUT_EXCEEDED',
-  164: 'READONLY', 202: 'TOO_MANY_SIMULTANEOUS_QUERIES', 396: 'TOO_MANY_ROWS_OR_BYTES', 456: 'UNKNOWN_QUERY_PARAMETER',
-  457: 'BAD_QUERY_PARAMETER', 516: 'AUTHENTICATION_FAILED', 1000: 'POCO_EXCEPTION', 1001: 'STD_EXCEPTION',
+  16: 'NO_SUCH_COLUMN_IN_TABLE',
+  47: 'UNKNOWN_IDENTIFIER',
+  48: 'NOT_IMPLEMENTED',
+  60: 'UNKNOWN_TABLE',
+  62: 'SYNTAX_ERROR',
+  73: 'UNKNOWN_FORMAT',
+  81: 'UNKNOWN_DATABASE',
+  115: 'UNKNOWN_SETTING',
+  159: 'TIMEOUT_EXCEEDED',
+  164: 'READONLY',
+  202: 'TOO_MANY_SIMULTANEOUS_QUERIES',
+  396: 'TOO_MANY_ROWS_OR_BYTES',
+  456: 'UNKNOWN_QUERY_PARAMETER',
+  457: 'BAD_QUERY_PARAMETER',
+  516: 'AUTHENTICATION_FAILED',
+  1000: 'POCO_EXCEPTION',
+  1001: 'STD_EXCEPTION',
 };
 
 /** The code of an error this module raises or the engine reported, by kind when it gave none. */
 const KIND_CODES: Readonly<Record<WarehouseError['kind'], number>> = {
-  syntax: 62, unknown_table: 60, unknown_column: 47, bad_params: 457, bad_data: 27, already_exists: 57,
-  timeout: 159, connection: 210, auth: 516, closed: 1001, refused: 164, server: 1001,
+  syntax: 62,
+  unknown_table: 60,
+  unknown_column: 47,
+  bad_params: 457,
+  bad_data: 27,
+  already_exists: 57,
+  timeout: 159,
+  connection: 210,
+  auth: 516,
+  closed: 1001,
+  refused: 164,
+  server: 1001,
 };
 
 /** HTTP status a server answers for an exception code (the common ones; else 500). */
@@ -115,8 +157,14 @@ export function describeError(err: unknown): ClickHouseHttpError {
 }
 
 const TEXT_FORMATS: ReadonlyArray<[RegExp, string]> = [
-  [/^(JSON|JSONStrings|JSONCompact|JSONCompactStrings|JSONColumns|JSONColumnsWithMetadata|JSONCompactColumns|JSONObjectEachRow)$/i, 'application/json; charset=UTF-8'],
-  [/^(JSONEachRow|JSONLines|NDJSON|JSONStringsEachRow|JSONCompactEachRow.*|JSONCompactStringsEachRow.*|JSONEachRowWithProgress)$/i, 'application/x-ndjson; charset=UTF-8'],
+  [
+    /^(JSON|JSONStrings|JSONCompact|JSONCompactStrings|JSONColumns|JSONColumnsWithMetadata|JSONCompactColumns|JSONObjectEachRow)$/i,
+    'application/json; charset=UTF-8',
+  ],
+  [
+    /^(JSONEachRow|JSONLines|NDJSON|JSONStringsEachRow|JSONCompactEachRow.*|JSONCompactStringsEachRow.*|JSONEachRowWithProgress)$/i,
+    'application/x-ndjson; charset=UTF-8',
+  ],
   [/^(TabSeparated|TSV).*$/i, 'text/tab-separated-values; charset=UTF-8'],
   [/^CSV.*$/i, 'text/csv; charset=UTF-8; header=absent'],
   [/^(Pretty.*|Vertical|Markdown|XML|Values|TSKV|Template|Raw.*|LineAsString.*|PrettyCompact.*)$/i, 'text/plain; charset=UTF-8'],
@@ -170,23 +218,41 @@ interface Statement {
 }
 
 /** Runs one statement and streams its result, within the deadline and the result's byte cap. */
-async function serveStatement(ctx: QueryContext, req: IncomingMessage, res: ServerResponse, { query, format, params, queryId }: Statement): Promise<void> {
+async function serveStatement(
+  ctx: QueryContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { query, format, params, queryId }: Statement,
+): Promise<void> {
   const { limits, log, exceptionText } = ctx;
   const controller = new AbortController();
   let timedOut = false;
   // No timer for an unbounded deadline: setTimeout takes Infinity (or anything past 2^31-1 ms) as 1 ms.
-  const timer = limits.deadlineMs <= 2 ** 31 - 1
-    ? setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, limits.deadlineMs)
-    : null;
+  const timer =
+    limits.deadlineMs <= 2 ** 31 - 1
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, limits.deadlineMs)
+      : null;
   timer?.unref();
   // A client that goes away stops its query (the iterator is returned below).
   const gone = () => controller.abort();
   res.on('close', gone);
   const deadline = new Promise<never>((_, reject) =>
-    controller.signal.addEventListener('abort', () => reject(timedOut ? new ClickHouseHttpError(159, `Timeout exceeded: elapsed ${limits.deadlineMs / 1000} seconds, maximum: ${limits.deadlineMs / 1000}`) : new Error('client went away')), { once: true }),
+    controller.signal.addEventListener(
+      'abort',
+      () =>
+        reject(
+          timedOut
+            ? new ClickHouseHttpError(
+                159,
+                `Timeout exceeded: elapsed ${limits.deadlineMs / 1000} seconds, maximum: ${limits.deadlineMs / 1000}`,
+              )
+            : new Error('client went away'),
+        ),
+      { once: true },
+    ),
   );
   deadline.catch(() => {});
   const it = ctx.reader.stream(query, { format, params, signal: controller.signal })[Symbol.asyncIterator]();
@@ -228,7 +294,15 @@ async function serveStatement(ctx: QueryContext, req: IncomingMessage, res: Serv
       return;
     }
     res.addTrailers({
-      'X-ClickHouse-Summary': JSON.stringify({ read_rows: '0', read_bytes: '0', written_rows: '0', written_bytes: '0', total_rows_to_read: '0', ...(rows === null ? {} : { result_rows: String(rows) }), result_bytes: String(bytes) }),
+      'X-ClickHouse-Summary': JSON.stringify({
+        read_rows: '0',
+        read_bytes: '0',
+        written_rows: '0',
+        written_bytes: '0',
+        total_rows_to_read: '0',
+        ...(rows === null ? {} : { result_rows: String(rows) }),
+        result_bytes: String(bytes),
+      }),
     });
     res.end();
   } finally {
@@ -240,7 +314,12 @@ async function serveStatement(ctx: QueryContext, req: IncomingMessage, res: Serv
 }
 
 /** The statement a request carries (query text from the URL and the body, format, parameters, id); refuses settings and unknown databases. */
-async function readStatement(req: IncomingMessage, url: URL, limits: ClickHouseHttpLimits, databases: ReadonlySet<string>): Promise<Statement> {
+async function readStatement(
+  req: IncomingMessage,
+  url: URL,
+  limits: ClickHouseHttpLimits,
+  databases: ReadonlySet<string>,
+): Promise<Statement> {
   const params: Record<string, string> = {};
   for (const [name, value] of url.searchParams) {
     if (name.startsWith('param_')) params[name.slice('param_'.length)] = value;
@@ -251,7 +330,8 @@ async function readStatement(req: IncomingMessage, url: URL, limits: ClickHouseH
 
   const body = req.method === 'POST' ? await readBody(req, limits.maxQueryBytes) : '';
   const query = [url.searchParams.get('query') ?? '', body].filter((s) => s.trim() !== '').join('\n');
-  if (Buffer.byteLength(query) > limits.maxQueryBytes) throw new ClickHouseHttpError(62, `Max query size exceeded: the query is longer than ${limits.maxQueryBytes} bytes`);
+  if (Buffer.byteLength(query) > limits.maxQueryBytes)
+    throw new ClickHouseHttpError(62, `Max query size exceeded: the query is longer than ${limits.maxQueryBytes} bytes`);
   if (query.trim() === '') throw new ClickHouseHttpError(62, 'Empty query');
   const format = url.searchParams.get('default_format') ?? 'TabSeparated';
   const queryId = url.searchParams.get('query_id') || randomUUID();
@@ -273,11 +353,16 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
   const limits: ClickHouseHttpLimits = { ...CLICKHOUSE_HTTP_LIMITS, ...opts.limits };
   const log = (opts.logger ?? silentLogger).child({ component: 'clickhouse-http' });
   const databases = new Set([opts.reader.database, ...(opts.databaseAliases ?? [])]);
-  const admission = createAdmission({ credentials: opts.credentials, ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}), ...(opts.challenge ? { challenge: true } : {}) });
+  const admission = createAdmission({
+    credentials: opts.credentials,
+    ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}),
+    ...(opts.challenge ? { challenge: true } : {}),
+  });
   let version = 'unknown';
   let active = 0;
 
-  const exceptionText = (e: ClickHouseHttpError): string => `Code: ${e.code}. DB::Exception: ${e.message}. (${e.type}) (version ${version})\n`;
+  const exceptionText = (e: ClickHouseHttpError): string =>
+    `Code: ${e.code}. DB::Exception: ${e.message}. (${e.type}) (version ${version})\n`;
 
   const fail = (res: ServerResponse, e: ClickHouseHttpError, queryId: string | null): void => {
     if (res.headersSent) return;
@@ -303,7 +388,8 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=UTF-8', 'Cache-Control': 'no-store' }).end(admitted.body);
       return;
     }
-    if (url.pathname !== '/') throw new ClickHouseHttpError(48, `There is no handler for ${url.pathname}: this interface serves / and /ping`);
+    if (url.pathname !== '/')
+      throw new ClickHouseHttpError(48, `There is no handler for ${url.pathname}: this interface serves / and /ping`);
     if (req.method !== 'GET' && req.method !== 'POST') throw new ClickHouseHttpError(48, `HTTP method ${req.method} is not supported here`);
 
     await serveStatement({ reader: opts.reader, limits, log, exceptionText }, req, res, await readStatement(req, url, limits, databases));
@@ -331,7 +417,8 @@ export function createClickHouseHttp(opts: ClickHouseHttpOptions): ClickHouseHtt
     server,
     async listen(host, port) {
       // The engine's version, for the exception texts clients parse.
-      for await (const chunk of opts.reader.stream('SELECT version()', { format: 'TabSeparated' })) version = Buffer.from(chunk.bytes).toString('utf8').trim() || version;
+      for await (const chunk of opts.reader.stream('SELECT version()', { format: 'TabSeparated' }))
+        version = Buffer.from(chunk.bytes).toString('utf8').trim() || version;
       admission.listeningOn(host);
       server.listen(port, host);
       await once(server, 'listening');

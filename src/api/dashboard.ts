@@ -46,9 +46,7 @@ function share(p: Proportion): string {
 
 function runCard(title: string, r: RunStatsResponse): string {
   const s = r.sample;
-  const badge = r.partial
-    ? `<span class="badge warn">${escapeHtml(r.status)}</span>`
-    : '<span class="badge ok">complete</span>';
+  const badge = r.partial ? `<span class="badge warn">${escapeHtml(r.status)}</span>` : '<span class="badge ok">complete</span>';
   return `<section class="card">
   <h2>${escapeHtml(title)} ${badge}</h2>
   <p class="muted">run <code>${escapeHtml(r.runId)}</code> · started ${escapeHtml(when(r.startedAt))}${r.finishedAt ? ` · finished ${escapeHtml(when(r.finishedAt))}` : ''}</p>
@@ -64,7 +62,8 @@ function runCard(title: string, r: RunStatsResponse): string {
 
 function censusCard(c: CensusResponse): string {
   const l = c.latest;
-  const cell = (label: string, n: number) => `<div class="stat"><span class="n">${num(n)}</span><span class="l">${escapeHtml(label)}</span></div>`;
+  const cell = (label: string, n: number) =>
+    `<div class="stat"><span class="n">${num(n)}</span><span class="l">${escapeHtml(label)}</span></div>`;
   return `<section class="card">
   <h2>Census of latest states</h2>
   <p class="muted">Every active agent's latest check and verdict, as of ${escapeHtml(when(c.asOf))}. A count of the snapshot, not a sample estimate.</p>
@@ -92,7 +91,8 @@ function dailyTable(totals: DailyTotal[], days: number): string {
 }
 
 function agentRow(a: AgentSummary): string {
-  const state = a.optOut === 'unchecked' ? 'not checked (opted out)' : `${a.uptime ?? 'not checked yet'}${a.result ? ` / ${a.result}` : ''}`;
+  const state =
+    a.optOut === 'unchecked' ? 'not checked (opted out)' : `${a.uptime ?? 'not checked yet'}${a.result ? ` / ${a.result}` : ''}`;
   return `<tr><td><a href="/agents/${escapeHtml(encodeURIComponent(a.id))}">${escapeHtml(a.name || a.id)}</a></td><td>${escapeHtml(a.protocol)}</td>
   <td>${escapeHtml(a.sources.join(', '))}</td><td class="${escapeHtml(a.uptime ?? '')}">${escapeHtml(state)}</td>
   <td class="r">${pct(a.uptime7d)}</td><td>${escapeHtml(when(a.lastCheckedAt))}</td></tr>`;
@@ -112,7 +112,13 @@ export interface AgentFilters {
 
 export const NO_FILTERS: AgentFilters = { protocol: '', source: '', state: '' };
 
-const STATES: ReadonlyArray<[AgentListState, string]> = [['up', 'up'], ['down', 'down'], ['unknown', 'unknown'], ['pass', 'passing'], ['fail', 'failing']];
+const STATES: ReadonlyArray<[AgentListState, string]> = [
+  ['up', 'up'],
+  ['down', 'down'],
+  ['unknown', 'unknown'],
+  ['pass', 'passing'],
+  ['fail', 'failing'],
+];
 
 function select(name: string, label: string, current: string, options: ReadonlyArray<readonly [string, string]>): string {
   const opts = [['', `any ${label}`] as const, ...options]
@@ -123,7 +129,9 @@ function select(name: string, label: string, current: string, options: ReadonlyA
 
 function agentTable(agents: AgentSummary[], nextCursor: string | null, q: string, f: AgentFilters): string {
   const params = (extra: Record<string, string>) =>
-    new URLSearchParams(Object.entries({ q, protocol: f.protocol, source: f.source, state: f.state, ...extra }).filter(([, v]) => v !== '')).toString();
+    new URLSearchParams(
+      Object.entries({ q, protocol: f.protocol, source: f.source, state: f.state, ...extra }).filter(([, v]) => v !== ''),
+    ).toString();
   const next = nextCursor ? `/?${params({ cursor: nextCursor })}` : null;
   const filtered = f.protocol !== '' || f.source !== '' || f.state !== '';
   // A filtered page reads a bounded stretch of the list, so it can come back short (even empty) with more after it.
@@ -131,8 +139,16 @@ function agentTable(agents: AgentSummary[], nextCursor: string | null, q: string
   return `<section class="card wide">
   <h2>Agents</h2>
   <form method="get" action="/" role="search"><input id="q" name="q" type="search" maxlength="200" placeholder="Search by name, URL or description" value="${escapeHtml(q)}" autocomplete="off">
-  ${select('protocol', 'protocol', f.protocol, [['a2a', 'A2A'], ['mcp', 'MCP']])}
-  ${select('source', 'source', f.source, SOURCE_NAMES.map((s) => [s, s] as const))}
+  ${select('protocol', 'protocol', f.protocol, [
+    ['a2a', 'A2A'],
+    ['mcp', 'MCP'],
+  ])}
+  ${select(
+    'source',
+    'source',
+    f.source,
+    SOURCE_NAMES.map((s) => [s, s] as const),
+  )}
   ${select('state', 'state', f.state, STATES)}
   <button type="submit">Search</button>${filtered || q ? ' <a href="/">clear</a>' : ''} <span id="status" class="muted" aria-live="polite"></span></form>
   <p class="note">In natural name order (Agent 2 before Agent 10). State is the latest check (up, down, unknown) or the latest verdict (passing, failing).</p>
@@ -150,12 +166,22 @@ function searchTable(r: SearchResult, q: string, f: AgentFilters): string {
     new URLSearchParams(Object.entries({ q, ...filters, ...extra }).filter(([, v]) => v !== '' && v !== '0')).toString();
   const next = offset + r.hits.length < r.total ? `/?${params({ offset: String(offset + r.hits.length) })}` : null;
   const prev = offset > 0 ? `/?${params({ offset: String(Math.max(0, offset - SEARCH_DEFAULT)) })}` : null;
-  const hidden = (['transport', 'auth'] as const).map((k) => (filters[k] ? `<input type="hidden" name="${k}" value="${escapeHtml(filters[k])}">` : '')).join('');
+  const hidden = (['transport', 'auth'] as const)
+    .map((k) => (filters[k] ? `<input type="hidden" name="${k}" value="${escapeHtml(filters[k])}">` : ''))
+    .join('');
   return `<section class="card wide">
   <h2>Agents</h2>
   <form method="get" action="/" role="search"><input id="q" name="q" type="search" maxlength="200" placeholder="Search by what an agent does, its name, skills or URL" value="${escapeHtml(q)}" autocomplete="off">${hidden}
-  ${select('protocol', 'protocol', f.protocol, [['a2a', 'A2A'], ['mcp', 'MCP']])}
-  ${select('source', 'source', f.source, SOURCE_NAMES.map((s) => [s, s] as const))}
+  ${select('protocol', 'protocol', f.protocol, [
+    ['a2a', 'A2A'],
+    ['mcp', 'MCP'],
+  ])}
+  ${select(
+    'source',
+    'source',
+    f.source,
+    SOURCE_NAMES.map((s) => [s, s] as const),
+  )}
   ${select('state', 'state', f.state, STATES)}
   <button type="submit">Search</button> <a href="/">clear</a> <span id="status" class="muted" aria-live="polite"></span></form>
   ${facetLinks(q, filters, r.facets)}
@@ -180,7 +206,10 @@ export function rateGroups(rows: readonly DailyRow[], by: 'protocol' | 'source',
   }
   return [...sums.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, days]) => ({ name: name || '(no source)', days: new Map([...days.entries()].map(([day, d]) => [day, wilson(d.s, d.n)])) }));
+    .map(([name, days]) => ({
+      name: name || '(no source)',
+      days: new Map([...days.entries()].map(([day, d]) => [day, wilson(d.s, d.n)])),
+    }));
 }
 
 function chartsCard(rows: readonly DailyRow[], totals: readonly DailyTotal[], today: string): string {
@@ -309,8 +338,11 @@ export async function dashboardData(
         limit: SEARCH_DEFAULT,
         offset: filters.offset ?? 0,
         filters: {
-          protocol: filters.protocol || null, source: filters.source || null, state: (filters.state || null) as SearchState | null,
-          transport: filters.transport || null, auth: filters.auth || null,
+          protocol: filters.protocol || null,
+          source: filters.source || null,
+          state: (filters.state || null) as SearchState | null,
+          transport: filters.transport || null,
+          auth: filters.auth || null,
         },
       })
     : null;
@@ -355,7 +387,8 @@ ${censusCard(d.census)}
 ${chartsCard(d.chartRows, d.chartTotals, d.generatedAt.slice(0, 10))}
 ${dailyTable(d.daily, STATS_DAYS_DEFAULT)}
 ${d.search ? searchTable(d.search, d.q, d.filters) : agentTable(d.agents, d.nextCursor, d.q, d.filters)}`,
-    footer: 'Ecosystem shares come from each run\'s uniform random sample, with 95% Wilson score intervals; census counts are totals of every active agent\'s latest state. JSON: <a href="/stats/runs/latest">/stats/runs/latest</a> · <a href="/stats/census">/stats/census</a> · <a href="/stats/daily">/stats/daily</a> · <a href="/stats/agents">/stats/agents</a> · <a href="/search?q=weather">/search</a> · <a href="/agents">/agents</a>',
+    footer:
+      'Ecosystem shares come from each run\'s uniform random sample, with 95% Wilson score intervals; census counts are totals of every active agent\'s latest state. JSON: <a href="/stats/runs/latest">/stats/runs/latest</a> · <a href="/stats/census">/stats/census</a> · <a href="/stats/daily">/stats/daily</a> · <a href="/stats/agents">/stats/agents</a> · <a href="/search?q=weather">/search</a> · <a href="/agents">/agents</a>',
     script: SCRIPT,
   });
 }

@@ -31,7 +31,10 @@ export function errorBody(code: string, message: string, requestId: string): Api
 }
 
 export function sendError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
-  return reply.code(status).header(REQUEST_ID_HEADER, reply.request.id).send(errorBody(code, message, reply.request.id));
+  return reply
+    .code(status)
+    .header(REQUEST_ID_HEADER, reply.request.id)
+    .send(errorBody(code, message, reply.request.id));
 }
 
 const CODES: Readonly<Record<number, string>> = {
@@ -63,7 +66,9 @@ function validationMessage(err: { message: string; validation?: FastifySchemaVal
 type ApiError = { validation?: FastifySchemaValidationError[]; validationContext?: string; statusCode?: number; message: string };
 
 /** Request ids, validation failures, unknown routes and unexpected errors, in the one shape. */
-export function installErrorHandlers<L extends FastifyBaseLogger>(app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, L>): void {
+export function installErrorHandlers<L extends FastifyBaseLogger>(
+  app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, L>,
+): void {
   app.addHook('onRequest', async (req, reply) => {
     void reply.header(REQUEST_ID_HEADER, req.id);
   });

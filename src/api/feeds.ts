@@ -1,6 +1,6 @@
 import { Feed } from 'feed';
 import type { AgentChangeRow } from '../warehouse/rows.js';
-import { xmlChars } from './badge.js';
+import { xmlChars } from '../core/xml.js';
 import { escapeHtml } from './dashboard.js';
 import { isoTime } from './format.js';
 
@@ -67,7 +67,8 @@ function feedMeta(ctx: FeedContext) {
   return {
     id: `${FEED_TAG}changes`,
     title: 'VeronikAI: agent changes',
-    description: 'Changes of the public AI agents VeronikAI indexes: went down, came back up, verdict changed, listed, delisted, corrected after a dispute.',
+    description:
+      'Changes of the public AI agents VeronikAI indexes: went down, came back up, verdict changed, listed, delisted, corrected after a dispute.',
     home: `${baseUrl}/`,
     atom: `${baseUrl}${FEED_PATHS.atom}`,
     json: `${baseUrl}${FEED_PATHS.json}`,
@@ -75,7 +76,8 @@ function feedMeta(ctx: FeedContext) {
 }
 
 const observed = (row: AgentChangeRow): Date => new Date(isoTime(row.observed_at) ?? 0);
-const newest = (rows: readonly AgentChangeRow[]): Date => (rows.length > 0 ? new Date(Math.max(...rows.map((r) => observed(r).getTime()))) : FEED_EPOCH);
+const newest = (rows: readonly AgentChangeRow[]): Date =>
+  rows.length > 0 ? new Date(Math.max(...rows.map((r) => observed(r).getTime()))) : FEED_EPOCH;
 
 /** The entry's title as text: the change's one sentence, or its kind and agent when it has none. */
 export function changeTitle(row: AgentChangeRow): string {
@@ -109,7 +111,8 @@ export function changeContentHtml(row: AgentChangeRow, baseUrl: string): string 
       '</p>',
   ];
   const reasons = (row.reasons ?? []).map(clean).filter(Boolean);
-  if (reasons.length > 0) parts.push(`<p>${h(REASONS_LABEL[row.kind] ?? 'Details')}:</p><ul>${reasons.map((r) => `<li>${h(r)}</li>`).join('')}</ul>`);
+  if (reasons.length > 0)
+    parts.push(`<p>${h(REASONS_LABEL[row.kind] ?? 'Details')}:</p><ul>${reasons.map((r) => `<li>${h(r)}</li>`).join('')}</ul>`);
   const meta = [`agent ${h(clean(row.name) || row.agent_id)} (${h(row.protocol)})`, `observed ${h(isoTime(row.observed_at) ?? '')}`];
   if (row.checker_version) meta.push(`checker ${h(row.checker_version)}`);
   parts.push(`<p>${meta.join(' · ')} · <a href="${h(agentPageUrl(baseUrl, row.agent_id))}">agent page</a></p>`);

@@ -17,7 +17,9 @@ const TIME_FIELDS = ['firstSeen', 'lastSeen', 'inactiveSince'] as const;
 type TimeField = (typeof TIME_FIELDS)[number];
 
 /** A row with its firstSeen / lastSeen / inactiveSince (and sourceFirstSeen's values) as ISO times. */
-export function withIsoTimes<T extends Partial<Record<TimeField, string | null>> & { sourceFirstSeen?: Record<string, string | null> }>(row: T): T {
+export function withIsoTimes<T extends Partial<Record<TimeField, string | null>> & { sourceFirstSeen?: Record<string, string | null> }>(
+  row: T,
+): T {
   const out: T = { ...row };
   for (const f of TIME_FIELDS) {
     const v = out[f];

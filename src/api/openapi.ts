@@ -56,20 +56,27 @@ const DESCRIPTION = [
   '',
   'Every error is `{ "error": { "code", "message", "requestId" } }` and every response carries an',
   '`x-request-id` header; an unknown query parameter is a 400. Times are ISO 8601 UTC. Sample',
-  'estimates (from one daily run\'s uniform random sample, with 95 % Wilson intervals) and census',
-  'totals (every active agent\'s latest state) are separate figures, never mixed.',
+  "estimates (from one daily run's uniform random sample, with 95 % Wilson intervals) and census",
+  "totals (every active agent's latest state) are separate figures, never mixed.",
 ].join('\n');
 
 /**
  * Registers the shared schemas, @fastify/swagger (before any route, so its onRoute hook sees them
  * all), Swagger UI under /docs and GET /openapi.json.
  */
-export function registerOpenApi<L extends FastifyBaseLogger>(app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, L>): void {
+export function registerOpenApi<L extends FastifyBaseLogger>(
+  app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, L>,
+): void {
   app.addSchema(apiErrorSchema);
   void app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'VeronikAI', version: API_VERSION, description: DESCRIPTION, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
+      info: {
+        title: 'VeronikAI',
+        version: API_VERSION,
+        description: DESCRIPTION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      },
     },
     // Shared schemas keep their $id as their component name (components.schemas.ApiError), not def-0.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },

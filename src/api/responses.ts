@@ -65,7 +65,11 @@ export async function latestDailyRuns(warehouse: ReadOnlyWarehouse): Promise<{ l
 export type RunStatsResponse = FromSchema<typeof runStatsResponseSchema>;
 
 /** A run's sample figures, or null for a run the warehouse has no record of. */
-export async function runStatsResponse(warehouse: ReadOnlyWarehouse, runId: string, checkerVersion: string): Promise<RunStatsResponse | null> {
+export async function runStatsResponse(
+  warehouse: ReadOnlyWarehouse,
+  runId: string,
+  checkerVersion: string,
+): Promise<RunStatsResponse | null> {
   const s = await runStats(warehouse, runId, checkerVersion);
   if (s.status === 'unknown run') return null;
   return {
@@ -98,8 +102,15 @@ export async function censusResponse(warehouse: ReadOnlyWarehouse, checkerVersio
       checkerVersion,
       agents: { active: n('active'), inactive: n('inactive') },
       latest: {
-        up: n('up'), down: n('down'), unknown: n('unknown'), skipped: n('skipped'),
-        pass: n('pass'), fail: n('fail'), unknownVerdict: n('unknown_verdict'), notApplicable: n('na'), neverChecked: n('never'),
+        up: n('up'),
+        down: n('down'),
+        unknown: n('unknown'),
+        skipped: n('skipped'),
+        pass: n('pass'),
+        fail: n('fail'),
+        unknownVerdict: n('unknown_verdict'),
+        notApplicable: n('na'),
+        neverChecked: n('never'),
       },
     };
     asOf = stored.as_of;
@@ -114,7 +125,7 @@ export async function censusResponse(warehouse: ReadOnlyWarehouse, checkerVersio
     computedAt: isoTime(stored?.computed_at ?? null),
     note:
       "Totals of every active agent's latest check and verdict: a census of the current snapshot, not a sample estimate, " +
-      'so no interval applies. Ecosystem shares with intervals come from a run\'s sample (/stats/runs/…).',
+      "so no interval applies. Ecosystem shares with intervals come from a run's sample (/stats/runs/…).",
   };
 }
 
@@ -133,7 +144,12 @@ export type DailyTotal = FromSchema<typeof dailyTotalSchema>;
  */
 export type DailyResponse = FromSchema<typeof dailyResponseSchema>;
 
-export async function dailyResponse(warehouse: ReadOnlyWarehouse, checkerVersion: string, days: number, protocol: string | null): Promise<DailyResponse> {
+export async function dailyResponse(
+  warehouse: ReadOnlyWarehouse,
+  checkerVersion: string,
+  days: number,
+  protocol: string | null,
+): Promise<DailyResponse> {
   const rows = (await dailyRollups(warehouse, checkerVersion, days, protocol)).map((r): DailyRow => {
     const out = { ...r };
     for (const [k, v] of Object.entries(out) as Array<[keyof DailyRow, unknown]>) {
@@ -147,11 +163,21 @@ export async function dailyResponse(warehouse: ReadOnlyWarehouse, checkerVersion
   for (const r of rows) byDay.set(r.day, [...(byDay.get(r.day) ?? []), r]);
   const totals = [...byDay.entries()].map(([day, list]) => {
     const sum = (k: keyof DailyRow) => list.reduce((n, r) => n + Number(r[k] ?? 0), 0);
-    const up = sum('up'), down = sum('down'), pass = sum('pass'), fail = sum('fail');
+    const up = sum('up'),
+      down = sum('down'),
+      pass = sum('pass'),
+      fail = sum('fail');
     return {
       day,
-      checks: sum('checks'), up, down, unknown: sum('unknown'), skipped: sum('skipped'),
-      pass, fail, unknownVerdict: sum('unknownVerdict'), na: sum('na'),
+      checks: sum('checks'),
+      up,
+      down,
+      unknown: sum('unknown'),
+      skipped: sum('skipped'),
+      pass,
+      fail,
+      unknownVerdict: sum('unknownVerdict'),
+      na: sum('na'),
       uptime: up + down > 0 ? up / (up + down) : null,
       passRate: pass + fail > 0 ? pass / (pass + fail) : null,
       sample: {
@@ -178,7 +204,14 @@ export type AgentSearchResponse = FromSchema<typeof agentSearchResponseSchema>;
 export async function searchAgents(
   warehouse: ReadOnlyWarehouse,
   checkerVersion: string,
-  opts: { q?: string; protocol?: string | null; limit?: number; cursor?: AgentListCursor | null; source?: string | null; state?: AgentListState | null },
+  opts: {
+    q?: string;
+    protocol?: string | null;
+    limit?: number;
+    cursor?: AgentListCursor | null;
+    source?: string | null;
+    state?: AgentListState | null;
+  },
 ): Promise<Omit<AgentSearchResponse, 'checkerVersion'>> {
   const limit = opts.limit ?? AGENT_SEARCH_DEFAULT;
   const page = await agentListPage(warehouse, {
@@ -190,7 +223,10 @@ export async function searchAgents(
     state: opts.state ?? null,
     checkerVersion,
   });
-  const status = await agentStatusRows(warehouse, page.rows.map((r) => r.key));
+  const status = await agentStatusRows(
+    warehouse,
+    page.rows.map((r) => r.key),
+  );
   const agents = page.rows.map((r): AgentSummary => {
     const mine = status.filter((s) => s.agent_key === r.key);
     const current = mine.find((s) => s.checker_version === checkerVersion);
@@ -252,9 +288,14 @@ export function parseAttestation(text: string): { attestation: Attestation | Tre
   return { attestation: o as unknown as Attestation, problem: null };
 }
 
-function signatureOf(latest: { signature: string; event_id: string }, key: string, log: Pick<Logger, 'warn'> | undefined): Attestation | TreeAttestation | null {
+function signatureOf(
+  latest: { signature: string; event_id: string },
+  key: string,
+  log: Pick<Logger, 'warn'> | undefined,
+): Attestation | TreeAttestation | null {
   const { attestation, problem } = parseAttestation(latest.signature);
-  if (problem) log?.warn({ agentKey: key, eventId: latest.event_id, problem }, 'stored verdict signature is not an attestation: served as null');
+  if (problem)
+    log?.warn({ agentKey: key, eventId: latest.event_id, problem }, 'stored verdict signature is not an attestation: served as null');
   return attestation;
 }
 

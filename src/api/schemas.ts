@@ -1,6 +1,6 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import { SOURCE_NAMES } from '../config.js';
-import { AGENT_SEARCH_MAX, PAGE_MAX, SEARCH_MAX, SEARCH_OFFSET_MAX, SEARCH_QUERY_MAX, STATS_DAYS_MAX } from './limits.js';
+import { AGENT_SEARCH_MAX, PAGE_MAX, SEARCH_OFFSET_MAX, STATS_DAYS_MAX } from './limits.js';
 
 /**
  * The JSON schemas of the routes' inputs. Fastify validates requests with them (and
@@ -11,7 +11,7 @@ import { AGENT_SEARCH_MAX, PAGE_MAX, SEARCH_MAX, SEARCH_OFFSET_MAX, SEARCH_QUERY
  * unknown properties instead of removing them), so an unknown parameter is a 400 naming it.
  */
 
-const PROTOCOL = { type: 'string', enum: ['a2a', 'mcp'] } as const;
+export const PROTOCOL = { type: 'string', enum: ['a2a', 'mcp'] } as const;
 
 export const agentsQuerySchema = {
   type: 'object',
@@ -60,24 +60,6 @@ export const agentSearchQuerySchema = {
   },
 } as const;
 
-/** GET /search: the ranked full-text search (docs/SEARCH.md), its filters and page. */
-export const searchQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['q'],
-  properties: {
-    q: { type: 'string', minLength: 1, maxLength: SEARCH_QUERY_MAX, description: 'Words or a sentence; the last word also matches as a prefix' },
-    protocol: PROTOCOL,
-    source: { type: 'string', maxLength: 100 },
-    state: { type: 'string', enum: ['up', 'down', 'unknown', 'pass', 'fail'], description: 'Latest check (up, down, unknown) or verdict (pass, fail) under the current checker' },
-    transport: { type: 'string', maxLength: 100 },
-    auth: { type: 'string', enum: ['required', 'none'], description: 'Whether the card or server.json asks for authentication' },
-    limit: { type: 'integer', minimum: 1, maximum: SEARCH_MAX },
-    offset: { type: 'integer', minimum: 0, maximum: SEARCH_OFFSET_MAX },
-    explain: { type: 'string', enum: ['0', '1'], description: '1: each hit carries its score parts' },
-  },
-} as const;
-
 /** The dashboard's search and agent-list filters (a plain GET form: an empty select sends ''). */
 export const dashboardQuerySchema = {
   type: 'object',
@@ -111,12 +93,12 @@ export const dashboardQuerySchema = {
  */
 export type FromSchema<S> = (JsonSchemaToTsProvider & { schema: S })['serializer'];
 
-const STRING = { type: 'string' } as const;
-const STRINGS = { type: 'array', items: { type: 'string' } } as const;
-const COUNT = { type: 'integer', minimum: 0 } as const;
+export const STRING = { type: 'string' } as const;
+export const STRINGS = { type: 'array', items: { type: 'string' } } as const;
+export const COUNT = { type: 'integer', minimum: 0 } as const;
 const TIME = { type: 'string', description: 'ISO 8601 UTC' } as const;
 const TIME_OR_NULL = { type: ['string', 'null'], description: 'ISO 8601 UTC, or null' } as const;
-const SHARE = { type: ['number', 'null'], minimum: 0, maximum: 1 } as const;
+export const SHARE = { type: ['number', 'null'], minimum: 0, maximum: 1 } as const;
 const FLAG = { type: 'integer', enum: [0, 1] } as const;
 const UPTIME_STATE = { type: 'string', enum: ['up', 'down', 'unknown', 'skipped'] } as const;
 const VERDICT_RESULT = { type: 'string', enum: ['pass', 'fail', 'unknown', 'n/a'] } as const;
@@ -151,8 +133,12 @@ const ERROR_DESCRIPTIONS = {
 } as const;
 
 /** Response entries of the error statuses a route answers, each a reference to the one error schema. */
-export function errorResponses<S extends keyof typeof ERROR_DESCRIPTIONS>(...statuses: S[]): Record<S, { $ref: 'ApiError#'; description: string }> {
-  return Object.fromEntries(statuses.map((s) => [s, { $ref: 'ApiError#' as const, description: ERROR_DESCRIPTIONS[s] as string }])) as Record<S, { $ref: 'ApiError#'; description: string }>;
+export function errorResponses<S extends keyof typeof ERROR_DESCRIPTIONS>(
+  ...statuses: S[]
+): Record<S, { $ref: 'ApiError#'; description: string }> {
+  return Object.fromEntries(
+    statuses.map((s) => [s, { $ref: 'ApiError#' as const, description: ERROR_DESCRIPTIONS[s] as string }]),
+  ) as Record<S, { $ref: 'ApiError#'; description: string }>;
 }
 
 /** A page of HTML (the dashboard): a string, sent as it is (no serializer). */
@@ -195,7 +181,11 @@ const agentProperties = {
   endpointUrl: STRING,
   cardUrl: STRING,
   sources: STRINGS,
-  sourceFirstSeen: { type: 'object', description: 'Per source, when it first listed the agent (ISO 8601 UTC)', additionalProperties: { type: 'string' } },
+  sourceFirstSeen: {
+    type: 'object',
+    description: 'Per source, when it first listed the agent (ISO 8601 UTC)',
+    additionalProperties: { type: 'string' },
+  },
   firstSeen: TIME,
   lastSeen: TIME,
   active: FLAG,
@@ -226,8 +216,15 @@ const listingSchema = {
   additionalProperties: false,
   required: ['source', 'itemId', 'name', 'version', 'endpointUrl', 'cardUrl', 'tombstoned', 'firstSeen', 'lastSeen'],
   properties: {
-    source: STRING, itemId: STRING, name: STRING, version: STRING, endpointUrl: STRING, cardUrl: STRING,
-    tombstoned: FLAG, firstSeen: TIME, lastSeen: TIME,
+    source: STRING,
+    itemId: STRING,
+    name: STRING,
+    version: STRING,
+    endpointUrl: STRING,
+    cardUrl: STRING,
+    tombstoned: FLAG,
+    firstSeen: TIME,
+    lastSeen: TIME,
   },
 } as const;
 
@@ -267,7 +264,12 @@ export const attestationSchema = {
         observedAt: TIME,
         inputsHash: STRING,
         checker: STRING,
-        suite: { type: 'object', additionalProperties: false, required: ['id', 'version'], properties: { id: STRING, version: { type: 'integer' } } },
+        suite: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'version'],
+          properties: { id: STRING, version: { type: 'integer' } },
+        },
         scope: { type: 'string', enum: ['document', 'observation'] },
         result: VERDICT_RESULT,
         reasons: STRINGS,
@@ -298,9 +300,15 @@ const agentStatusProperties = {
     additionalProperties: false,
     required: ['at', 'eventId', 'uptime', 'reason', 'httpStatus', 'latencyMs', 'inSample', 'ourSide', 'source'],
     properties: {
-      at: TIME_OR_NULL, eventId: STRING, uptime: UPTIME_STATE, reason: STRING,
-      httpStatus: { type: ['integer', 'null'] }, latencyMs: { type: ['integer', 'null'] },
-      inSample: { type: 'boolean' }, ourSide: { type: 'boolean' }, source: STRING,
+      at: TIME_OR_NULL,
+      eventId: STRING,
+      uptime: UPTIME_STATE,
+      reason: STRING,
+      httpStatus: { type: ['integer', 'null'] },
+      latencyMs: { type: ['integer', 'null'] },
+      inSample: { type: 'boolean' },
+      ourSide: { type: 'boolean' },
+      source: STRING,
     },
   },
   latestVerdict: {
@@ -308,9 +316,19 @@ const agentStatusProperties = {
     additionalProperties: false,
     required: ['checkerVersion', 'result', 'reasons', 'warnings', 'suiteId', 'suiteVersion', 'a2aVersion', 'a2aRoute', 'signature'],
     properties: {
-      checkerVersion: STRING, result: VERDICT_RESULT, reasons: STRINGS, warnings: STRINGS, suiteId: STRING, suiteVersion: STRING,
-      a2aVersion: STRING, a2aRoute: STRING,
-      signature: { ...attestationSchema, type: ['object', 'null'], description: `${attestationSchema.description}; null when none is stored (or the stored one is not an attestation)` },
+      checkerVersion: STRING,
+      result: VERDICT_RESULT,
+      reasons: STRINGS,
+      warnings: STRINGS,
+      suiteId: STRING,
+      suiteVersion: STRING,
+      a2aVersion: STRING,
+      a2aRoute: STRING,
+      signature: {
+        ...attestationSchema,
+        type: ['object', 'null'],
+        description: `${attestationSchema.description}; null when none is stored (or the stored one is not an attestation)`,
+      },
     },
   },
   uptime: {
@@ -323,7 +341,12 @@ const agentStatusProperties = {
 const AGENT_STATUS_REQUIRED = Object.keys(agentStatusProperties) as Array<keyof typeof agentStatusProperties>;
 
 /** An agent's status on its own (the agent response lists its properties beside the agent's). */
-export const agentStatusSchema = { type: 'object', additionalProperties: false, required: AGENT_STATUS_REQUIRED, properties: agentStatusProperties } as const;
+export const agentStatusSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: AGENT_STATUS_REQUIRED,
+  properties: agentStatusProperties,
+} as const;
 
 export const agentResponseSchema = {
   type: 'object',
@@ -344,7 +367,15 @@ const runStatsProperties = {
     type: 'object',
     additionalProperties: false,
     required: ['checks', 'up', 'pass', 'unknown', 'skipped', 'notApplicable', 'unknownVerdict'],
-    properties: { checks: COUNT, up: proportionSchema, pass: proportionSchema, unknown: COUNT, skipped: COUNT, notApplicable: COUNT, unknownVerdict: COUNT },
+    properties: {
+      checks: COUNT,
+      up: proportionSchema,
+      pass: proportionSchema,
+      unknown: COUNT,
+      skipped: COUNT,
+      notApplicable: COUNT,
+      unknownVerdict: COUNT,
+    },
   },
   note: STRING,
   kind: { type: 'string', const: 'sample estimate' },
@@ -352,7 +383,12 @@ const runStatsProperties = {
 } as const;
 const RUN_STATS_REQUIRED = Object.keys(runStatsProperties) as Array<keyof typeof runStatsProperties>;
 
-export const runStatsResponseSchema = { type: 'object', additionalProperties: false, required: RUN_STATS_REQUIRED, properties: runStatsProperties } as const;
+export const runStatsResponseSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: RUN_STATS_REQUIRED,
+  properties: runStatsProperties,
+} as const;
 
 export const latestRunStatsResponseSchema = {
   type: 'object',
@@ -368,13 +404,26 @@ export const censusResponseSchema = {
   properties: {
     kind: { type: 'string', const: 'census' },
     checkerVersion: STRING,
-    agents: { type: 'object', additionalProperties: false, required: ['active', 'inactive'], properties: { active: COUNT, inactive: COUNT } },
+    agents: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['active', 'inactive'],
+      properties: { active: COUNT, inactive: COUNT },
+    },
     latest: {
       type: 'object',
       additionalProperties: false,
       required: ['up', 'down', 'unknown', 'skipped', 'pass', 'fail', 'unknownVerdict', 'notApplicable', 'neverChecked'],
       properties: {
-        up: COUNT, down: COUNT, unknown: COUNT, skipped: COUNT, pass: COUNT, fail: COUNT, unknownVerdict: COUNT, notApplicable: COUNT, neverChecked: COUNT,
+        up: COUNT,
+        down: COUNT,
+        unknown: COUNT,
+        skipped: COUNT,
+        pass: COUNT,
+        fail: COUNT,
+        unknownVerdict: COUNT,
+        notApplicable: COUNT,
+        neverChecked: COUNT,
       },
     },
     asOf: { ...TIME_OR_NULL, description: 'Newest latest-state observation counted; null when nothing was checked yet' },
@@ -383,15 +432,48 @@ export const censusResponseSchema = {
   },
 } as const;
 
-const OUTCOME_COUNTS = { checks: COUNT, up: COUNT, down: COUNT, unknown: COUNT, skipped: COUNT, pass: COUNT, fail: COUNT, unknownVerdict: COUNT, na: COUNT } as const;
+const OUTCOME_COUNTS = {
+  checks: COUNT,
+  up: COUNT,
+  down: COUNT,
+  unknown: COUNT,
+  skipped: COUNT,
+  pass: COUNT,
+  fail: COUNT,
+  unknownVerdict: COUNT,
+  na: COUNT,
+} as const;
 
 export const dailyRowSchema = {
   type: 'object',
   additionalProperties: false,
   required: [
-    'day', 'protocol', 'source', 'checks', 'up', 'down', 'unknown', 'skipped', 'pass', 'fail', 'unknownVerdict', 'na', 'uptime', 'passRate',
-    'sampleChecks', 'sampleUp', 'sampleDown', 'samplePass', 'sampleFail', 'sampleUptime', 'sampleUptimeLow', 'sampleUptimeHigh',
-    'samplePassRate', 'samplePassRateLow', 'samplePassRateHigh', 'computedAt',
+    'day',
+    'protocol',
+    'source',
+    'checks',
+    'up',
+    'down',
+    'unknown',
+    'skipped',
+    'pass',
+    'fail',
+    'unknownVerdict',
+    'na',
+    'uptime',
+    'passRate',
+    'sampleChecks',
+    'sampleUp',
+    'sampleDown',
+    'samplePass',
+    'sampleFail',
+    'sampleUptime',
+    'sampleUptimeLow',
+    'sampleUptimeHigh',
+    'samplePassRate',
+    'samplePassRateLow',
+    'samplePassRateHigh',
+    'computedAt',
   ],
   properties: {
     day: { type: 'string', description: 'YYYY-MM-DD (UTC)' },
@@ -400,9 +482,17 @@ export const dailyRowSchema = {
     ...OUTCOME_COUNTS,
     uptime: SHARE,
     passRate: SHARE,
-    sampleChecks: COUNT, sampleUp: COUNT, sampleDown: COUNT, samplePass: COUNT, sampleFail: COUNT,
-    sampleUptime: SHARE, sampleUptimeLow: SHARE, sampleUptimeHigh: SHARE,
-    samplePassRate: SHARE, samplePassRateLow: SHARE, samplePassRateHigh: SHARE,
+    sampleChecks: COUNT,
+    sampleUp: COUNT,
+    sampleDown: COUNT,
+    samplePass: COUNT,
+    sampleFail: COUNT,
+    sampleUptime: SHARE,
+    sampleUptimeLow: SHARE,
+    sampleUptimeHigh: SHARE,
+    samplePassRate: SHARE,
+    samplePassRateLow: SHARE,
+    samplePassRateHigh: SHARE,
     computedAt: TIME_OR_NULL,
   },
 } as const;
@@ -464,96 +554,12 @@ export const agentSearchResponseSchema = {
   properties: {
     checkerVersion: STRING,
     agents: { type: 'array', items: agentSummarySchema },
-    more: { type: 'boolean', description: 'Whether a next page follows. A page reads a bounded stretch of the list, so it can hold fewer than `limit` agents, or none, and still have more after it' },
+    more: {
+      type: 'boolean',
+      description:
+        'Whether a next page follows. A page reads a bounded stretch of the list, so it can hold fewer than `limit` agents, or none, and still have more after it',
+    },
     nextCursor: { type: ['string', 'null'] },
-  },
-} as const;
-
-const NUMBER = { type: 'number' } as const;
-const RANGES = { type: 'array', items: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 2, maxItems: 2 } } as const;
-const FACET = { type: 'object', additionalProperties: COUNT, description: 'Matches per value, under the other filters' } as const;
-
-export const searchExplainSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['relevance', 'terms', 'phrase', 'boosts', 'score'],
-  description: 'score = relevance × (1 + phrase) × (1 + upNow + uptime30 + conformance)',
-  properties: {
-    relevance: { type: 'number', description: 'BM25F: the sum over the query words of their best term part' },
-    terms: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['word', 'term', 'kind', 'idf', 'impact', 'part'],
-        properties: {
-          word: STRING,
-          term: STRING,
-          kind: { type: 'string', enum: ['exact', 'prefix', 'completion', 'typo'] },
-          idf: NUMBER,
-          impact: { type: 'integer', description: 'The BM25F saturated term frequency, 0..65535' },
-          part: NUMBER,
-        },
-      },
-    },
-    phrase: { type: 'number', description: 'Boost for query words side by side (or near) in the name, title or description' },
-    boosts: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['upNow', 'uptime30', 'conformance'],
-      description: 'From our own measurements only',
-      properties: { upNow: NUMBER, uptime30: NUMBER, conformance: NUMBER },
-    },
-    score: NUMBER,
-  },
-} as const;
-
-export const searchHitSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'key', 'name', 'title', 'description', 'protocol', 'sources', 'transports', 'authRequired', 'uptime', 'result', 'uptime30d', 'score', 'matched', 'highlights', 'explain'],
-  properties: {
-    id: STRING,
-    key: STRING,
-    name: STRING,
-    title: STRING,
-    description: STRING,
-    protocol: { type: 'string', enum: ['a2a', 'mcp'] },
-    sources: STRINGS,
-    transports: STRINGS,
-    authRequired: { type: 'boolean' },
-    uptime: { type: ['string', 'null'], description: "The latest check's uptime state under the current checker" },
-    result: { type: ['string', 'null'], description: "The latest verdict's result under the current checker" },
-    uptime30d: SHARE,
-    score: NUMBER,
-    matched: { ...STRINGS, description: 'The index terms this hit matched (analysed words: folded, stemmed)' },
-    highlights: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['name', 'title', 'description'],
-      description: 'Where the matched words stand: [start, end) offsets in UTF-16 code units of each text',
-      properties: { name: RANGES, title: RANGES, description: RANGES },
-    },
-    explain: { anyOf: [searchExplainSchema, { type: 'null' }], description: 'The score parts with explain=1, else null' },
-  },
-} as const;
-
-export const searchResponseSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['checkerVersion', 'q', 'hits', 'total', 'complete', 'facets'],
-  properties: {
-    checkerVersion: STRING,
-    q: STRING,
-    hits: { type: 'array', items: searchHitSchema },
-    total: { type: 'integer', minimum: 0, description: 'Matches after the filters among the best candidates scored (at most 100)' },
-    complete: { type: 'boolean', description: 'Whether every posting of every query term was read (else the rarest matches may be missing)' },
-    facets: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['protocol', 'source', 'state', 'transport', 'auth'],
-      properties: { protocol: FACET, source: FACET, state: FACET, transport: FACET, auth: FACET },
-    },
   },
 } as const;
 

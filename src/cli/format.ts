@@ -45,7 +45,9 @@ export function formatDailyReport(r: DailyRunReport): string[] {
     `census of latest states (${r.census.checkerVersion}): ${r.census.agents.active} active agent(s), ${r.census.agents.inactive} inactive; ` +
       `up ${r.census.latest.up}, down ${r.census.latest.down}, unknown ${r.census.latest.unknown}, skipped ${r.census.latest.skipped}; ` +
       `pass ${r.census.latest.pass}, fail ${r.census.latest.fail}, unknown ${r.census.latest.unknownVerdict}, n/a ${r.census.latest.notApplicable}, never checked ${r.census.latest.neverChecked}`,
-    ...r.abandoned.map((a) => `previous daily run ${a.runId} (started ${a.startedAt}) never finished: its process was stopped; recorded as incomplete`),
+    ...r.abandoned.map(
+      (a) => `previous daily run ${a.runId} (started ${a.startedAt}) never finished: its process was stopped; recorded as incomplete`,
+    ),
   ];
 }
 
@@ -71,7 +73,8 @@ export function formatReplayProgress(p: ReplayProgress): string {
 }
 
 /** What a replay did, in plain words for the terminal. */
-const caughtUp = (g: { behindAtStart: number; ran: boolean }) => (g.ran ? `was ${num(g.behindAtStart)} message(s) behind, caught up first` : 'already current');
+const caughtUp = (g: { behindAtStart: number; ran: boolean }) =>
+  g.ran ? `was ${num(g.behindAtStart)} message(s) behind, caught up first` : 'already current';
 
 export function formatReplaySummary(s: ReplaySummary): string[] {
   const lines = [
@@ -94,8 +97,10 @@ export function formatReplaySummary(s: ReplaySummary): string[] {
   );
   if (c.transitions.length > 0) lines.push(`  changes: ${c.transitions.map((t) => `${t.from} → ${t.to}: ${num(t.events)}`).join(', ')}`);
   for (const a of c.agents) {
-    // eslint-disable-next-line no-control-regex -- control characters in an agent's name are replaced for the terminal
-    lines.push(`  ${a.agentId}  ${a.from} → ${a.to}  ${a.agentKey}${a.name ? `  (${a.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 80)})` : ''}`);
+    lines.push(
+      // eslint-disable-next-line no-control-regex -- control characters in an agent's name are replaced for the terminal
+      `  ${a.agentId}  ${a.from} → ${a.to}  ${a.agentKey}${a.name ? `  (${a.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 80)})` : ''}`,
+    );
   }
   if (c.changedAgents > c.agents.length) lines.push(`  … and ${num(c.changedAgents - c.agents.length)} more`);
   return lines;
@@ -122,12 +127,16 @@ export function formatDispute(o: DisputeOutcome): string[] {
   if (d.disputedEventId) {
     const rules = d.disputedReasons.length > 0 ? ` (${d.disputedReasons.join(', ')})` : '';
     const at = d.disputedAt === null ? '' : ` checked ${new Date(d.disputedAt).toISOString()}`;
-    lines.push(`  disputed result: ${d.disputedUptime ?? 'no check'}, ${d.disputedResult ?? 'no verdict'}${rules}${at}, checker ${d.checkerVersion}`);
+    lines.push(
+      `  disputed result: ${d.disputedUptime ?? 'no check'}, ${d.disputedResult ?? 'no verdict'}${rules}${at}, checker ${d.checkerVersion}`,
+    );
   } else {
     lines.push(`  disputed result: none yet (no check under checker ${d.checkerVersion || 'none'})`);
   }
   if (o.request) {
-    lines.push(`  re-probe: requested now, outside the daily budget (request ${o.request.id}, probe ${d.probeEventId}) of ${o.request.targetUrl}`);
+    lines.push(
+      `  re-probe: requested now, outside the daily budget (request ${o.request.id}, probe ${d.probeEventId}) of ${o.request.targetUrl}`,
+    );
     if (!o.workersListening) {
       lines.push('  but: no probe worker is running; the request waits in probe-requests until one does (veronikai run, or probe-worker)');
     }

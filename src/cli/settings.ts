@@ -20,10 +20,30 @@ export const PLATFORM_SETTINGS = [
   'logLevel',
 ] as const satisfies readonly SettingKey[];
 /** The warehouse alone (migrate, sql). */
-export const WAREHOUSE_SETTINGS = ['dataDir', 'warehouse', 'clickhouseDatabase', 'clickhouseUser', 'clickhouseCluster', 'logLevel'] as const satisfies readonly SettingKey[];
+export const WAREHOUSE_SETTINGS = [
+  'dataDir',
+  'warehouse',
+  'clickhouseDatabase',
+  'clickhouseUser',
+  'clickhouseCluster',
+  'logLevel',
+] as const satisfies readonly SettingKey[];
 export const API_SETTINGS = ['host', 'port', 'publicUrl'] as const satisfies readonly SettingKey[];
-export const SOURCE_SETTINGS = ['sourceUrl', 'disableSource', 'termsForbid', 'maxPages', 'pageDelay', 'optOutFile'] as const satisfies readonly SettingKey[];
-export const SCHEDULE_SETTINGS = ['budget', 'sampleSize', 'optOutFile', 'canaryUrl', 'signingKeyFile'] as const satisfies readonly SettingKey[];
+export const SOURCE_SETTINGS = [
+  'sourceUrl',
+  'disableSource',
+  'termsForbid',
+  'maxPages',
+  'pageDelay',
+  'optOutFile',
+] as const satisfies readonly SettingKey[];
+export const SCHEDULE_SETTINGS = [
+  'budget',
+  'sampleSize',
+  'optOutFile',
+  'canaryUrl',
+  'signingKeyFile',
+] as const satisfies readonly SettingKey[];
 
 const repeatable = (v: string, prev: string[] = []) => [...prev, v];
 

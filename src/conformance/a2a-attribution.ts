@@ -138,7 +138,14 @@ export function attribute(doc: unknown): Attribution {
   const pv = own(doc, 'protocolVersion');
   if (typeof pv === 'string') {
     const r = readVersion(pv);
-    return { route: 'declared', basis: 'protocol-version', family: r.family, claimed: sanitize(pv, 64), recognised: r.recognised, alternative: null };
+    return {
+      route: 'declared',
+      basis: 'protocol-version',
+      family: r.family,
+      claimed: sanitize(pv, 64),
+      recognised: r.recognised,
+      alternative: null,
+    };
   }
   // Rule 4
   if (hasKey(doc, 'url')) {

@@ -180,18 +180,33 @@ function checkFields(acc: Acc, obj: JsonObject, table: Table, base: string, def:
   for (const [name, type] of table) {
     const v = own(obj, name);
     if (v === undefined) {
-      acc.push({ ruleId: 'A2A-STRUCT-001', kind: 'missing', pointer: `${base}/${escapePointer(name)}`, message: `required field ${name} is missing (${def}, A2A ${acc.s.version})` });
+      acc.push({
+        ruleId: 'A2A-STRUCT-001',
+        kind: 'missing',
+        pointer: `${base}/${escapePointer(name)}`,
+        message: `required field ${name} is missing (${def}, A2A ${acc.s.version})`,
+      });
       continue;
     }
     if (!typeOk(v, type)) {
-      acc.push({ ruleId: 'A2A-STRUCT-002', kind: 'type', pointer: `${base}/${escapePointer(name)}`, message: `${name} must be ${TYPE_WORD[type]}, found ${jsonType(v)} (${def}, A2A ${acc.s.version})` });
+      acc.push({
+        ruleId: 'A2A-STRUCT-002',
+        kind: 'type',
+        pointer: `${base}/${escapePointer(name)}`,
+        message: `${name} must be ${TYPE_WORD[type]}, found ${jsonType(v)} (${def}, A2A ${acc.s.version})`,
+      });
       continue;
     }
     if (type === 'array<string>') {
       const arr = v as unknown[];
       for (let i = 0; i < arr.length; i++) {
         if (typeof arr[i] !== 'string') {
-          acc.push({ ruleId: 'A2A-STRUCT-003', kind: 'item-type', pointer: `${base}/${escapePointer(name)}/${i}`, message: `${name}[${i}] must be a string, found ${jsonType(arr[i])} (${def}, A2A ${acc.s.version})` });
+          acc.push({
+            ruleId: 'A2A-STRUCT-003',
+            kind: 'item-type',
+            pointer: `${base}/${escapePointer(name)}/${i}`,
+            message: `${name}[${i}] must be a string, found ${jsonType(arr[i])} (${def}, A2A ${acc.s.version})`,
+          });
         }
       }
     }
@@ -202,7 +217,12 @@ function checkObjectList(acc: Acc, list: unknown[], base: string, listName: stri
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
     if (!isObject(item)) {
-      acc.push({ ruleId: 'A2A-STRUCT-003', kind: 'item-type', pointer: `${base}/${i}`, message: `${listName}[${i}] must be an object, found ${jsonType(item)} (${def}, A2A ${acc.s.version})` });
+      acc.push({
+        ruleId: 'A2A-STRUCT-003',
+        kind: 'item-type',
+        pointer: `${base}/${i}`,
+        message: `${listName}[${i}] must be an object, found ${jsonType(item)} (${def}, A2A ${acc.s.version})`,
+      });
       continue;
     }
     checkFields(acc, item, table, `${base}/${i}`, def);

@@ -100,11 +100,18 @@ export function isAttestationPayload(p: unknown): p is AttestationPayload {
   if (keys.length !== PAYLOAD_KEYS.length || keys.some((k, i) => k !== PAYLOAD_KEYS[i])) return false;
   const suite = p.suite;
   return (
-    typeof p.subject === 'string' && typeof p.observedAt === 'string' && typeof p.inputsHash === 'string' && typeof p.checker === 'string' &&
-    isObject(suite) && typeof suite.id === 'string' && typeof suite.version === 'number' && Object.keys(suite).length === 2 &&
+    typeof p.subject === 'string' &&
+    typeof p.observedAt === 'string' &&
+    typeof p.inputsHash === 'string' &&
+    typeof p.checker === 'string' &&
+    isObject(suite) &&
+    typeof suite.id === 'string' &&
+    typeof suite.version === 'number' &&
+    Object.keys(suite).length === 2 &&
     (p.scope === 'document' || p.scope === 'observation') &&
     (p.result === 'pass' || p.result === 'fail' || p.result === 'unknown' || p.result === 'n/a') &&
-    Array.isArray(p.reasons) && p.reasons.every((r) => typeof r === 'string')
+    Array.isArray(p.reasons) &&
+    p.reasons.every((r) => typeof r === 'string')
   );
 }
 

@@ -38,7 +38,11 @@ export function rulesOfSuite(suite: SuiteKey): Rule[] {
 }
 
 /** A rule as plain JSON: the record without its check; its section and link under `spec`, as findings carry them. */
-export type RuleJson = Omit<Rule, 'check' | 'section' | 'link'> & { spec: { section: string; url: string }; suiteId: string; suiteVersion: number };
+export type RuleJson = Omit<Rule, 'check' | 'section' | 'link'> & {
+  spec: { section: string; url: string };
+  suiteId: string;
+  suiteVersion: number;
+};
 
 /** The catalogue as plain JSON (for `--list-rules --format json`). */
 export function catalogueJson(): { checker: string; rules: RuleJson[] } {

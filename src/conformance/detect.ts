@@ -16,8 +16,10 @@ export function detectKind(text: string, fileName = ''): DocumentKind {
     const schema = own(d, '$schema');
     if (typeof schema === 'string' && schema.includes('modelcontextprotocol')) return 'mcp-server-json';
     const name = own(d, 'name');
-    if (typeof name === 'string' && /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(name) && (hasKey(d, 'packages') || hasKey(d, 'remotes'))) return 'mcp-server-json';
-    for (const k of ['skills', 'capabilities', 'defaultInputModes', 'supportedInterfaces', 'protocolVersion']) if (hasKey(d, k)) return 'a2a-card';
+    if (typeof name === 'string' && /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(name) && (hasKey(d, 'packages') || hasKey(d, 'remotes')))
+      return 'mcp-server-json';
+    for (const k of ['skills', 'capabilities', 'defaultInputModes', 'supportedInterfaces', 'protocolVersion'])
+      if (hasKey(d, k)) return 'a2a-card';
     if (hasKey(d, 'packages') || hasKey(d, 'remotes')) return 'mcp-server-json';
   }
   const base = fileName.replace(/\\/g, '/').split('/').pop() ?? '';

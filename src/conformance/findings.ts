@@ -14,9 +14,23 @@ export function verdictRecorder(rules: RuleSet): VerdictRecorder {
 }
 
 /** Records a failure of `rule` at `location`; `spec` defaults to the rule's own section and link. */
-export function flag(rec: VerdictRecorder, rule: Rule, artifact: Artifact, location: string, message: string, spec?: Finding['spec']): void {
+export function flag(
+  rec: VerdictRecorder,
+  rule: Rule,
+  artifact: Artifact,
+  location: string,
+  message: string,
+  spec?: Finding['spec'],
+): void {
   if (rec.full()) return rec.failUnlisted(rule, 1);
-  rec.fail(rule, { ruleId: rule.id, severity: rule.severity, artifact, location, message, spec: spec ?? { section: rule.section, url: rule.link } });
+  rec.fail(rule, {
+    ruleId: rule.id,
+    severity: rule.severity,
+    artifact,
+    location,
+    message,
+    spec: spec ?? { section: rule.section, url: rule.link },
+  });
 }
 
 /** Why a document that was not valid UTF-8 is not JSON text, in the words of the crawler's `invalid_utf8`. */

@@ -36,11 +36,39 @@ export {
   type Attestation,
   type AttestationPayload,
 } from './attestation.js';
-export { buildReport, renderTerminal, renderSarif, renderRuleList, type CheckRun, type CheckReport, type TargetKind, type RuleOutcome } from './report.js';
+export {
+  buildReport,
+  renderTerminal,
+  renderSarif,
+  renderRuleList,
+  type CheckRun,
+  type CheckReport,
+  type TargetKind,
+  type RuleOutcome,
+} from './report.js';
 export { CHECK_REPORT_SCHEMA } from './report-schema.js';
-export { SARIF_SCHEMA_URI, SARIF_VERSION, SRCROOT, FINGERPRINT_KEY, localArtifact, urlArtifact, fileUri, type SarifOptions } from './sarif.js';
+export {
+  SARIF_SCHEMA_URI,
+  SARIF_VERSION,
+  SRCROOT,
+  FINGERPRINT_KEY,
+  localArtifact,
+  urlArtifact,
+  fileUri,
+  type SarifOptions,
+} from './sarif.js';
 export { renderCheckJUnit, junitXml, type JUnitCase, type JUnitSuite } from './junit.js';
 export { locatePointers } from '../core/json-locate.js';
 export { detectKind, type DocumentKind } from './detect.js';
 export * from './plugin/index.js';
-export { INSPECT_RULES, INSPECT_SUITE, getInspectRule, buildInspectReport, renderInspectTerminal, renderInspectSarif, type InspectRule, type InspectReport, type InspectObservation } from './inspect/index.js';
+export {
+  INSPECT_RULES,
+  INSPECT_SUITE,
+  getInspectRule,
+  buildInspectReport,
+  renderInspectTerminal,
+  renderInspectSarif,
+  type InspectRule,
+  type InspectReport,
+  type InspectObservation,
+} from './inspect/index.js';

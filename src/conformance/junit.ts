@@ -1,5 +1,6 @@
 import { getRule } from './catalogue.js';
 import { locatePointers } from '../core/json-locate.js';
+import { xmlChars } from '../core/xml.js';
 import type { CheckReport, CheckRun, RuleLine } from './report.js';
 import type { Finding } from './types.js';
 import type { Verdict } from './verdict.js';
@@ -33,20 +34,13 @@ export interface JUnitSuite {
   cases: JUnitCase[];
 }
 
-// What XML 1.0 cannot carry: control characters other than tab and line ends, and lone surrogates.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /** XML 1.0 text: escaped, what XML cannot carry replaced by U+FFFD. */
 function xmlText(s: string): string {
-  return s
-    .replace(NOT_XML, '\ufffd')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  return xmlChars(s, '\ufffd').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-const attr = (s: string): string => xmlText(s).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+const attr = (s: string): string =>
+  xmlText(s).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 
 /** Long messages are cut for the attribute; the element's text keeps the whole. */
 const MESSAGE_CHARS = 500;
@@ -91,11 +85,18 @@ export function junitXml(name: string, suites: JUnitSuite[]): string {
 // ---------------------------------------------------------------- check reports
 
 function findingLines(run: CheckRun, findings: Finding[]): string {
-  const pos = typeof run.text === 'string' ? locatePointers(run.text, findings.filter((f) => f.artifact === 'document').map((f) => f.location)) : new Map();
+  const pos =
+    typeof run.text === 'string'
+      ? locatePointers(
+          run.text,
+          findings.filter((f) => f.artifact === 'document').map((f) => f.location),
+        )
+      : new Map();
   return findings
     .map((f) => {
       const p = f.artifact === 'document' ? pos.get(f.location) : undefined;
-      const where = f.artifact === 'document' ? `${run.input}#${f.location}${p ? ` (line ${p.line}, column ${p.column})` : ''}` : f.location;
+      const where =
+        f.artifact === 'document' ? `${run.input}#${f.location}${p ? ` (line ${p.line}, column ${p.column})` : ''}` : f.location;
       return `${f.severity === 'fail' ? 'FAIL' : 'WARN'} ${f.ruleId} ${where}\n  ${f.message}\n  Spec: ${f.spec.section} ${f.spec.url}`;
     })
     .join('\n');
@@ -111,7 +112,8 @@ function skipReason(line: RuleLine, report: CheckReport, v: Verdict | undefined)
       return `blocked: a prerequisite failed (${(getRule(line.id)?.prerequisites ?? []).filter((p) => v?.rulesFlagged.includes(p)).join(', ') || 'see the failures'})`;
     default: {
       const rule = getRule(line.id);
-      if (v?.result === 'unknown') return `not run: the check could not complete${v.reasons.find((r) => r.startsWith('unknown: '))?.replace(/^unknown:/, ' —') ?? ''}`;
+      if (v?.result === 'unknown')
+        return `not run: the check could not complete${v.reasons.find((r) => r.startsWith('unknown: '))?.replace(/^unknown:/, ' —') ?? ''}`;
       if (rule?.needs === 'live' && report.target.scope === 'document') return 'not run: it needs a live GET (check the URL instead)';
       return 'not run: it needs a server.json (check the server.json instead)';
     }
@@ -127,19 +129,30 @@ export function renderCheckJUnit(run: CheckRun, report: CheckReport): string {
       const rule = getRule(line.id);
       const base = { classname: v.suite.id, name: `${line.id} ${rule?.title ?? ''}`.trim() };
       const findings = v.findings.filter((f) => f.ruleId === line.id);
-      const omitted = findings.length === 0 && v.rulesFlagged.includes(line.id) ? '(its findings are past the findings cap: see --json)' : '';
+      const omitted =
+        findings.length === 0 && v.rulesFlagged.includes(line.id) ? '(its findings are past the findings cap: see --json)' : '';
       switch (line.outcome) {
         case 'pass':
           return { ...base, status: 'passed' };
         case 'warn':
           return { ...base, status: 'passed', output: findingLines(run, findings) || omitted };
         case 'fail':
-          return { ...base, status: 'failed', message: findings[0]?.message ?? rule?.description ?? line.id, details: findingLines(run, findings) || omitted };
+          return {
+            ...base,
+            status: 'failed',
+            message: findings[0]?.message ?? rule?.description ?? line.id,
+            details: findingLines(run, findings) || omitted,
+          };
         default: {
           const reason = skipReason(line, report, v);
           // Incomplete where that is the report's answer (exit 2): the selected rule, or any rule of a suite that could not complete.
-          const incomplete = report.result === 'unknown' && (line.outcome === 'blocked' || line.outcome === 'not-run') && (report.selectedRule === line.id || (report.selectedRule === null && v.result === 'unknown'));
-          return incomplete ? { ...base, status: 'error', message: reason, details: `${reason}\n${report.qualification}` } : { ...base, status: 'skipped', message: reason };
+          const incomplete =
+            report.result === 'unknown' &&
+            (line.outcome === 'blocked' || line.outcome === 'not-run') &&
+            (report.selectedRule === line.id || (report.selectedRule === null && v.result === 'unknown'));
+          return incomplete
+            ? { ...base, status: 'error', message: reason, details: `${reason}\n${report.qualification}` }
+            : { ...base, status: 'skipped', message: reason };
         }
       }
     });

@@ -40,7 +40,20 @@ const family = { enum: ['0.2', '0.3', '1.0'] } as const;
 
 const a2a = {
   type: 'object',
-  required: ['route', 'basis', 'family', 'version', 'claimed', 'recognised', 'schema', 'schemaSha256', 'valid', 'violationCount', 'tolerantValid', 'alternative'],
+  required: [
+    'route',
+    'basis',
+    'family',
+    'version',
+    'claimed',
+    'recognised',
+    'schema',
+    'schemaSha256',
+    'valid',
+    'violationCount',
+    'tolerantValid',
+    'alternative',
+  ],
   additionalProperties: false,
   properties: {
     route: { enum: ['declared', 'conflict', 'inferred', 'none'] },
@@ -77,7 +90,20 @@ const a2a = {
 
 const verdict = {
   type: 'object',
-  required: ['subject', 'observedAt', 'checker', 'suite', 'result', 'reasons', 'findings', 'omittedFindings', 'rulesEvaluated', 'rulesFlagged', 'scope', 'inputsHash'],
+  required: [
+    'subject',
+    'observedAt',
+    'checker',
+    'suite',
+    'result',
+    'reasons',
+    'findings',
+    'omittedFindings',
+    'rulesEvaluated',
+    'rulesFlagged',
+    'scope',
+    'inputsHash',
+  ],
   additionalProperties: false,
   properties: {
     subject: { type: 'string' },
@@ -124,7 +150,20 @@ export const CHECK_REPORT_SCHEMA = {
   $id: 'https://veronikai.com/schemas/check-report/1.json',
   title: 'VeronikAI check report, version 1',
   type: 'object',
-  required: ['reportVersion', 'tool', 'target', 'selectedRule', 'result', 'exitCode', 'qualification', 'summary', 'rules', 'verdicts', 'uptime', 'attestations'],
+  required: [
+    'reportVersion',
+    'tool',
+    'target',
+    'selectedRule',
+    'result',
+    'exitCode',
+    'qualification',
+    'summary',
+    'rules',
+    'verdicts',
+    'uptime',
+    'attestations',
+  ],
   additionalProperties: false,
   properties: {
     reportVersion: { const: 1 },
@@ -152,7 +191,9 @@ export const CHECK_REPORT_SCHEMA = {
       type: 'object',
       required: ['passed', 'failed', 'warned', 'blocked', 'notRun', 'notApplicable', 'excluded'],
       additionalProperties: false,
-      properties: Object.fromEntries(['passed', 'failed', 'warned', 'blocked', 'notRun', 'notApplicable', 'excluded'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+      properties: Object.fromEntries(
+        ['passed', 'failed', 'warned', 'blocked', 'notRun', 'notApplicable', 'excluded'].map((k) => [k, { type: 'integer', minimum: 0 }]),
+      ),
     },
     rules: {
       type: 'array',

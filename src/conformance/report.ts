@@ -3,7 +3,15 @@ import { CATALOGUE, getRule, RULES, type Rule } from './catalogue.js';
 import { locatePointers, type TextPosition } from '../core/json-locate.js';
 import type { Finding, Result } from './types.js';
 import type { UptimeVerdict } from './uptime.js';
-import { fingerprints, localArtifact, originalUriBaseIds, SARIF_SCHEMA_URI, SARIF_VERSION, urlArtifact, type SarifOptions } from './sarif.js';
+import {
+  fingerprints,
+  localArtifact,
+  originalUriBaseIds,
+  SARIF_SCHEMA_URI,
+  SARIF_VERSION,
+  urlArtifact,
+  type SarifOptions,
+} from './sarif.js';
 import { displayLocation, type Verdict } from './verdict.js';
 import { CHECKER_VERSION, REPORT_VERSION, SUITES, type SuiteKey } from './version.js';
 
@@ -143,7 +151,12 @@ export function buildReport(run: CheckRun): CheckReport {
   const rules: RuleLine[] = [];
   for (const r of RULES) {
     if (!bySuite.has(r.suite)) continue;
-    rules.push({ id: r.id, suite: SUITES[r.suite].id, severity: r.severity, outcome: outcomeOf(r, bySuite.get(r.suite), selected, run.kind) });
+    rules.push({
+      id: r.id,
+      suite: SUITES[r.suite].id,
+      severity: r.severity,
+      outcome: outcomeOf(r, bySuite.get(r.suite), selected, run.kind),
+    });
   }
   const count = (o: RuleOutcome): number => rules.filter((r) => r.outcome === o).length;
   const summary = {
@@ -160,10 +173,12 @@ export function buildReport(run: CheckRun): CheckReport {
   const incomplete = incompleteWhy(rules, bySuite, selected, run.kind);
   if (selected) {
     const line = rules.find((r) => r.id === selected);
-    if (!line) result = 'n/a'; // the rule belongs to another protocol's suite: legitimately not applicable
+    if (!line)
+      result = 'n/a'; // the rule belongs to another protocol's suite: legitimately not applicable
     else if (line.outcome === 'fail') result = 'fail';
     else if (line.outcome === 'pass' || line.outcome === 'warn') result = 'pass';
-    else if (incomplete !== null) result = 'unknown'; // blocked or not run: INCOMPLETE, not guessed
+    else if (incomplete !== null)
+      result = 'unknown'; // blocked or not run: INCOMPLETE, not guessed
     else result = 'n/a';
   } else {
     // Mixed outcomes: fail outranks unknown (report v1 contract, see the module comment).
@@ -172,9 +187,10 @@ export function buildReport(run: CheckRun): CheckReport {
   }
   const exitCode: 0 | 1 | 2 = result === 'fail' ? 1 : result === 'unknown' ? 2 : 0;
 
-  let what = run.scope === 'document'
-    ? 'structure only: the document was read, nothing was called'
-    : 'one GET-only fetch: no agent method, MCP request or tool was called';
+  let what =
+    run.scope === 'document'
+      ? 'structure only: the document was read, nothing was called'
+      : 'one GET-only fetch: no agent method, MCP request or tool was called';
   if (run.kind === 'mcp-server-json') what += `; ${SUITES.mcp.id} v${SUITES.mcp.version} transport rules were not run (no live GET)`;
   if (run.kind === 'mcp-endpoint') what += `; ${SUITES.mcp.id} v${SUITES.mcp.version} quality rules were not run (no server.json)`;
   let qualification = `PASS is qualified: ${what}; a pass never says the agent works or is good at its job.`;
@@ -224,9 +240,17 @@ function findingsShown(report: CheckReport): Finding[] {
 /** How a structural verdict attributed the card's A2A version, for people. */
 function attributionLines(a: NonNullable<Verdict['a2a']>): string[] {
   if (a.route === 'none') return ['Attribution: no recognised A2A claim (no structural verdict)'];
-  const how = a.route === 'declared' ? `declared by ${a.basis === 'json-ld-context' ? '@context' : 'protocolVersion'} ${JSON.stringify(a.claimed)}` : a.route === 'conflict' ? `conflict: supportedInterfaces with protocolVersion ${JSON.stringify(a.claimed)}` : `inferred from ${a.basis === 'url' ? 'url' : 'supportedInterfaces'}`;
+  const how =
+    a.route === 'declared'
+      ? `declared by ${a.basis === 'json-ld-context' ? '@context' : 'protocolVersion'} ${JSON.stringify(a.claimed)}`
+      : a.route === 'conflict'
+        ? `conflict: supportedInterfaces with protocolVersion ${JSON.stringify(a.claimed)}`
+        : `inferred from ${a.basis === 'url' ? 'url' : 'supportedInterfaces'}`;
   const extra = [`tolerant_valid: ${a.tolerantValid ? 'yes' : 'no'}`];
-  if (a.alternative) extra.push(`under the alternative ${a.alternative.version}: ${a.alternative.valid ? 'valid' : `invalid (${a.alternative.violationCount} violation${a.alternative.violationCount === 1 ? '' : 's'})`}`);
+  if (a.alternative)
+    extra.push(
+      `under the alternative ${a.alternative.version}: ${a.alternative.valid ? 'valid' : `invalid (${a.alternative.violationCount} violation${a.alternative.violationCount === 1 ? '' : 's'})`}`,
+    );
   return [`Attribution: A2A ${a.version} (${how}); schema ${a.schema}`, `             ${extra.join('; ')}`];
 }
 
@@ -283,10 +307,13 @@ export function renderTerminal(run: CheckRun, report: CheckReport = buildReport(
       }
       break;
     case 'n/a':
-      L.push(`- NOT APPLICABLE - ${report.selectedRule ? `${report.selectedRule} does not apply to this ${KIND_TITLE[run.kind]}` : 'nothing of the protocol\'s paperwork to judge'}.`);
+      L.push(
+        `- NOT APPLICABLE - ${report.selectedRule ? `${report.selectedRule} does not apply to this ${KIND_TITLE[run.kind]}` : "nothing of the protocol's paperwork to judge"}.`,
+      );
       break;
   }
-  for (const a of report.attestations) L.push(`Signed: ${a.payload.suite.id} v${a.payload.suite.version} ${a.payload.result} by ${a.keyId}`);
+  for (const a of report.attestations)
+    L.push(`Signed: ${a.payload.suite.id} v${a.payload.suite.version} ${a.payload.result} by ${a.keyId}`);
   return L.join('\n') + '\n';
 }
 
@@ -345,7 +372,9 @@ export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run
   const documentArtifact = run.scope === 'document' ? localArtifact(run.input, opts) : urlArtifact(run.input);
   const shown = findingsShown(report);
   const artifacts = shown.map((f) => (f.artifact === 'document' ? documentArtifact : urlArtifact(f.location)));
-  const prints = fingerprints(shown.map((f, i) => ({ ruleId: f.ruleId, artifact: artifacts[i]!, place: f.artifact === 'document' ? f.location : '' })));
+  const prints = fingerprints(
+    shown.map((f, i) => ({ ruleId: f.ruleId, artifact: artifacts[i]!, place: f.artifact === 'document' ? f.location : '' })),
+  );
   const results = shown.map((f, i) => {
     const p = f.artifact === 'document' ? pos.get(f.location) : undefined;
     const physicalLocation =
@@ -360,7 +389,9 @@ export function renderSarif(run: CheckRun, report: CheckReport = buildReport(run
       locations: [
         {
           physicalLocation,
-          ...(f.artifact === 'document' ? { logicalLocations: [{ fullyQualifiedName: f.location === '' ? '/' : f.location, kind: 'element' }] } : {}),
+          ...(f.artifact === 'document'
+            ? { logicalLocations: [{ fullyQualifiedName: f.location === '' ? '/' : f.location, kind: 'element' }] }
+            : {}),
         },
       ],
       partialFingerprints: prints[i]!,

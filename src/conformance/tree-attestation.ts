@@ -121,7 +121,12 @@ const HEX_HASH = /^[0-9a-f]{64}$/;
 export function verifyLeaf(payload: LeafPayload, index: number, proof: readonly string[], head: TreeHead): boolean {
   try {
     if (!HEX_HASH.test(head.root) || proof.some((p) => !HEX_HASH.test(p))) return false;
-    const root = rootFromProof(verdictLeaf(payload), index, head.size, proof.map((p) => Buffer.from(p, 'hex')));
+    const root = rootFromProof(
+      verdictLeaf(payload),
+      index,
+      head.size,
+      proof.map((p) => Buffer.from(p, 'hex')),
+    );
     return root !== null && root.toString('hex') === head.root;
   } catch {
     return false;
@@ -157,22 +162,43 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function isTreeAttestation(v: unknown): v is TreeAttestation {
   if (!isRecord(v) || !sameKeys(v, TREE_KEYS)) return false;
   const { payload: p, head: h } = v;
-  if (v.alg !== 'Ed25519' || typeof v.canonicalization !== 'string' || typeof v.keyId !== 'string' || typeof v.signature !== 'string') return false;
+  if (v.alg !== 'Ed25519' || typeof v.canonicalization !== 'string' || typeof v.keyId !== 'string' || typeof v.signature !== 'string')
+    return false;
   if (!Number.isInteger(v.leafIndex) || !Array.isArray(v.proof) || !v.proof.every((x) => typeof x === 'string')) return false;
-  if (!isRecord(h) || !sameKeys(h, HEAD_KEYS) || typeof h.id !== 'string' || typeof h.checker !== 'string' || typeof h.root !== 'string' || !Number.isInteger(h.size)) return false;
+  if (
+    !isRecord(h) ||
+    !sameKeys(h, HEAD_KEYS) ||
+    typeof h.id !== 'string' ||
+    typeof h.checker !== 'string' ||
+    typeof h.root !== 'string' ||
+    !Number.isInteger(h.size)
+  )
+    return false;
   if (!isRecord(p) || !sameKeys(p, LEAF_KEYS) || !isRecord(p.suite) || !sameKeys(p.suite, ['id', 'version'])) return false;
   return (
-    typeof p.eventId === 'string' && typeof p.subject === 'string' && typeof p.observedAt === 'string' && typeof p.inputsHash === 'string' &&
-    typeof p.checker === 'string' && typeof p.suite.id === 'string' && typeof p.suite.version === 'number' &&
+    typeof p.eventId === 'string' &&
+    typeof p.subject === 'string' &&
+    typeof p.observedAt === 'string' &&
+    typeof p.inputsHash === 'string' &&
+    typeof p.checker === 'string' &&
+    typeof p.suite.id === 'string' &&
+    typeof p.suite.version === 'number' &&
     (p.scope === 'document' || p.scope === 'observation') &&
     (p.result === 'pass' || p.result === 'fail' || p.result === 'unknown' || p.result === 'n/a') &&
-    Array.isArray(p.reasons) && p.reasons.every((r) => typeof r === 'string')
+    Array.isArray(p.reasons) &&
+    p.reasons.every((r) => typeof r === 'string')
   );
 }
 
 /** True when the carried verdict is the leaf its proof shows under a head signed by `publicKey`. Never throws. */
 export function verifyTreeAttestation(att: unknown, publicKey: KeyObject): boolean {
   if (!isTreeAttestation(att)) return false;
-  const head: SignedHead = { ...att.head, alg: att.alg, canonicalization: att.canonicalization, keyId: att.keyId, signature: att.signature };
+  const head: SignedHead = {
+    ...att.head,
+    alg: att.alg,
+    canonicalization: att.canonicalization,
+    keyId: att.keyId,
+    signature: att.signature,
+  };
   return verifyHead(head, publicKey) && verifyLeaf(att.payload, att.leafIndex, att.proof, head);
 }

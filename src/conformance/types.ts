@@ -99,11 +99,15 @@ export const ERROR_WORDS: Readonly<Record<string, string>> = {
   robots_disallowed: 'a redirect led to a path robots.txt disallows us',
   robots_unreachable: 'a redirect led to an origin whose robots.txt could not be read',
   rate_limited: 'held back by our rate limits for the host',
-  budget_exhausted: 'the run\'s budget of checks for the site was used up',
+  budget_exhausted: "the run's budget of checks for the site was used up",
   hop_refused: 'a redirect was not followed (robots or rate limits)',
   other: 'network error',
 };
 
 export function errorWords(errorClass: unknown): string {
-  return (typeof errorClass === 'string' && Object.prototype.hasOwnProperty.call(ERROR_WORDS, errorClass) ? ERROR_WORDS[errorClass] : undefined) ?? 'network error';
+  return (
+    (typeof errorClass === 'string' && Object.prototype.hasOwnProperty.call(ERROR_WORDS, errorClass)
+      ? ERROR_WORDS[errorClass]
+      : undefined) ?? 'network error'
+  );
 }

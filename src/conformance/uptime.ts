@@ -37,9 +37,19 @@ export const MCP_UP_STATUSES: ReadonlySet<number> = new Set([200, 202, 204, 400,
 
 /** Error classes after which we cannot say the server is down: we did not get to ask, or it may be us. */
 const UNKNOWN_ERRORS = new Set([
-  'timeout', 'reset', 'blocked_address', 'host_skipped', 'body_too_large', 'headers_too_large', 'invalid_url', 'other',
+  'timeout',
+  'reset',
+  'blocked_address',
+  'host_skipped',
+  'body_too_large',
+  'headers_too_large',
+  'invalid_url',
+  'other',
   // We chose not to ask (politeness), so nothing is known about the server.
-  'robots_unreachable', 'rate_limited', 'budget_exhausted', 'hop_refused',
+  'robots_unreachable',
+  'rate_limited',
+  'budget_exhausted',
+  'hop_refused',
 ]);
 
 const SKIPPED_ROBOTS: UptimeVerdict = { state: 'skipped', reason: 'skipped (robots)', ourSide: false, status: null };
@@ -49,7 +59,8 @@ function robotsRefused(ex: HttpExchange): boolean {
 }
 
 function noAnswer(ex: HttpExchange): UptimeVerdict {
-  const cls = typeof ex.errorClass === 'string' && Object.prototype.hasOwnProperty.call(ERROR_WORDS, ex.errorClass) ? ex.errorClass : 'other';
+  const cls =
+    typeof ex.errorClass === 'string' && Object.prototype.hasOwnProperty.call(ERROR_WORDS, ex.errorClass) ? ex.errorClass : 'other';
   if (cls === 'robots_disallowed') return { ...SKIPPED_ROBOTS, reason: `skipped (robots): ${errorWords(cls)}` };
   if (UNKNOWN_ERRORS.has(cls)) return { state: 'unknown', reason: `no answer: ${errorWords(cls)}`, ourSide: false, status: null };
   return { state: 'down', reason: `no answer: ${errorWords(cls)}`, ourSide: false, status: null };
@@ -69,7 +80,8 @@ export function classifyA2AUptime(obs: A2AObservation): UptimeVerdict {
   const ok = find((s) => s === 200);
   if (ok) return { state: 'up', reason: 'card URL answered 200', ourSide: false, status: 200 };
   const auth = find((s) => s === 401 || s === 403);
-  if (auth) return { state: 'up', reason: `HTTP ${auth.status}: up, card not public (conformance fails)`, ourSide: false, status: auth.status };
+  if (auth)
+    return { state: 'up', reason: `HTTP ${auth.status}: up, card not public (conformance fails)`, ourSide: false, status: auth.status };
   const paid = find((s) => s === 402);
   if (paid) return { state: 'up', reason: 'HTTP 402: up, conformance unknown', ourSide: false, status: 402 };
   // Not seen up, and robots.txt kept us off part of the chain: skipped (robots), never down or unknown.

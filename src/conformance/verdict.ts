@@ -150,11 +150,17 @@ function textInputs(kind: string, input: DocumentText): unknown {
  * value. Text whose bytes were not valid UTF-8 (`validUtf8: false`) is not JSON text: A2A-CARD-003.
  */
 export function checkA2ACard(input: DocumentText | { value: unknown }, ctx: JudgeContext): A2ADocumentVerdicts {
-  const inputsHash = 'text' in input ? safeHash(() => textInputs('a2a-card-text', input)) : safeHash(() => ({ kind: 'a2a-card-value', value: input.value }));
-  return guardPair(() => {
-    const card = 'text' in input ? cardInput(input.text, input.validUtf8 !== false) : cardInput(null, true, input.value);
-    return cardVerdicts(card, ctx, 'document', inputsHash);
-  }, ctx, inputsHash, 'document');
+  const inputsHash =
+    'text' in input ? safeHash(() => textInputs('a2a-card-text', input)) : safeHash(() => ({ kind: 'a2a-card-value', value: input.value }));
+  return guardPair(
+    () => {
+      const card = 'text' in input ? cardInput(input.text, input.validUtf8 !== false) : cardInput(null, true, input.value);
+      return cardVerdicts(card, ctx, 'document', inputsHash);
+    },
+    ctx,
+    inputsHash,
+    'document',
+  );
 }
 
 /**
@@ -163,12 +169,20 @@ export function checkA2ACard(input: DocumentText | { value: unknown }, ctx: Judg
  * transport half did not run, so a pass here is never the whole suite's pass.
  */
 export function checkServerJson(input: DocumentText | { value: unknown }, ctx: JudgeContext): Verdict {
-  const inputsHash = 'text' in input ? safeHash(() => textInputs('mcp-server-json-text', input)) : safeHash(() => ({ kind: 'mcp-server-json-value', value: input.value }));
-  return guardOne(() => {
-    const mcp = 'text' in input ? mcpInput({ text: input.text, validUtf8: input.validUtf8 !== false }) : mcpInput({ doc: input.value });
-    runRules(MCP_QUALITY_RULES, mcp, mcp.rec);
-    return build('mcp', ctx, 'document', inputsHash, mcp.rec, { notRun: MCP_TRANSPORT_NOT_RUN });
-  }, ctx, inputsHash, 'document');
+  const inputsHash =
+    'text' in input
+      ? safeHash(() => textInputs('mcp-server-json-text', input))
+      : safeHash(() => ({ kind: 'mcp-server-json-value', value: input.value }));
+  return guardOne(
+    () => {
+      const mcp = 'text' in input ? mcpInput({ text: input.text, validUtf8: input.validUtf8 !== false }) : mcpInput({ doc: input.value });
+      runRules(MCP_QUALITY_RULES, mcp, mcp.rec);
+      return build('mcp', ctx, 'document', inputsHash, mcp.rec, { notRun: MCP_TRANSPORT_NOT_RUN });
+    },
+    ctx,
+    inputsHash,
+    'document',
+  );
 }
 
 export interface A2AObservationVerdicts extends A2ADocumentVerdicts {
@@ -179,24 +193,29 @@ export interface A2AObservationVerdicts extends A2ADocumentVerdicts {
 export function judgeA2AObservation(obs: A2AObservation, ctx: JudgeContext): A2AObservationVerdicts {
   const uptime = safeUptime(() => classifyA2AUptime(obs));
   const inputsHash = safeHash(() => ({ kind: 'a2a-observation', observation: obs }));
-  const out = guardPair((): A2ADocumentVerdicts => {
-    const chain = readChain(obs);
-    if (chain.kind === 'unknown' || chain.kind === 'truncated') {
-      const why = chain.kind === 'unknown' ? chain.reason : 'the card is larger than the read bound; not judged';
-      return {
-        card: build('a2aCard', ctx, 'observation', inputsHash, verdictRecorder(CARD_SET), { unknown: why }),
-        structure: build('a2aStructure', ctx, 'observation', inputsHash, verdictRecorder(STRUCTURE_SET), { unknown: why }),
-      };
-    }
-    const card = chain.kind === 'card' ? chain.exchange : null;
-    const input = cardInput(typeof card?.body === 'string' ? card.body : '', card?.bodyValidUtf8 !== false);
-    input.chain = chain;
-    input.exchanges = obs.exchanges;
-    // Without a card there is no document to attribute: the card chain's failure says why.
-    if (chain.kind === 'not-public') input.why = 'agent card not public: no document to attribute';
-    if (chain.kind === 'no-card') input.why = 'no agent card: no document to attribute';
-    return cardVerdicts(input, ctx, 'observation', inputsHash);
-  }, ctx, inputsHash, 'observation');
+  const out = guardPair(
+    (): A2ADocumentVerdicts => {
+      const chain = readChain(obs);
+      if (chain.kind === 'unknown' || chain.kind === 'truncated') {
+        const why = chain.kind === 'unknown' ? chain.reason : 'the card is larger than the read bound; not judged';
+        return {
+          card: build('a2aCard', ctx, 'observation', inputsHash, verdictRecorder(CARD_SET), { unknown: why }),
+          structure: build('a2aStructure', ctx, 'observation', inputsHash, verdictRecorder(STRUCTURE_SET), { unknown: why }),
+        };
+      }
+      const card = chain.kind === 'card' ? chain.exchange : null;
+      const input = cardInput(typeof card?.body === 'string' ? card.body : '', card?.bodyValidUtf8 !== false);
+      input.chain = chain;
+      input.exchanges = obs.exchanges;
+      // Without a card there is no document to attribute: the card chain's failure says why.
+      if (chain.kind === 'not-public') input.why = 'agent card not public: no document to attribute';
+      if (chain.kind === 'no-card') input.why = 'no agent card: no document to attribute';
+      return cardVerdicts(input, ctx, 'observation', inputsHash);
+    },
+    ctx,
+    inputsHash,
+    'observation',
+  );
   return { uptime, ...out };
 }
 
@@ -213,18 +232,25 @@ export interface McpObservationVerdict {
 export function judgeMcpObservation(obs: McpObservation, ctx: JudgeContext): McpObservationVerdict {
   const uptime = safeUptime(() => classifyMcpUptime(obs));
   const inputsHash = safeHash(() => ({ kind: 'mcp-observation', observation: obs }));
-  const verdict = guardOne(() => {
-    const doc = obs.serverJson;
-    if (doc === null || doc === undefined) {
-      return build('mcp', ctx, 'observation', inputsHash, verdictRecorder(MCP_SET), { na: 'no server.json (not listed in the official MCP Registry); uptime only' });
-    }
-    const mcp = mcpInput({ doc, obs, declared: declaredRemotes(doc) });
-    runRules(MCP_RULES, mcp, mcp.rec);
-    const t = mcp.transport;
-    if (t === undefined) return build('mcp', ctx, 'observation', inputsHash, mcp.rec, {}); // server.json is not an object
-    if (t.kind === 'not-run') return build('mcp', ctx, 'document', inputsHash, mcp.rec, { notRun: MCP_TRANSPORT_NOT_RUN });
-    return build('mcp', ctx, 'observation', inputsHash, mcp.rec, t.kind === 'unknown' ? { unknown: t.reason } : {});
-  }, ctx, inputsHash, 'observation');
+  const verdict = guardOne(
+    () => {
+      const doc = obs.serverJson;
+      if (doc === null || doc === undefined) {
+        return build('mcp', ctx, 'observation', inputsHash, verdictRecorder(MCP_SET), {
+          na: 'no server.json (not listed in the official MCP Registry); uptime only',
+        });
+      }
+      const mcp = mcpInput({ doc, obs, declared: declaredRemotes(doc) });
+      runRules(MCP_RULES, mcp, mcp.rec);
+      const t = mcp.transport;
+      if (t === undefined) return build('mcp', ctx, 'observation', inputsHash, mcp.rec, {}); // server.json is not an object
+      if (t.kind === 'not-run') return build('mcp', ctx, 'document', inputsHash, mcp.rec, { notRun: MCP_TRANSPORT_NOT_RUN });
+      return build('mcp', ctx, 'observation', inputsHash, mcp.rec, t.kind === 'unknown' ? { unknown: t.reason } : {});
+    },
+    ctx,
+    inputsHash,
+    'observation',
+  );
   return { uptime, verdict };
 }
 
@@ -237,14 +263,19 @@ export function judgeMcpObservation(obs: McpObservation, ctx: JudgeContext): Mcp
 export function judgeMcpEndpoint(obs: McpObservation, ctx: JudgeContext): McpObservationVerdict {
   const uptime = safeUptime(() => classifyMcpUptime(obs));
   const inputsHash = safeHash(() => ({ kind: 'mcp-endpoint-observation', observation: obs }));
-  const verdict = guardOne(() => {
-    const mcp = mcpInput({ obs });
-    runRules(MCP_TRANSPORT_RULES, mcp, mcp.rec);
-    const t = mcp.transport!;
-    const state: VerdictState = { notRun: MCP_QUALITY_NOT_RUN };
-    if (t.kind !== 'judged') state.unknown = t.reason;
-    return build('mcp', ctx, 'observation', inputsHash, mcp.rec, state);
-  }, ctx, inputsHash, 'observation');
+  const verdict = guardOne(
+    () => {
+      const mcp = mcpInput({ obs });
+      runRules(MCP_TRANSPORT_RULES, mcp, mcp.rec);
+      const t = mcp.transport!;
+      const state: VerdictState = { notRun: MCP_QUALITY_NOT_RUN };
+      if (t.kind !== 'judged') state.unknown = t.reason;
+      return build('mcp', ctx, 'observation', inputsHash, mcp.rec, state);
+    },
+    ctx,
+    inputsHash,
+    'observation',
+  );
   return { uptime, verdict };
 }
 
@@ -274,9 +305,17 @@ function safeUptime(f: () => UptimeVerdict): UptimeVerdict {
   }
 }
 
-function internalError(suite: keyof typeof SUITE_SETS, ctx: JudgeContext, err: unknown, inputsHash: string, scope: Verdict['scope']): Verdict {
+function internalError(
+  suite: keyof typeof SUITE_SETS,
+  ctx: JudgeContext,
+  err: unknown,
+  inputsHash: string,
+  scope: Verdict['scope'],
+): Verdict {
   const name = err instanceof Error ? err.name : 'error';
-  return build(suite, ctx, scope, inputsHash, verdictRecorder(SUITE_SETS[suite]), { unknown: `internal error in the checker (${name}); please report it` });
+  return build(suite, ctx, scope, inputsHash, verdictRecorder(SUITE_SETS[suite]), {
+    unknown: `internal error in the checker (${name}); please report it`,
+  });
 }
 
 function guardOne(f: () => Verdict, ctx: JudgeContext, inputsHash: string, scope: Verdict['scope']): Verdict {
@@ -291,6 +330,9 @@ function guardPair(f: () => A2ADocumentVerdicts, ctx: JudgeContext, inputsHash: 
   try {
     return f();
   } catch (err) {
-    return { card: internalError('a2aCard', ctx, err, inputsHash, scope), structure: internalError('a2aStructure', ctx, err, inputsHash, scope) };
+    return {
+      card: internalError('a2aCard', ctx, err, inputsHash, scope),
+      structure: internalError('a2aStructure', ctx, err, inputsHash, scope),
+    };
   }
 }

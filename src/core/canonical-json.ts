@@ -31,7 +31,9 @@ export function canonicalJson(value: unknown): string {
         }
       } else {
         const rec = v as Record<string, unknown>;
-        const keys = Object.keys(rec).filter((k) => !DROPPED.has(typeof rec[k])).sort();
+        const keys = Object.keys(rec)
+          .filter((k) => !DROPPED.has(typeof rec[k]))
+          .sort();
         out.push('{');
         todo.push(new Mark('}', v));
         for (let i = keys.length - 1; i >= 0; i--) {

@@ -142,7 +142,14 @@ export function classifyParsedIp(addr: IP): IpClass {
     const inner = rule.carries(addr as ipaddr.IPv6).map(classifyParsedIp);
     const carried = inner.find((c) => !c.public) ?? inner[0]!;
     const isPublic = rule.publicWhenCarriedPublic === true && carried.public && !cloudMetadata;
-    return { normalized, range: rule.range, cloudMetadata, carried, public: isPublic, loopback: rule.range === 'ipv4-mapped' && carried.loopback };
+    return {
+      normalized,
+      range: rule.range,
+      cloudMetadata,
+      carried,
+      public: isPublic,
+      loopback: rule.range === 'ipv4-mapped' && carried.loopback,
+    };
   }
   let range: IpRange = rule?.range ?? 'public';
   if (!rule && addr.kind() === 'ipv6' && !addr.match(V6_GLOBAL_UNICAST)) range = 'reserved';

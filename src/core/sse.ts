@@ -17,7 +17,10 @@ export interface SseEvent {
 export function sseEvents(text: string): SseEvent[] {
   const events: SseEvent[] = [];
   const parser = createParser({
-    onEvent: (e) => events.push(e.id === undefined ? { event: e.event ?? 'message', data: e.data } : { event: e.event ?? 'message', data: e.data, id: e.id }),
+    onEvent: (e) =>
+      events.push(
+        e.id === undefined ? { event: e.event ?? 'message', data: e.data } : { event: e.event ?? 'message', data: e.data, id: e.id },
+      ),
   });
   parser.feed(text);
   return events;

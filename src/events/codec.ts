@@ -50,7 +50,9 @@ export class EventCodec {
   private readonly writers = new Map<string, Writer>();
 
   constructor(schemaDir: string = SCHEMA_DIR) {
-    for (const file of readdirSync(schemaDir).filter((f) => f.endsWith('.avsc')).sort()) {
+    for (const file of readdirSync(schemaDir)
+      .filter((f) => f.endsWith('.avsc'))
+      .sort()) {
       const type = avro.Type.forSchema(JSON.parse(readFileSync(join(schemaDir, file), 'utf8')));
       const eventName = shortName(type);
       const fp = fingerprintBytes(JSON.stringify(type.schema()));
@@ -59,7 +61,9 @@ export class EventCodec {
     }
     const history = join(schemaDir, 'history');
     if (existsSync(history)) {
-      for (const file of readdirSync(history).filter((f) => f.endsWith('.avsc')).sort()) {
+      for (const file of readdirSync(history)
+        .filter((f) => f.endsWith('.avsc'))
+        .sort()) {
         this.registerWriterSchema(JSON.parse(readFileSync(join(history, file), 'utf8')));
       }
     }
@@ -182,7 +186,8 @@ function shapeOf(type: avro.Type): Shape {
     } else if (name.startsWith('union:')) s = { kind: 'union', branches: t.types!.map((b) => build(b as AvscNode)), min: 1, empty: false };
     else if (name === 'array') s = { kind: 'array', items: build(t.itemsType as AvscNode), min: 1, empty: false };
     else if (name === 'map') s = { kind: 'map', values: build(t.valuesType as AvscNode), min: 1, empty: false };
-    else if (t.underlyingType) return build(t.underlyingType as AvscNode); // a logical type: its bytes are the underlying type's
+    else if (t.underlyingType)
+      return build(t.underlyingType as AvscNode); // a logical type: its bytes are the underlying type's
     else throw new Error(`event codec: no byte layout for avsc type ${name}`);
     memo.set(t, s);
     return s;

@@ -242,7 +242,14 @@ async function readPlain(body: Readable, ex: Exchange, opts: ReadOptions, ro: Re
 }
 
 /** Why the read ended, as the exchange records it. */
-function recordReadOutcome(ex: Exchange, stop: Stop | null, readError: unknown, limit: ExchangeLimit, ro: ResolvedOptions, wireLimit: number): void {
+function recordReadOutcome(
+  ex: Exchange,
+  stop: Stop | null,
+  readError: unknown,
+  limit: ExchangeLimit,
+  ro: ResolvedOptions,
+  wireLimit: number,
+): void {
   if (stop !== null && !(limit.timedOut && stop === 'window')) {
     ex.bodyTruncated = true;
     if (stop === 'cap' && ro.overCap === 'error') {

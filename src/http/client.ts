@@ -23,7 +23,15 @@ import { retry } from '../util/retry.js';
 import { readBody } from './body.js';
 import { recordFailure, sendPinned } from './send.js';
 import { ExchangeLimit, raceAbort } from './exchange-limit.js';
-import { NO_LOCATION, baseExchange, cut, requestHeaders, syntheticExchange, type HopHeaders, type RedirectLocation } from './exchange-record.js';
+import {
+  NO_LOCATION,
+  baseExchange,
+  cut,
+  requestHeaders,
+  syntheticExchange,
+  type HopHeaders,
+  type RedirectLocation,
+} from './exchange-record.js';
 import { MAX_REDIRECTS, RETRY_BASE_DELAY_MS } from './limits.js';
 import { resolveOptions, type FetchOptions, type RequestOptions, type ResolvedOptions } from './options.js';
 import type { ConnState } from './pinned-agent.js';
@@ -66,7 +74,13 @@ async function resolveThroughGuard(
 }
 
 /** One attempt at one hop: connect through the guard, send, read headers, read the body (or leave it open). Never throws. */
-async function attempt(url: URL, opts: RequestOptions, ro: ResolvedOptions, headers: HopHeaders, pool: PinnedConnections): Promise<Hop & { retryable: boolean }> {
+async function attempt(
+  url: URL,
+  opts: RequestOptions,
+  ro: ResolvedOptions,
+  headers: HopHeaders,
+  pool: PinnedConnections,
+): Promise<Hop & { retryable: boolean }> {
   const ex = baseExchange(url.href, ro.method, headers.record, new Date());
   const t0 = performance.now();
   const limit = new ExchangeLimit(ro.limitMs);
@@ -95,7 +109,14 @@ async function attempt(url: URL, opts: RequestOptions, ro: ResolvedOptions, head
       retryable = target.retryable;
     } else {
       lease = pool.lease(url, target.addresses, target.hostname, opts, conn, ro.timeoutMs, ro.maxHeaderSize);
-      const sent = await sendPinned(url, { headers: headers.send, ...(opts.body !== undefined ? { body: opts.body } : {}) }, lease.dispatcher, ro, limit, ex);
+      const sent = await sendPinned(
+        url,
+        { headers: headers.send, ...(opts.body !== undefined ? { body: opts.body } : {}) },
+        lease.dispatcher,
+        ro,
+        limit,
+        ex,
+      );
       body = sent.body;
       location = sent.location;
       if (!sent.redirect) {
@@ -117,7 +138,13 @@ async function attempt(url: URL, opts: RequestOptions, ro: ResolvedOptions, head
 }
 
 /** One hop with retries of transient network errors (jittered backoff), the host-failure tracker and the gate. */
-async function hopWithRetries(url: URL, opts: RequestOptions, ro: ResolvedOptions, headers: HopHeaders, pool: PinnedConnections): Promise<Hop> {
+async function hopWithRetries(
+  url: URL,
+  opts: RequestOptions,
+  ro: ResolvedOptions,
+  headers: HopHeaders,
+  pool: PinnedConnections,
+): Promise<Hop> {
   const tracker = opts.hostTracker;
   if (tracker?.isSkipped(url.hostname)) {
     const why = `host ${url.hostname} skipped for this run after ${tracker.limit} consecutive network failures`;
@@ -126,7 +153,8 @@ async function hopWithRetries(url: URL, opts: RequestOptions, ro: ResolvedOption
   let permit: ((exchange: Exchange) => void) | null = null;
   if (opts.gate) {
     const decision = await opts.gate(url);
-    if (!decision.ok) return { exchange: syntheticExchange(url.href, ro.method, headers, decision.errorClass, decision.message), location: NO_LOCATION };
+    if (!decision.ok)
+      return { exchange: syntheticExchange(url.href, ro.method, headers, decision.errorClass, decision.message), location: NO_LOCATION };
     permit = decision.done;
   }
   let last: Exchange | null = null;
@@ -147,7 +175,9 @@ async function hopWithRetries(url: URL, opts: RequestOptions, ro: ResolvedOption
       },
     );
     tracker?.record(url.hostname, hop.exchange);
-    return hop.open ? { exchange: hop.exchange, location: hop.location, open: hop.open } : { exchange: hop.exchange, location: hop.location };
+    return hop.open
+      ? { exchange: hop.exchange, location: hop.location, open: hop.open }
+      : { exchange: hop.exchange, location: hop.location };
   } finally {
     if (permit) permit(last ?? syntheticExchange(url.href, ro.method, headers, 'other', 'no attempt finished'));
   }
@@ -192,7 +222,9 @@ export async function requestBounded(url: string, opts: RequestOptions): Promise
       if (open || !ro.follow || ex.status === null || !REDIRECT_STATUSES.has(ex.status) || hop.location.kind === 'none') break;
       if (hop.location.kind === 'refused') {
         // The recorded Location is cut at MAX_RECORDED_HEADER_VALUE: never follow a cut URL.
-        exchanges.push(syntheticExchange(ex.headers.location ?? '', method, headers, 'invalid_url', `redirect not followed: ${hop.location.reason}`));
+        exchanges.push(
+          syntheticExchange(ex.headers.location ?? '', method, headers, 'invalid_url', `redirect not followed: ${hop.location.reason}`),
+        );
         break;
       }
       let next: URL;
@@ -203,7 +235,9 @@ export async function requestBounded(url: string, opts: RequestOptions): Promise
         break;
       }
       if (followed >= maxRedirects) {
-        exchanges.push(syntheticExchange(next.href, method, headers, 'too_many_redirects', `more than ${maxRedirects} redirects; not followed`));
+        exchanges.push(
+          syntheticExchange(next.href, method, headers, 'too_many_redirects', `more than ${maxRedirects} redirects; not followed`),
+        );
         break;
       }
       current = next.href;
@@ -213,7 +247,8 @@ export async function requestBounded(url: string, opts: RequestOptions): Promise
   } finally {
     own?.closeIdle();
   }
-  if (exchanges.length === 0) exchanges.push(syntheticExchange(String(url), method, { send: {}, record: {} }, 'other', 'no exchange recorded'));
+  if (exchanges.length === 0)
+    exchanges.push(syntheticExchange(String(url), method, { send: {}, record: {} }, 'other', 'no exchange recorded'));
   const final = exchanges[exchanges.length - 1]!;
   return open ? { exchanges, final, open } : { exchanges, final };
 }

@@ -62,7 +62,9 @@ export function classifyError(err: unknown): Classified {
   if (has('ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'ERR_STREAM_PREMATURE_CLOSE')) {
     return { errorClass: 'reset', message };
   }
-  if (codes.some((c) => c.startsWith('HPE_') || c.startsWith('Z_') || c.startsWith('ERR_BROTLI') || c === 'ERR_ZLIB_INITIALIZATION_FAILED')) {
+  if (
+    codes.some((c) => c.startsWith('HPE_') || c.startsWith('Z_') || c.startsWith('ERR_BROTLI') || c === 'ERR_ZLIB_INITIALIZATION_FAILED')
+  ) {
     return { errorClass: 'protocol', message };
   }
   if (has('UND_ERR_INFO', 'UND_ERR_RESPONSE_STATUS_CODE', 'UND_ERR_NOT_SUPPORTED')) return { errorClass: 'protocol', message };

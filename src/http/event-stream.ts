@@ -21,7 +21,10 @@ export interface EventStream {
   close(): void;
 }
 
-export type EventStreamOptions = Omit<RequestOptions, 'method' | 'body' | 'contentType' | 'followRedirects' | 'keepOpen' | 'openLimitMs' | 'stopWhen' | 'bodyWindowMs'> & {
+export type EventStreamOptions = Omit<
+  RequestOptions,
+  'method' | 'body' | 'contentType' | 'followRedirects' | 'keepOpen' | 'openLimitMs' | 'stopWhen' | 'bodyWindowMs'
+> & {
   /** Bytes of the stream kept (and of any other answer read). */
   maxBytes: number;
   /** Limit on the connect and the headers. */

@@ -6,7 +6,10 @@ import { OMITTED_HEADERS_MARKER, type ErrorClass, type Exchange, type RequestMet
 
 /** The crawler's User-Agent, built from the configured contact address. */
 export function userAgent(contact: string): string {
-  const clean = String(contact ?? '').replace(/[^\x21-\x7e]/g, '').replace(/[();<>,"\\]/g, '').slice(0, 200);
+  const clean = String(contact ?? '')
+    .replace(/[^\x21-\x7e]/g, '')
+    .replace(/[();<>,"\\]/g, '')
+    .slice(0, 200);
   return `VeronikAI/0.1 (+mailto:${clean}; read-only directory crawler)`;
 }
 
@@ -146,7 +149,13 @@ export function baseExchange(url: string, method: RequestMethod, requestHeaders:
 }
 
 /** A synthetic exchange: nothing was sent (invalid URL, loop, too many redirects, skipped host, a gate's refusal). */
-export function syntheticExchange(url: string, method: RequestMethod, headers: HopHeaders, errorClass: ErrorClass, message: string): Exchange {
+export function syntheticExchange(
+  url: string,
+  method: RequestMethod,
+  headers: HopHeaders,
+  errorClass: ErrorClass,
+  message: string,
+): Exchange {
   const ex = baseExchange(cut(url, MAX_URL_CHARS), method, headers.record, new Date());
   ex.errorClass = errorClass;
   ex.errorMessage = cut(message);
@@ -169,7 +178,10 @@ export function redirectLocation(raw: string | string[] | undefined): RedirectLo
   const value = values[0]!;
   // The recorded Location is cut at MAX_RECORDED_HEADER_VALUE: a longer one would be followed unrecorded.
   if (value.length > MAX_RECORDED_HEADER_VALUE) {
-    return { kind: 'refused', reason: `Location is ${value.length} characters long, over the ${MAX_RECORDED_HEADER_VALUE}-character limit` };
+    return {
+      kind: 'refused',
+      reason: `Location is ${value.length} characters long, over the ${MAX_RECORDED_HEADER_VALUE}-character limit`,
+    };
   }
   return { kind: 'url', value };
 }

@@ -1,4 +1,12 @@
-export { fetchBounded, requestBounded, userAgent, type FetchOptions, type GateDecision, type RequestGate, type RequestOptions } from './client.js';
+export {
+  fetchBounded,
+  requestBounded,
+  userAgent,
+  type FetchOptions,
+  type GateDecision,
+  type RequestGate,
+  type RequestOptions,
+} from './client.js';
 export { openEventStream, type EventStream, type EventStreamOptions } from './event-stream.js';
 export { HostFailureTracker } from './host-tracker.js';
 export { PinnedConnections } from './pinned-pool.js';

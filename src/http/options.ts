@@ -84,9 +84,7 @@ export interface RequestOptions extends AddressPolicy {
 export type FetchOptions = RequestOptions & { contact: string; method?: 'GET' };
 
 /** What a RequestGate answers for one hop. */
-export type GateDecision =
-  | { ok: true; done: (exchange: Exchange) => void }
-  | { ok: false; errorClass: ErrorClass; message: string };
+export type GateDecision = { ok: true; done: (exchange: Exchange) => void } | { ok: false; errorClass: ErrorClass; message: string };
 
 export type RequestGate = (url: URL) => Promise<GateDecision>;
 

@@ -54,7 +54,11 @@ export function pinnedConnector(
       cb(err, '');
       return;
     }
-    if (all) cb(null, list.map((a) => ({ address: a.address, family: a.family })));
+    if (all)
+      cb(
+        null,
+        list.map((a) => ({ address: a.address, family: a.family })),
+      );
     else cb(null, list[0]!.address, list[0]!.family);
   };
   const base = buildConnector({

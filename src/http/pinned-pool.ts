@@ -60,7 +60,15 @@ export class PinnedConnections {
   }
 
   /** A connection to `url`'s origin pinned to `addresses`; `state` records what this request's connection did. */
-  lease(url: URL, addresses: LookupAddress[], hostname: string, policy: AddressPolicy, state: ConnState, timeoutMs: number, maxHeaderSize: number): ConnLease {
+  lease(
+    url: URL,
+    addresses: LookupAddress[],
+    hostname: string,
+    policy: AddressPolicy,
+    state: ConnState,
+    timeoutMs: number,
+    maxHeaderSize: number,
+  ): ConnLease {
     const pinned = addresses
       .map((a) => `${a.family}/${a.address}`)
       .sort()
@@ -109,7 +117,16 @@ export class PinnedConnections {
     }
   }
 
-  private make(key: string, url: URL, addresses: LookupAddress[], hostname: string, policy: AddressPolicy, state: ConnState, timeoutMs: number, maxHeaderSize: number): Conn {
+  private make(
+    key: string,
+    url: URL,
+    addresses: LookupAddress[],
+    hostname: string,
+    policy: AddressPolicy,
+    state: ConnState,
+    timeoutMs: number,
+    maxHeaderSize: number,
+  ): Conn {
     let conn: Conn | null = null;
     const client = new Client(url.origin, {
       connect: pinnedConnector(addresses, hostname, policy, () => conn!.state, timeoutMs),

@@ -161,14 +161,16 @@ export async function checkUrl(input: string | URL, policy: AddressPolicy = {}):
 /** The URL rules shared by the guard and the client: absolute http(s), no user info, at most MAX_URL_CHARS. */
 export function parseProbeUrl(input: string | URL): { ok: true; url: URL } | { ok: false; message: string } {
   const text = String(input instanceof URL ? input.href : input);
-  if (text.length > MAX_URL_CHARS) return { ok: false, message: `URL is ${text.length} characters long, over the ${MAX_URL_CHARS}-character limit` };
+  if (text.length > MAX_URL_CHARS)
+    return { ok: false, message: `URL is ${text.length} characters long, over the ${MAX_URL_CHARS}-character limit` };
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return { ok: false, message: `not an absolute URL: ${text.slice(0, 200)}` };
   }
-  if (url.href.length > MAX_URL_CHARS) return { ok: false, message: `URL is ${url.href.length} characters long, over the ${MAX_URL_CHARS}-character limit` };
+  if (url.href.length > MAX_URL_CHARS)
+    return { ok: false, message: `URL is ${url.href.length} characters long, over the ${MAX_URL_CHARS}-character limit` };
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { ok: false, message: `unsupported scheme ${url.protocol}` };
   }

@@ -45,7 +45,9 @@ export function parseOptOutList(json: unknown, where = 'opt-out list'): OptOutRu
       if (!/^host:(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*\.?$/i.test(m)) throw new Error(`${at}.match "${m}" is not host:<hostname>`);
       const domain = m.slice(5).startsWith('*.') ? hostKey(m.slice(7)) : null;
       if (domain !== null && wholeSuffix(domain)) {
-        throw new Error(`${at}.match "${m}" covers the whole public suffix "${domain}": name the owner's own domain (e.g. host:*.example.${domain})`);
+        throw new Error(
+          `${at}.match "${m}" covers the whole public suffix "${domain}": name the owner's own domain (e.g. host:*.example.${domain})`,
+        );
       }
     } else if (!normalizeUrl(m)) {
       throw new Error(`${at}.match "${m}" is neither an http(s) agent key nor host:<hostname>`);

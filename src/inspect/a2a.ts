@@ -16,7 +16,11 @@ export async function inspectA2A(s: InspectSession, input: string): Promise<void
     if (!ex) return;
     if (ex.status === 200) {
       const r = parseJson(ex.body);
-      if (r.ok && isObject(r.value) && (typeof r.value.name === 'string' || 'skills' in r.value || 'protocolVersion' in r.value || 'supportedInterfaces' in r.value)) {
+      if (
+        r.ok &&
+        isObject(r.value) &&
+        (typeof r.value.name === 'string' || 'skills' in r.value || 'protocolVersion' in r.value || 'supportedInterfaces' in r.value)
+      ) {
         card = r.value;
         break;
       }
@@ -25,6 +29,12 @@ export async function inspectA2A(s: InspectSession, input: string): Promise<void
   if (card === null) return;
   for (const url of openIdConnectUrls(card).slice(0, MAX_OIDC_URLS)) {
     // A declared URL on another host gets no credential; the guard applies as to every request.
-    await s.send('a2a.oidc', 'GET', url, { headers: { accept: 'application/json' }, maxBytes: METADATA_MAX_BYTES, follow: true, form: url, credentials: false });
+    await s.send('a2a.oidc', 'GET', url, {
+      headers: { accept: 'application/json' },
+      maxBytes: METADATA_MAX_BYTES,
+      follow: true,
+      form: url,
+      credentials: false,
+    });
   }
 }

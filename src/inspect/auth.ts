@@ -18,9 +18,19 @@ function jsonObject(ex: InspectExchange | null): Record<string, unknown> | null 
   return r.ok && isObject(r.value) ? r.value : null;
 }
 
-async function fetchFirst(s: InspectSession, step: InspectExchange['step'], candidates: Array<{ url: string; form: string }>): Promise<Record<string, unknown> | null> {
+async function fetchFirst(
+  s: InspectSession,
+  step: InspectExchange['step'],
+  candidates: Array<{ url: string; form: string }>,
+): Promise<Record<string, unknown> | null> {
   for (const c of candidates) {
-    const ex = await s.send(step, 'GET', c.url, { headers: { accept: 'application/json' }, maxBytes: METADATA_MAX_BYTES, follow: true, form: c.form, credentials: false });
+    const ex = await s.send(step, 'GET', c.url, {
+      headers: { accept: 'application/json' },
+      maxBytes: METADATA_MAX_BYTES,
+      follow: true,
+      form: c.form,
+      credentials: false,
+    });
     const doc = jsonObject(ex);
     if (doc) return doc;
     if (!ex) return null;

@@ -11,7 +11,11 @@ import { InspectSession, type InspectSettings } from './session.js';
 
 export { InspectSession, type InspectSettings } from './session.js';
 
-export async function observeInspect(input: string, protocol: 'auto' | InspectProtocol, settings: InspectSettings): Promise<InspectObservation> {
+export async function observeInspect(
+  input: string,
+  protocol: 'auto' | InspectProtocol,
+  settings: InspectSettings,
+): Promise<InspectObservation> {
   const startedAt = new Date().toISOString();
   const s = new InspectSession(settings, input);
   const inspected: InspectProtocol[] = protocol === 'auto' ? ['mcp', 'a2a'] : [protocol];

@@ -37,7 +37,13 @@ function stopAtReply(id: number) {
   return (body: Buffer, headers: Record<string, string>): boolean => hasReply(body, headers, id);
 }
 
-async function post(s: InspectSession, step: InspectExchange['step'], url: string, message: object, headers: Record<string, string>): Promise<InspectExchange | null> {
+async function post(
+  s: InspectSession,
+  step: InspectExchange['step'],
+  url: string,
+  message: object,
+  headers: Record<string, string>,
+): Promise<InspectExchange | null> {
   const id = (message as { id?: unknown }).id;
   return s.send(step, 'POST', url, {
     headers: { accept: JSON_AND_SSE, ...headers },
@@ -115,11 +121,16 @@ async function inspectLegacySse(s: InspectSession, url: string, firstId: number)
     }
     let id = firstId;
     const ask = async (message: object, step: InspectExchange['step']): Promise<InspectExchange | null> => {
-      const ex = await s.send(step, 'POST', endpoint, { headers: { accept: JSON_AND_SSE }, body: JSON.stringify(message), maxBytes: 64 * 1024 });
+      const ex = await s.send(step, 'POST', endpoint, {
+        headers: { accept: JSON_AND_SSE },
+        body: JSON.stringify(message),
+        maxBytes: 64 * 1024,
+      });
       if (!ex) return null;
       const mid = (message as { id?: unknown }).id;
       if (mid === undefined) return ex;
-      const find = (t: string): string | null => sseEvents(t).find((e) => e.event === 'message' && replyInText(e.data, mid) !== null)?.data ?? null;
+      const find = (t: string): string | null =>
+        sseEvents(t).find((e) => e.event === 'message' && replyInText(e.data, mid) !== null)?.data ?? null;
       const all = await stream.waitFor((t) => find(t) !== null, Math.min(SSE_WAIT_MS, Math.max(0, s.timeLeftMs)));
       ex.streamReply = find(all);
       return ex;

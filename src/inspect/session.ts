@@ -83,7 +83,11 @@ export class InspectSession {
     return true;
   }
 
-  private headersFor(url: string, extra: Record<string, string> | undefined, credentials: boolean): { headers: Record<string, string>; secret: string[] } {
+  private headersFor(
+    url: string,
+    extra: Record<string, string> | undefined,
+    credentials: boolean,
+  ): { headers: Record<string, string>; secret: string[] } {
     let same: boolean;
     try {
       same = new URL(url).origin === this.origin;
@@ -159,7 +163,11 @@ export class InspectSession {
   }
 
   /** Opens an event stream (legacy HTTP+SSE); counts one request. Null when the budget or time is spent. */
-  async stream(step: InspectStep, url: string, maxBytes: number): Promise<{ stream: EventStream; finish: (events: Array<{ event: string; data: string }>) => InspectExchange } | null> {
+  async stream(
+    step: InspectStep,
+    url: string,
+    maxBytes: number,
+  ): Promise<{ stream: EventStream; finish: (events: Array<{ event: string; data: string }>) => InspectExchange } | null> {
     if (!this.canSend()) return null;
     this.requests++;
     const { headers, secret } = this.headersFor(url, undefined, true);

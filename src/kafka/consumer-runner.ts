@@ -22,10 +22,7 @@ import { sleepUnlessAborted } from '../util/time.js';
 import { silentLogger, type Logger } from '../log.js';
 import { EventProducer, type OutgoingMessage } from './producer.js';
 
-export type StepResult<T> =
-  | { kind: 'ok'; value: T }
-  | { kind: 'dlq'; reason: string; error?: unknown }
-  | { kind: 'drop'; reason: string };
+export type StepResult<T> = { kind: 'ok'; value: T } | { kind: 'dlq'; reason: string; error?: unknown } | { kind: 'drop'; reason: string };
 
 export const ok = <T>(value: T): StepResult<T> => ({ kind: 'ok', value });
 export const dlq = (reason: string, error?: unknown): StepResult<never> => ({ kind: 'dlq', reason, error });
@@ -179,7 +176,13 @@ class BatchAbandonedError extends Error {
   override name = 'BatchAbandonedError';
 }
 
-const REBALANCE_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'NOT_COORDINATOR_FOR_GROUP', 'FENCED_INSTANCE_ID']);
+const REBALANCE_ERRORS = new Set([
+  'REBALANCE_IN_PROGRESS',
+  'ILLEGAL_GENERATION',
+  'UNKNOWN_MEMBER_ID',
+  'NOT_COORDINATOR_FOR_GROUP',
+  'FENCED_INSTANCE_ID',
+]);
 
 export class ConsumerRunner<T> {
   readonly groupId: string;
@@ -224,7 +227,10 @@ export class ConsumerRunner<T> {
 
     const sessionTimeout = opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
     // Three heartbeats a session at least: one lost heartbeat must not cost the membership.
-    this.heartbeatIntervalMs = Math.max(100, Math.min(opts.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeout / 3)));
+    this.heartbeatIntervalMs = Math.max(
+      100,
+      Math.min(opts.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS, Math.floor(sessionTimeout / 3)),
+    );
     this.consumer = opts.kafka.consumer({
       groupId: opts.groupId,
       sessionTimeout,
@@ -423,7 +429,10 @@ export class ConsumerRunner<T> {
     } catch (err) {
       // Given up with its batch: the result is never used.
       if (signal.aborted) return { kind: 'drop', reason: 'batch given up' };
-      this.logger.warn({ topic: msg.topic, partition: msg.partition, offset: msg.offset, err }, 'handler threw; message goes to dead letters');
+      this.logger.warn(
+        { topic: msg.topic, partition: msg.partition, offset: msg.offset, err },
+        'handler threw; message goes to dead letters',
+      );
       return { kind: 'dlq', reason: `handler threw: ${(err as Error)?.message ?? String(err)}`, error: err };
     }
   }
@@ -443,7 +452,10 @@ export class ConsumerRunner<T> {
         },
       });
     } catch (err) {
-      throw new ConsumerStoppedError(`sink failed for ${info.topic}[${info.partition}] ${info.firstOffset}..${info.lastOffset} after ${attempts} attempt(s): ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      throw new ConsumerStoppedError(
+        `sink failed for ${info.topic}[${info.partition}] ${info.firstOffset}..${info.lastOffset} after ${attempts} attempt(s): ${(err as Error)?.message ?? String(err)}`,
+        { cause: err },
+      );
     }
   }
 
@@ -464,7 +476,10 @@ export class ConsumerRunner<T> {
       return { key: msg.topic, value: msg.value ?? Buffer.alloc(0), headers };
     });
     await this.producer!.send(this.deadLetterTopic, out);
-    this.logger.warn({ topic: this.deadLetterTopic, count: out.length, reasons: [...new Set(dead.map((d) => d.reason))].slice(0, 5) }, 'sent messages to dead letters');
+    this.logger.warn(
+      { topic: this.deadLetterTopic, count: out.length, reasons: [...new Set(dead.map((d) => d.reason))].slice(0, 5) },
+      'sent messages to dead letters',
+    );
   }
 }
 

@@ -41,7 +41,12 @@ export async function committedWithin(admin: Admin, groupId: string, topic: stri
 }
 
 /** Messages of the topics, as they are now, that the group has not committed yet. */
-export async function lagOf(admin: Admin, groupId: string, topics: readonly string[], spans?: ReadonlyMap<string, readonly PartitionSpan[]>): Promise<bigint> {
+export async function lagOf(
+  admin: Admin,
+  groupId: string,
+  topics: readonly string[],
+  spans?: ReadonlyMap<string, readonly PartitionSpan[]>,
+): Promise<bigint> {
   let behind = 0n;
   for (const topic of topics) {
     const s = spans?.get(topic) ?? (await topicSpans(admin, topic));
@@ -54,7 +59,13 @@ export async function lagOf(admin: Admin, groupId: string, topics: readonly stri
  * Resolves once the consumer group has committed every message now on the topics, or
  * rejects after the timeout or when the signal aborts. Messages produced after the call are not waited for.
  */
-export async function waitUntilConsumed(kafka: Kafka, groupId: string, topics: readonly string[], timeoutMs = 60_000, signal?: AbortSignal): Promise<void> {
+export async function waitUntilConsumed(
+  kafka: Kafka,
+  groupId: string,
+  topics: readonly string[],
+  timeoutMs = 60_000,
+  signal?: AbortSignal,
+): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -83,7 +94,9 @@ export async function waitUntilConsumed(kafka: Kafka, groupId: string, topics: r
           if (!isRetriable(err)) throw err;
           return { done: false, why: `${(err as Error).message} (retrying)` };
         }
-        return behind === 0n ? { done: true, value: undefined } : { done: false, why: `${behind} message(s) behind on ${topics.join(', ')}` };
+        return behind === 0n
+          ? { done: true, value: undefined }
+          : { done: false, why: `${behind} message(s) behind on ${topics.join(', ')}` };
       },
       { timeoutMs, intervalMs: 200, ...(signal ? { signal } : {}) },
     );

@@ -57,7 +57,10 @@ export async function ensureTopics(kafka: Kafka, prefix = '', opts: EnsureTopics
   try {
     const replicationFactor = opts.replicationFactor ?? (await defaultReplicationFactor(admin));
     const minInsync = String(opts.minInsyncReplicas ?? Math.min(DEFAULT_MIN_INSYNC_REPLICAS, replicationFactor));
-    if (Number(minInsync) > replicationFactor) throw new Error(`min.insync.replicas ${minInsync} exceeds the replication factor ${replicationFactor}: no write could be acknowledged`);
+    if (Number(minInsync) > replicationFactor)
+      throw new Error(
+        `min.insync.replicas ${minInsync} exceeds the replication factor ${replicationFactor}: no write could be acknowledged`,
+      );
     const configOf = (spec: TopicSpec): Record<string, string> => ({ 'min.insync.replicas': minInsync, ...spec.config });
     const present = new Set(await admin.listTopics());
     const wanted = specs.map((spec) => ({ spec, name: prefix + spec.name }));
@@ -81,7 +84,11 @@ export async function ensureTopics(kafka: Kafka, prefix = '', opts: EnsureTopics
         // Another process may have created some of them in between: re-check below.
         if ((err as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw err;
       }
-      await waitForLeaders(admin, missing.map((m) => m.name), opts.timeoutMs ?? 30_000);
+      await waitForLeaders(
+        admin,
+        missing.map((m) => m.name),
+        opts.timeoutMs ?? 30_000,
+      );
       result.created.push(...missing.map((m) => m.name));
       logger.info({ topics: result.created, replicationFactor }, 'created Kafka topics');
     }
@@ -89,7 +96,13 @@ export async function ensureTopics(kafka: Kafka, prefix = '', opts: EnsureTopics
     const existing = wanted.filter((w) => present.has(w.name));
     result.existing.push(...existing.map((e) => e.name));
     if (existing.length > 0) {
-      await checkExisting(admin, existing.map((e) => ({ ...e, config: configOf(e.spec) })), opts, result, logger);
+      await checkExisting(
+        admin,
+        existing.map((e) => ({ ...e, config: configOf(e.spec) })),
+        opts,
+        result,
+        logger,
+      );
     }
     return result;
   } finally {
@@ -119,7 +132,8 @@ async function waitForLeaders(admin: Admin, names: string[], timeoutMs: number):
       { timeoutMs, intervalMs: 100 },
     );
   } catch (err) {
-    if (err instanceof PollTimeoutError) throw new Error(`topics not ready after ${timeoutMs} ms (${err.last}): ${names.join(', ')}`, { cause: err });
+    if (err instanceof PollTimeoutError)
+      throw new Error(`topics not ready after ${timeoutMs} ms (${err.last}): ${names.join(', ')}`, { cause: err });
     throw err;
   }
 }

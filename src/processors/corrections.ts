@@ -55,7 +55,9 @@ export interface CorrectionsOptions extends EventProcessorDeps {
 export class ReprobePendingError extends Error {
   override name = 'ReprobePendingError';
   constructor(readonly disputeIds: readonly string[]) {
-    super(`the re-probe of ${disputeIds.length} dispute(s) is not judged yet (waiting up to the limit since each dispute): ${disputeIds.slice(0, 3).join(', ')}`);
+    super(
+      `the re-probe of ${disputeIds.length} dispute(s) is not judged yet (waiting up to the limit since each dispute): ${disputeIds.slice(0, 3).join(', ')}`,
+    );
   }
 }
 
@@ -77,7 +79,10 @@ interface JudgedProbeRow {
 }
 
 /** The probes among `eventIds` (of these agents) that have both a check and a verdict of `checkerVersion`. */
-async function judgedProbes(wh: ReadOnlyWarehouse, q: { checkerVersion: string; agentKeys: readonly string[]; eventIds: readonly string[] }): Promise<JudgedProbeRow[]> {
+async function judgedProbes(
+  wh: ReadOnlyWarehouse,
+  q: { checkerVersion: string; agentKeys: readonly string[]; eventIds: readonly string[] },
+): Promise<JudgedProbeRow[]> {
   if (q.eventIds.length === 0) return [];
   const params = { cv: q.checkerVersion, keys: [...q.agentKeys], ids: [...q.eventIds] };
   return wh.query<JudgedProbeRow>(
@@ -93,7 +98,10 @@ async function judgedProbes(wh: ReadOnlyWarehouse, q: { checkerVersion: string; 
 }
 
 /** The corrections rows of these disputes (of these agents), as stored. */
-async function correctionsByDispute(wh: ReadOnlyWarehouse, q: { agentKeys: readonly string[]; disputeIds: readonly string[] }): Promise<CorrectionRow[]> {
+async function correctionsByDispute(
+  wh: ReadOnlyWarehouse,
+  q: { agentKeys: readonly string[]; disputeIds: readonly string[] },
+): Promise<CorrectionRow[]> {
   if (q.disputeIds.length === 0) return [];
   return wh.query<CorrectionRow>(
     'SELECT * FROM corrections FINAL WHERE agent_key IN {keys:Array(String)} AND dispute_id IN {ids:Array(String)}',
@@ -117,14 +125,27 @@ function fromJudged(r: JudgedProbeRow): Reprobe {
 }
 
 function fromStored(r: CorrectionRow): Reprobe {
-  return { eventId: r.reprobe_event_id, at: fromDateTime64OrNull(r.reprobed_at) ?? 0, uptime: r.reprobe_uptime, result: r.reprobe_result, rules: r.reprobe_reasons };
+  return {
+    eventId: r.reprobe_event_id,
+    at: fromDateTime64OrNull(r.reprobed_at) ?? 0,
+    uptime: r.reprobe_uptime,
+    result: r.reprobe_result,
+    rules: r.reprobe_reasons,
+  };
 }
 
 const stateText = (uptime: string | null, result: string | null, rules: readonly string[]) =>
-  uptime === null && result === null ? 'no check' : `${uptime ?? 'no check'}, ${result ?? 'no verdict'}${rules.length > 0 ? ` (${rules.join(', ')})` : ''}`;
+  uptime === null && result === null
+    ? 'no check'
+    : `${uptime ?? 'no check'}, ${result ?? 'no verdict'}${rules.length > 0 ? ` (${rules.join(', ')})` : ''}`;
 
 /** The correction row and its `corrected` change for one dispute and its outcome. */
-export function correctionOf(d: DisputeEvent, outcome: Outcome, checkerVersion: string, closedAt: number): { row: InsertRow<'corrections'>; change: AgentChangeEvent } {
+export function correctionOf(
+  d: DisputeEvent,
+  outcome: Outcome,
+  checkerVersion: string,
+  closedAt: number,
+): { row: InsertRow<'corrections'>; change: AgentChangeEvent } {
   const reprobe = outcome.kind === 'answered' ? outcome.reprobe : null;
   const verdictChanged = reprobe !== null && d.disputedResult !== null && reprobe.result !== d.disputedResult;
   const uptimeChanged = reprobe !== null && d.disputedUptime !== null && reprobe.uptime !== d.disputedUptime;
@@ -132,7 +153,12 @@ export function correctionOf(d: DisputeEvent, outcome: Outcome, checkerVersion: 
   let summary: string;
   if (outcome.kind === 'answered') {
     const r = outcome.reprobe;
-    const verdict = d.disputedResult === null ? `verdict ${r.result}` : verdictChanged ? `verdict changed from ${d.disputedResult} to ${r.result}` : `verdict unchanged (${r.result})`;
+    const verdict =
+      d.disputedResult === null
+        ? `verdict ${r.result}`
+        : verdictChanged
+          ? `verdict changed from ${d.disputedResult} to ${r.result}`
+          : `verdict unchanged (${r.result})`;
     summary = `Dispute answered: re-probed (${r.uptime}), ${verdict}`;
   } else if (outcome.kind === 'not_completed') {
     summary = `Dispute closed: ${outcome.note}`;
@@ -216,7 +242,12 @@ export class CorrectionsWriter {
   private async decide(disputes: readonly DisputeEvent[]): Promise<{ outcomes: Map<string, Outcome>; pending: string[] }> {
     const agentKeys = [...new Set(disputes.map((d) => d.agentKey))];
     const probeIds = disputes.flatMap((d) => (d.probeEventId ? [d.probeEventId] : []));
-    const judged = new Map((await judgedProbes(this.warehouse, { checkerVersion: this.checkerVersion, agentKeys, eventIds: probeIds })).map((r) => [r.event_id, r]));
+    const judged = new Map(
+      (await judgedProbes(this.warehouse, { checkerVersion: this.checkerVersion, agentKeys, eventIds: probeIds })).map((r) => [
+        r.event_id,
+        r,
+      ]),
+    );
     const stored = new Map(
       (await correctionsByDispute(this.warehouse, { agentKeys, disputeIds: disputes.map((d) => d.id) }))
         .filter((r) => r.outcome === 'answered' && r.checker_version === this.checkerVersion)
@@ -250,7 +281,10 @@ export class CorrectionsWriter {
     }
     const closedAt = this.now();
     const made = disputes.map((d) => correctionOf(d, decided.outcomes.get(d.id)!, this.checkerVersion, closedAt));
-    await this.warehouse.insert('corrections', made.map((m) => m.row));
+    await this.warehouse.insert(
+      'corrections',
+      made.map((m) => m.row),
+    );
     await this.publish(made.map((m) => m.change));
   }
 }

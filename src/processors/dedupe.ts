@@ -19,7 +19,11 @@ export function createDedupeProcessor(
 ): ConsumerRunner<ListingEvent> {
   const log = opts.logger.child({ processor: 'dedupe' });
   const { producer, closeWith } = processorProducer(opts);
-  const writer = new ListingsToAgents(opts.warehouse, { optOut: opts.optOut ?? null, log, onAgentChanges: changePublisher(producer, opts.topics) });
+  const writer = new ListingsToAgents(opts.warehouse, {
+    optOut: opts.optOut ?? null,
+    log,
+    onAgentChanges: changePublisher(producer, opts.topics),
+  });
   const runner = createEventProcessor(opts, {
     groupId: DEDUPE_GROUP,
     topic: 'listings',

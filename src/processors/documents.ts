@@ -47,7 +47,9 @@ export function createDocumentStore(opts: EventProcessorDeps & { warehouse: Ware
 export class MissingDocumentsError extends Error {
   override name = 'MissingDocumentsError';
   constructor(readonly hashes: readonly string[]) {
-    super(`${hashes.length} document(s) named by probe events are not in the documents table (is the documents processor running?): ${hashes.slice(0, 3).join(', ')}`);
+    super(
+      `${hashes.length} document(s) named by probe events are not in the documents table (is the documents processor running?): ${hashes.slice(0, 3).join(', ')}`,
+    );
   }
 }
 

@@ -40,7 +40,10 @@ export interface EventProcessorSpec<K extends EventName> {
  * offset for a new group (Kafka is the source of truth). Undecodable messages go to
  * the dead-letter topic with their reason.
  */
-export function createEventProcessor<K extends EventName>(deps: EventProcessorDeps, spec: EventProcessorSpec<K>): ConsumerRunner<EventMap[K]> {
+export function createEventProcessor<K extends EventName>(
+  deps: EventProcessorDeps,
+  spec: EventProcessorSpec<K>,
+): ConsumerRunner<EventMap[K]> {
   const decode = decodeStep(spec.event);
   return new ConsumerRunner<EventMap[K]>({
     kafka: deps.kafka,

@@ -79,7 +79,15 @@ async function agentsActive(wh: ReadOnlyWarehouse, keys: readonly string[]): Pro
 }
 
 /** What a listing says about its agent, hashed: a change here is a change the scheduler rechecks. */
-export function contentHash(l: { name: string; description: string; version: string | null; endpointUrl: string | null; endpointTransport: string | null; cardUrl: string | null; serverJson: string | null }): string {
+export function contentHash(l: {
+  name: string;
+  description: string;
+  version: string | null;
+  endpointUrl: string | null;
+  endpointTransport: string | null;
+  cardUrl: string | null;
+  serverJson: string | null;
+}): string {
   return createHash('sha256')
     .update(JSON.stringify([l.name, l.description, l.version, l.endpointUrl, l.endpointTransport, l.cardUrl, l.serverJson]))
     .digest('hex')
@@ -116,7 +124,14 @@ export class ListingsToAgents {
     }
 
     const refs = [...latest.keys()];
-    const existing = await this.warehouse.query<{ source: string; item_id: string; first_seen: string; agent_key: string; content_hash: string; changed_at: string }>(
+    const existing = await this.warehouse.query<{
+      source: string;
+      item_id: string;
+      first_seen: string;
+      agent_key: string;
+      content_hash: string;
+      changed_at: string;
+    }>(
       `SELECT source, item_id, first_seen, agent_key, content_hash, changed_at FROM listings FINAL WHERE ${ITEM_IN}`,
       itemParams([...latest.values()].map((ev) => [ev.source, ev.itemId])),
     );
@@ -206,7 +221,10 @@ export class ListingsToAgents {
    * recomputed agent never loses to an older stored row. A key no listing names any more (its
    * only listing changed URL or became invalid) keeps its row, marked inactive as of that time.
    */
-  async recomputeAgents(touched: ReadonlyMap<string, number>, causes: ReadonlyMap<string, readonly ListingCause[]> = new Map()): Promise<void> {
+  async recomputeAgents(
+    touched: ReadonlyMap<string, number>,
+    causes: ReadonlyMap<string, readonly ListingCause[]> = new Map(),
+  ): Promise<void> {
     const keys = [...touched.keys()];
     const listingRows = await this.warehouse.query<ListingRow>(
       `SELECT ${MERGE_COLUMNS} FROM listings FINAL WHERE agent_key IN {keys:Array(String)} ORDER BY agent_key, version`,
@@ -234,7 +252,10 @@ export class ListingsToAgents {
       }
     }
     if (agents.length > 0 && this.onAgentChanges) {
-      const prior = await agentsActive(this.warehouse, agents.map((a) => a.agent_key));
+      const prior = await agentsActive(
+        this.warehouse,
+        agents.map((a) => a.agent_key),
+      );
       const changes = deriveListingChanges(
         agents.map((a) => ({ agentKey: a.agent_key, protocol: a.protocol, name: a.name, active: a.active === 1 })),
         prior,
@@ -244,7 +265,11 @@ export class ListingsToAgents {
     }
     if (agents.length > 0) await this.warehouse.insert('agents', agents);
     // The search index follows the agents rows in the same batch (docs/SEARCH.md).
-    if (agents.length > 0) await indexAgents(this.warehouse, agents.map((a) => a.agent_key));
+    if (agents.length > 0)
+      await indexAgents(
+        this.warehouse,
+        agents.map((a) => a.agent_key),
+      );
   }
 }
 

@@ -113,13 +113,22 @@ export function probeEventIdFor(requestId: string): string {
 }
 
 /** An onEvent for Canary that produces CanaryEvents to the canary topic, keyed by target. */
-export function canaryEventSink(producer: EventProducer, topics: TopicNames, codec: EventCodec = eventCodec()): (e: CanaryEvent) => Promise<void> {
+export function canaryEventSink(
+  producer: EventProducer,
+  topics: TopicNames,
+  codec: EventCodec = eventCodec(),
+): (e: CanaryEvent) => Promise<void> {
   const sink = new KafkaObservationSink(producer, topics, codec);
   return (e) => sink.canary(e);
 }
 
 /** Produces documents keyed by their hash, once per hash per call, in produce calls of bounded size. */
-export async function produceDocuments(producer: EventProducer, topics: TopicNames, documents: readonly DocumentEvent[], codec: EventCodec = eventCodec()): Promise<void> {
+export async function produceDocuments(
+  producer: EventProducer,
+  topics: TopicNames,
+  documents: readonly DocumentEvent[],
+  codec: EventCodec = eventCodec(),
+): Promise<void> {
   const unique = new Map(documents.map((d) => [d.sha256, d]));
   const messages = [...unique.values()].map((d) => ({ key: d.sha256, value: codec.encode('Document', d) }));
   for (const chunk of chunkMessages(messages)) await producer.send(topics.documents, chunk);
@@ -155,7 +164,12 @@ export class ProbeWorker {
     const probes = new KafkaObservationSink(producer, topics, codec);
     const send = async (kept: readonly KeptProbe[]): Promise<void> => {
       // Documents first, then the probe events that name them (in calls of bounded size); resolves once every message is acknowledged.
-      await produceDocuments(producer, topics, kept.flatMap((k) => k.documents), codec);
+      await produceDocuments(
+        producer,
+        topics,
+        kept.flatMap((k) => k.documents),
+        codec,
+      );
       await probes.probes(kept.map((k) => k.probe));
     };
     const budget = opts.heldBytes ?? PROBE_WORKER_HELD_BYTES;
@@ -186,7 +200,8 @@ export class ProbeWorker {
         const decoded = decode(msg.value);
         if (decoded.kind !== 'ok') return decoded;
         const req = decoded.value;
-        if (req.protocol !== 'a2a' && req.protocol !== 'mcp') return dlq(`probe request with unknown protocol "${String(req.protocol).slice(0, 50)}"`);
+        if (req.protocol !== 'a2a' && req.protocol !== 'mcp')
+          return dlq(`probe request with unknown protocol "${String(req.protocol).slice(0, 50)}"`);
         if (typeof req.targetUrl !== 'string' || req.targetUrl === '') return dlq('probe request without a target URL');
         if (req.targetUrl.length > MAX_URL_CHARS || req.agentKey.length > MAX_URL_CHARS) {
           return dlq(`probe request with a target URL or agent key over ${MAX_URL_CHARS} characters`);

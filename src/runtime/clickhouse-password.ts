@@ -33,7 +33,8 @@ function readPasswordFile(path: string): string {
       );
     }
     const password = readFileSync(fd, 'utf8').trim();
-    if (password === '') throw new UsageError(`the ClickHouse HTTP interface's password file ${path} is empty; remove it to have a new password generated`);
+    if (password === '')
+      throw new UsageError(`the ClickHouse HTTP interface's password file ${path} is empty; remove it to have a new password generated`);
     return password;
   } finally {
     closeSync(fd);

@@ -37,15 +37,23 @@ export async function crawlOnce(config: Config, sink: ObservationSink, log: Logg
   const settings = config.sources ?? NO_SETTINGS;
   const names = opts.sources && opts.sources.length > 0 ? opts.sources : SOURCE_NAMES;
   const sources = createSources(names);
-  const fetch =
-    opts.fetch ?? createPageFetcher({ contact: config.contact, trustedHosts: hostsOf(Object.values(config.sourceUrls)) });
+  const fetch = opts.fetch ?? createPageFetcher({ contact: config.contact, trustedHosts: hostsOf(Object.values(config.sourceUrls)) });
   const state = new FileSourceStateStore(join(config.dataDir, 'state', 'sources'));
   const robots = new RobotsCache({ now });
   const pick = (map: Record<string, number>, name: string) => map[name] ?? map['*'];
 
   await sink.run({
-    id: newEventId(), observedAt: now(), runId, kind: 'crawl', phase: 'start',
-    budget: null, sampleSize: null, seed: null, counts: {}, complete: false, note: `sources: ${names.join(', ')}`,
+    id: newEventId(),
+    observedAt: now(),
+    runId,
+    kind: 'crawl',
+    phase: 'start',
+    budget: null,
+    sampleSize: null,
+    seed: null,
+    counts: {},
+    complete: false,
+    note: `sources: ${names.join(', ')}`,
   });
   const summaries: SourceSummary[] = [];
   for (const source of sources) {
@@ -62,7 +70,14 @@ export async function crawlOnce(config: Config, sink: ObservationSink, log: Logg
       await runSource(
         source,
         {
-          fetch, sink, state, log, now, robots, sleep: opts.sleep, onProgress: opts.onProgress,
+          fetch,
+          sink,
+          state,
+          log,
+          now,
+          robots,
+          sleep: opts.sleep,
+          onProgress: opts.onProgress,
           limits: {
             ...opts.limits,
             ...(maxPages === undefined ? {} : { maxPages }),
@@ -80,12 +95,21 @@ export async function crawlOnce(config: Config, sink: ObservationSink, log: Logg
   }
   const counts: Record<string, number> = {};
   for (const s of summaries) {
-    for (const k of ['pages', 'details', 'items', 'new', 'changed', 'delisted', 'invalid', 'errors'] as const) counts[`${s.source}.${k}`] = s[k];
+    for (const k of ['pages', 'details', 'items', 'new', 'changed', 'delisted', 'invalid', 'errors'] as const)
+      counts[`${s.source}.${k}`] = s[k];
     counts[`${s.source}.skipped`] = s.skipped ? 1 : 0;
   }
   await sink.run({
-    id: newEventId(), observedAt: now(), runId, kind: 'crawl', phase: 'finish',
-    budget: null, sampleSize: null, seed: null, counts, complete: summaries.every((s) => s.complete),
+    id: newEventId(),
+    observedAt: now(),
+    runId,
+    kind: 'crawl',
+    phase: 'finish',
+    budget: null,
+    sampleSize: null,
+    seed: null,
+    counts,
+    complete: summaries.every((s) => s.complete),
     note:
       summaries
         .filter((s) => !s.complete)

@@ -88,7 +88,9 @@ export interface AbandonedRun {
 export const ABANDONED_NOTE = 'ended early: the process stopped before the run finished (found at the next start)';
 
 /** Daily runs with a start and no finish, oldest first: in progress, or ended by a crash that could not record it. */
-async function unfinishedDailyRuns(wh: ReadOnlyWarehouse): Promise<Array<Pick<RunRow, 'run_id' | 'observed_at' | 'budget' | 'sample_size' | 'seed' | 'counts'>>> {
+async function unfinishedDailyRuns(
+  wh: ReadOnlyWarehouse,
+): Promise<Array<Pick<RunRow, 'run_id' | 'observed_at' | 'budget' | 'sample_size' | 'seed' | 'counts'>>> {
   return wh.query(
     `SELECT run_id, observed_at, budget, sample_size, seed, counts FROM runs FINAL
      WHERE kind = 'daily' AND phase = 'start' AND run_id NOT IN (SELECT run_id FROM runs WHERE phase = 'finish')
@@ -102,7 +104,9 @@ async function unfinishedDailyRuns(wh: ReadOnlyWarehouse): Promise<Array<Pick<Ru
  * deployment has one scheduler, so a run without a finish at that moment is not still going.
  * Waits for the run log first, so that every start already written is seen.
  */
-export async function closeAbandonedRuns(opts: Pick<DailyRunOptions, 'kafka' | 'topics' | 'warehouse' | 'sink' | 'groups' | 'log' | 'now' | 'stageTimeoutMs' | 'signal'>): Promise<AbandonedRun[]> {
+export async function closeAbandonedRuns(
+  opts: Pick<DailyRunOptions, 'kafka' | 'topics' | 'warehouse' | 'sink' | 'groups' | 'log' | 'now' | 'stageTimeoutMs' | 'signal'>,
+): Promise<AbandonedRun[]> {
   const now = opts.now ?? Date.now;
   await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], opts.stageTimeoutMs ?? 30 * 60_000, opts.signal);
   const out: AbandonedRun[] = [];
@@ -160,7 +164,9 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
     await waitUntilConsumed(opts.kafka, opts.groups.verdicts, [opts.topics.probes], timeout, opts.signal);
     await pinCheckerVersion(opts.warehouse, checker, `verdicts caught up after run ${scheduled.runId}`);
   } catch (err) {
-    failure = opts.signal?.aborted ? new Error(`stopped (${String(opts.signal.reason)}) before every probe was judged`, { cause: err }) : (err as Error);
+    failure = opts.signal?.aborted
+      ? new Error(`stopped (${String(opts.signal.reason)}) before every probe was judged`, { cause: err })
+      : (err as Error);
   }
   const stats = await runStats(opts.warehouse, scheduled.runId, checker);
   const counts: Record<string, number> = {

@@ -38,12 +38,19 @@ export class InstanceRawReader implements RawReader {
           port,
           method: 'POST',
           path: `/?${query.toString()}`,
-          headers: { 'Content-Type': 'text/plain; charset=UTF-8', ...(token ? { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': token } : {}) },
+          headers: {
+            'Content-Type': 'text/plain; charset=UTF-8',
+            ...(token ? { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': token } : {}),
+          },
           ...(opts.signal ? { signal: opts.signal } : {}),
         },
         resolve,
       );
-      req.on('error', (err) => reject(new WarehouseError('connection', `the running instance (pid ${this.info.pid}) did not answer: ${err.message}`, { cause: err })));
+      req.on('error', (err) =>
+        reject(
+          new WarehouseError('connection', `the running instance (pid ${this.info.pid}) did not answer: ${err.message}`, { cause: err }),
+        ),
+      );
       req.end(sql);
     });
     try {
@@ -67,7 +74,10 @@ export class InstanceRawReader implements RawReader {
       const text = tail.toString('latin1');
       if (tag && text.endsWith(marker)) {
         const start = text.lastIndexOf(`\r\n__exception__\r\n${tag}\n`);
-        const msg = Buffer.from(text.slice(start + `\r\n__exception__\r\n${tag}\n`.length, text.lastIndexOf('\n', text.length - marker.length)), 'latin1').toString('utf8');
+        const msg = Buffer.from(
+          text.slice(start + `\r\n__exception__\r\n${tag}\n`.length, text.lastIndexOf('\n', text.length - marker.length)),
+          'latin1',
+        ).toString('utf8');
         if (start > 0) yield { bytes: tail.subarray(0, Buffer.byteLength(text.slice(0, start), 'latin1')), rows: 0, format };
         throw errorFromText(msg, 200);
       }
@@ -101,7 +111,12 @@ export async function sqlOnInstance(
   try {
     return await readRows(new InstanceRawReader(info), query, opts, onRows, deadline);
   } catch (err) {
-    if (deadline?.aborted) throw new WarehouseError('timeout', `the query ran past its deadline of ${opts.timeoutMs} ms on the running instance (pid ${info.pid})`, { cause: err });
+    if (deadline?.aborted)
+      throw new WarehouseError(
+        'timeout',
+        `the query ran past its deadline of ${opts.timeoutMs} ms on the running instance (pid ${info.pid})`,
+        { cause: err },
+      );
     throw err;
   }
 }
@@ -142,9 +157,14 @@ export async function readRows(
  * A raw reader of the configured embedded warehouse: the running instance's when one holds the
  * data directory, else a read-only session of this process (no deadline: `export` may be long).
  */
-export async function openRawReader(config: Config, opts: { timeoutMs?: number } = {}): Promise<{ reader: RawReader; via: 'instance' | 'local'; pid: number }> {
+export async function openRawReader(
+  config: Config,
+  opts: { timeoutMs?: number } = {},
+): Promise<{ reader: RawReader; via: 'instance' | 'local'; pid: number }> {
   if (config.warehouse.kind !== 'embedded') {
-    throw new UsageError('this command reads the embedded warehouse; on a ClickHouse server, query the server itself (its HTTP interface speaks the same SQL)');
+    throw new UsageError(
+      'this command reads the embedded warehouse; on a ClickHouse server, query the server itself (its HTTP interface speaks the same SQL)',
+    );
   }
   const found = await findInstance(config.dataDir);
   if (found.state === 'running') return { reader: new InstanceRawReader(found.info), via: 'instance', pid: found.info.pid };
@@ -156,13 +176,17 @@ export async function rawRows<T>(reader: RawReader, sql: string, params: Record<
   let text = '';
   const decoder = new TextDecoder();
   for await (const chunk of reader.stream(sql, { format: 'JSONEachRow', params })) text += decoder.decode(chunk.bytes, { stream: true });
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as T);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as T);
 }
 
 /** A parameter value in ClickHouse's text form, as `param_<name>` carries it. */
 function paramText(v: unknown): string {
   if (v instanceof Date) return formatDateTime64(v);
-  if (Array.isArray(v)) return `[${v.map((x) => (typeof x === 'string' ? `'${x.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : paramText(x))).join(',')}]`;
+  if (Array.isArray(v))
+    return `[${v.map((x) => (typeof x === 'string' ? `'${x.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : paramText(x))).join(',')}]`;
   if (v === null) return '\\N';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   return String(v);
@@ -174,7 +198,7 @@ export function warehouseOver(reader: RawReader): ReadOnlyWarehouse {
   return {
     kind: 'embedded',
     readOnly: true,
-    query: <T,>(sql: string, params?: QueryParams) => rawRows<T>(reader, sql, textParams(params)),
+    query: <T>(sql: string, params?: QueryParams) => rawRows<T>(reader, sql, textParams(params)),
     async *stream<T>(sql: string, params?: QueryParams) {
       yield await rawRows<T>(reader, sql, textParams(params));
     },

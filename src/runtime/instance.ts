@@ -114,20 +114,25 @@ export function proveInstance(info: InstanceInfo, timeoutMs = 2_000): Promise<st
   const expected = challengeProof(token, nonce, info.pid);
   const noAnswer = `process ${info.pid} does not answer on port ${port}`;
   return new Promise((resolve) => {
-    const req = request({ host: connectHost(host), port, path: `${CHALLENGE_PATH}?nonce=${nonce}`, method: 'GET', timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        body += d;
-        if (body.length > MAX_PROOF_BYTES) req.destroy();
-      });
-      res.on('end', () => {
-        const proven = res.statusCode === 200 && sameSecret(body.trim(), expected);
-        resolve(proven ? null : `what answers on port ${port} does not prove it is process ${info.pid} holding the instance file's token`);
-      });
-      res.on('error', () => resolve(noAnswer));
-      res.on('aborted', () => resolve(noAnswer));
-    });
+    const req = request(
+      { host: connectHost(host), port, path: `${CHALLENGE_PATH}?nonce=${nonce}`, method: 'GET', timeout: timeoutMs },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          body += d;
+          if (body.length > MAX_PROOF_BYTES) req.destroy();
+        });
+        res.on('end', () => {
+          const proven = res.statusCode === 200 && sameSecret(body.trim(), expected);
+          resolve(
+            proven ? null : `what answers on port ${port} does not prove it is process ${info.pid} holding the instance file's token`,
+          );
+        });
+        res.on('error', () => resolve(noAnswer));
+        res.on('aborted', () => resolve(noAnswer));
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(noAnswer));
     req.end();
@@ -204,7 +209,12 @@ export interface StartInstanceOptions {
  * from lifting) must not bind the owner, and a slow public client must not queue the owner's
  * export behind it. A server warehouse needs none of this: it takes many clients itself.
  */
-export async function startInstance(config: Config, log: Logger, apiUrl: string | null, opts: StartInstanceOptions = {}): Promise<RunningInstance | null> {
+export async function startInstance(
+  config: Config,
+  log: Logger,
+  apiUrl: string | null,
+  opts: StartInstanceOptions = {},
+): Promise<RunningInstance | null> {
   if (config.warehouse.kind !== 'embedded') return null;
   const path = config.warehouse.path;
   const served: Array<{ iface: ClickHouseHttp; reader: EmbeddedRawReader }> = [];
@@ -215,9 +225,20 @@ export async function startInstance(config: Config, log: Logger, apiUrl: string 
     }
   };
   // The reader's session (what it serves, the engine's limits) and the interface's options apart.
-  const serve = (host: string, port: number, session: { schema: ServedSchema; engine: QuerySessionLimits }, http: Pick<ClickHouseHttpOptions, 'credentials' | 'allowedHosts' | 'challenge'> & { limits: NonNullable<ClickHouseHttpOptions['limits']> }): Promise<number> => {
+  const serve = (
+    host: string,
+    port: number,
+    session: { schema: ServedSchema; engine: QuerySessionLimits },
+    http: Pick<ClickHouseHttpOptions, 'credentials' | 'allowedHosts' | 'challenge'> & {
+      limits: NonNullable<ClickHouseHttpOptions['limits']>;
+    },
+  ): Promise<number> => {
     const deadline = http.limits.deadlineMs;
-    const reader = new EmbeddedRawReader(path, { schema: session.schema, limits: session.engine, ...(deadline !== undefined && Number.isFinite(deadline) ? { timeoutMs: deadline } : {}) });
+    const reader = new EmbeddedRawReader(path, {
+      schema: session.schema,
+      limits: session.engine,
+      ...(deadline !== undefined && Number.isFinite(deadline) ? { timeoutMs: deadline } : {}),
+    });
     const iface = createClickHouseHttp({ reader, logger: log, databaseAliases: [EMBEDDED_DATABASE_ALIAS, 'default'], ...http });
     served.push({ iface, reader });
     return iface.listen(host, port);
@@ -229,10 +250,24 @@ export async function startInstance(config: Config, log: Logger, apiUrl: string 
   let url: string | null = null;
   let login: string | null = null;
   try {
-    privatePort = await serve('127.0.0.1', 0, { schema: ownerSchema(), engine: OWNER_QUERY_LIMITS }, { credentials: { user: 'default', password: token }, challenge: true, limits: OWNER_LIMITS });
+    privatePort = await serve(
+      '127.0.0.1',
+      0,
+      { schema: ownerSchema(), engine: OWNER_QUERY_LIMITS },
+      { credentials: { user: 'default', password: token }, challenge: true, limits: OWNER_LIMITS },
+    );
     if (port !== null) {
       const credentials = publicCredentials(config);
-      const bound = await serve(host, port, { schema: publicSchema(), engine: PUBLIC_QUERY_LIMITS }, { credentials: { user: credentials.user, password: credentials.password }, allowedHosts, limits: { ...CLICKHOUSE_HTTP_LIMITS, ...opts.publicLimits } });
+      const bound = await serve(
+        host,
+        port,
+        { schema: publicSchema(), engine: PUBLIC_QUERY_LIMITS },
+        {
+          credentials: { user: credentials.user, password: credentials.password },
+          allowedHosts,
+          limits: { ...CLICKHOUSE_HTTP_LIMITS, ...opts.publicLimits },
+        },
+      );
       url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
       login = `user ${credentials.user}, password ${passwordSource(credentials)}`;
     }
@@ -240,7 +275,13 @@ export async function startInstance(config: Config, log: Logger, apiUrl: string 
     await stop();
     throw err;
   }
-  writeInstanceFile(config.dataDir, { v: 1, pid: process.pid, startedAt: new Date().toISOString(), apiUrl, clickhouse: { host: '127.0.0.1', port: privatePort, token } });
+  writeInstanceFile(config.dataDir, {
+    v: 1,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    apiUrl,
+    clickhouse: { host: '127.0.0.1', port: privatePort, token },
+  });
   if (url) log.info({ url, allowedHosts }, `ClickHouse HTTP interface listening (read-only): ${login}`);
   return {
     clickhouseUrl: url,

@@ -112,8 +112,8 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
   const close = () =>
     (closing ??= (async () => {
       for (const c of closers.reverse()) {
-        await withTimeout(c(), CLOSE_STEP_TIMEOUT_MS, `shutdown step did not finish within ${CLOSE_STEP_TIMEOUT_MS} ms`).catch((err: unknown) =>
-          log.warn({ err }, 'error while shutting down'),
+        await withTimeout(c(), CLOSE_STEP_TIMEOUT_MS, `shutdown step did not finish within ${CLOSE_STEP_TIMEOUT_MS} ms`).catch(
+          (err: unknown) => log.warn({ err }, 'error while shutting down'),
         );
       }
       closers.length = 0;
@@ -123,7 +123,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
   };
 
   // A bad subscriptions file stops the start before anything is opened.
-  const webhooksFile = config.webhooks.file !== null && (opts.webhooks ?? (opts.processors === undefined || opts.processors === true)) ? config.webhooks.file : null;
+  const webhooksFile =
+    config.webhooks.file !== null && (opts.webhooks ?? (opts.processors === undefined || opts.processors === true))
+      ? config.webhooks.file
+      : null;
   const subscriptions = webhooksFile === null ? null : loadWebhookSubscriptions(webhooksFile);
 
   try {
@@ -185,12 +188,24 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     const processors: ConsumerRunner<unknown>[] = [];
     const joins: Promise<void>[] = [];
     const session = { sessionTimeoutMs: config.kafka.sessionTimeoutMs, heartbeatIntervalMs: config.kafka.heartbeatIntervalMs };
-    const names = opts.processors === false ? [] : opts.processors === true || opts.processors === undefined ? PROCESSOR_NAMES : opts.processors;
+    const names =
+      opts.processors === false ? [] : opts.processors === true || opts.processors === undefined ? PROCESSOR_NAMES : opts.processors;
     if (names.length > 0) {
       const rt = kafka ?? missing('Kafka');
       const wh = warehouse ?? missing('a warehouse');
       const sign = opts.sign ?? defaultSigner(config);
-      const deps = { kafka: rt.kafka, warehouse: wh, topics: rt.topics, logger: log, sign, optOutFile: config.optOutFile, groupPrefix: prefix, ...session, ...(opts.sinkRetries === undefined ? {} : { sinkRetries: opts.sinkRetries }), ...(producer ? { producer } : {}) };
+      const deps = {
+        kafka: rt.kafka,
+        warehouse: wh,
+        topics: rt.topics,
+        logger: log,
+        sign,
+        optOutFile: config.optOutFile,
+        groupPrefix: prefix,
+        ...session,
+        ...(opts.sinkRetries === undefined ? {} : { sinkRetries: opts.sinkRetries }),
+        ...(producer ? { producer } : {}),
+      };
       for (const runner of createProcessors(deps, names)) {
         processors.push(runner);
         closers.push(() => runner.stop());
@@ -212,7 +227,16 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       });
       const engine = new ProbeEngine({ contact: config.contact, canary, logger: log, ...policy });
       const groupId = `${prefix}${PROBE_WORKER_GROUP}`;
-      const worker = new ProbeWorker({ groupId, kafka: rt.kafka, topics: rt.topics, engine, producer: producer!, logger: log, ...session, ...(config.probeConcurrency !== undefined ? { concurrency: config.probeConcurrency } : {}) });
+      const worker = new ProbeWorker({
+        groupId,
+        kafka: rt.kafka,
+        topics: rt.topics,
+        engine,
+        producer: producer!,
+        logger: log,
+        ...session,
+        ...(config.probeConcurrency !== undefined ? { concurrency: config.probeConcurrency } : {}),
+      });
       probeWorker = worker;
       closers.push(() => worker.stop());
       watch(groupId, worker.done);
@@ -221,7 +245,10 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
 
     let webhooks: WebhookDeliverer | null = null;
     if (subscriptions) {
-      log.info({ file: webhooksFile, subscriptions: subscriptions.length }, `webhooks: ${subscriptions.length} subscriptions from ${webhooksFile}`);
+      log.info(
+        { file: webhooksFile, subscriptions: subscriptions.length },
+        `webhooks: ${subscriptions.length} subscriptions from ${webhooksFile}`,
+      );
       if (subscriptions.length > 0) {
         const rt = kafka ?? missing('Kafka');
         const d = new WebhookDeliverer({

@@ -84,7 +84,12 @@ export interface DailyCycleHooks {
  * or every `every` ms. Resolves when it was told to stop (a cycle in progress gets a grace
  * period) or after the only cycle; rejects when a processor or the probe worker failed.
  */
-export async function runDailyCycles(platform: Platform, every: number | null, signal: AbortSignal | null, hooks: DailyCycleHooks): Promise<void> {
+export async function runDailyCycles(
+  platform: Platform,
+  every: number | null,
+  signal: AbortSignal | null,
+  hooks: DailyCycleHooks,
+): Promise<void> {
   // A stop ends the run's waits at once, so its finish is recorded while the producer is still open.
   const daily = dailyRunOn(platform, signal ? { signal } : {});
   let inFlight: Promise<void> = Promise.resolve();
@@ -98,6 +103,8 @@ export async function runDailyCycles(platform: Platform, every: number | null, s
   const failure = platform.failed.then((err) => {
     throw err;
   });
-  const stopped = signal ? whenAborted(signal).then(() => withTimeout(inFlight, CYCLE_GRACE_MS).catch(() => undefined)) : new Promise<never>(() => undefined);
+  const stopped = signal
+    ? whenAborted(signal).then(() => withTimeout(inFlight, CYCLE_GRACE_MS).catch(() => undefined))
+    : new Promise<never>(() => undefined);
   await Promise.race([loop, failure, stopped]);
 }

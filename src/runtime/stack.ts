@@ -63,12 +63,27 @@ export async function stackUp(config: Config, opts: StackUpOptions): Promise<Sta
   // A cluster with a node down is brought back to strength; one fully up is left alone.
   if (status.running && (status.kind === 'single' || status.nodes.every((n) => n.running))) return { started: false, status };
   if (opts.nodes > 1 || status.kind === 'cluster') {
-    const cluster = await startCluster({ dataDir: config.dataDir, cacheDir: config.cacheDir, nodes: status.kind === 'cluster' ? status.nodes.length : opts.nodes, port: opts.port, heap: opts.heap, detached: true, logger: opts.log });
+    const cluster = await startCluster({
+      dataDir: config.dataDir,
+      cacheDir: config.cacheDir,
+      nodes: status.kind === 'cluster' ? status.nodes.length : opts.nodes,
+      port: opts.port,
+      heap: opts.heap,
+      detached: true,
+      logger: opts.log,
+    });
     return {
       started: true,
       version: cluster.version,
       bootstrapServers: cluster.bootstrapServers,
-      nodes: cluster.nodes.map((n) => ({ id: n.id, address: n.address, pid: n.pid, roles: ['broker', 'controller'], running: true, reachable: true })),
+      nodes: cluster.nodes.map((n) => ({
+        id: n.id,
+        address: n.address,
+        pid: n.pid,
+        roles: ['broker', 'controller'],
+        running: true,
+        reachable: true,
+      })),
       serverLogs: cluster.nodes.map((n) => n.paths.serverLog),
     };
   }
@@ -110,7 +125,14 @@ export async function stackStatus(config: Config): Promise<StackStatus> {
       kind: 'cluster',
       version: cluster.version,
       bootstrapServers: cluster.bootstrapServers,
-      nodes: cluster.nodes.map((n) => ({ id: n.id, address: n.address, pid: n.pid, roles: n.roles, running: n.running, reachable: n.reachable })),
+      nodes: cluster.nodes.map((n) => ({
+        id: n.id,
+        address: n.address,
+        pid: n.pid,
+        roles: n.roles,
+        running: n.running,
+        reachable: n.reachable,
+      })),
       dataDir: cluster.dataDir,
     };
   }
@@ -119,7 +141,18 @@ export async function stackStatus(config: Config): Promise<StackStatus> {
     kind: 'single',
     version: broker.version ?? null,
     bootstrapServers: broker.brokers ?? null,
-    nodes: broker.running ? [{ id: 1, address: broker.brokers!, pid: broker.pid!, roles: ['broker', 'controller'], running: true, reachable: broker.reachable ?? false }] : [],
+    nodes: broker.running
+      ? [
+          {
+            id: 1,
+            address: broker.brokers!,
+            pid: broker.pid!,
+            roles: ['broker', 'controller'],
+            running: true,
+            reachable: broker.reachable ?? false,
+          },
+        ]
+      : [],
     dataDir: broker.dataDir,
     broker,
   };

@@ -81,7 +81,10 @@ function done(privateKey: KeyObject, source: SigningKey['source'], path: string 
   return { privateKey, publicKey, keyId: keyIdOf(publicKey), source, path };
 }
 
-export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | null; file: string | null; allowOpen?: boolean } }): SigningKey {
+export function loadSigningKey(opts: {
+  dataDir: string;
+  key?: { pem: string | null; file: string | null; allowOpen?: boolean };
+}): SigningKey {
   const inline = opts.key?.pem;
   if (inline) return done(parsePrivate(inline, 'VERONIKAI_SIGNING_KEY'), 'env', null);
   const allowOpen = opts.key?.allowOpen === true;
@@ -124,7 +127,11 @@ export function loadSigningKey(opts: { dataDir: string; key?: { pem: string | nu
  * SPKI PEM), else the configured signing key's (1 or 2 above), else the data directory's public
  * key file, else its private key's. Never generates one: with no key there is nothing to check against.
  */
-export function loadVerifyingKey(opts: { dataDir: string; key?: { pem: string | null; file: string | null; allowOpen?: boolean }; publicKeyFile?: string | null }): KeyObject {
+export function loadVerifyingKey(opts: {
+  dataDir: string;
+  key?: { pem: string | null; file: string | null; allowOpen?: boolean };
+  publicKeyFile?: string | null;
+}): KeyObject {
   const fromPem = (pem: string, from: string): KeyObject => {
     let key: KeyObject;
     try {
@@ -132,7 +139,8 @@ export function loadVerifyingKey(opts: { dataDir: string; key?: { pem: string | 
     } catch {
       throw new UsageError(`${from} is not a PEM public key`);
     }
-    if (key.asymmetricKeyType !== 'ed25519') throw new UsageError(`${from} must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'an unknown type'}`);
+    if (key.asymmetricKeyType !== 'ed25519')
+      throw new UsageError(`${from} must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'an unknown type'}`);
     return key;
   };
   const readText = (path: string, label: string): string => {

@@ -72,7 +72,16 @@ export interface CensusReport {
   sources: {
     coverage: Array<{ source: string; agents: number; onlyThisSource: number }>;
     overlap: { sources: string[]; matrix: number[][] };
-    outcomes: Array<{ source: string; checked: number; up: number; down: number; pass: number; fail: number; sampleUp: Proportion; samplePass: Proportion }>;
+    outcomes: Array<{
+      source: string;
+      checked: number;
+      up: number;
+      down: number;
+      pass: number;
+      fail: number;
+      sampleUp: Proportion;
+      samplePass: Proportion;
+    }>;
   };
 }
 
@@ -100,10 +109,19 @@ export function buildCensusReport(input: CensusInput): CensusReport {
   const strictInvalid = judged.filter((c) => c.result === 'fail');
   const tolerantOnly = strictInvalid.filter((c) => c.tolerantValid === true);
   const graded = judged.filter((c) => c.altVersion !== '' && c.altValid !== null);
-  const transitions = new Map<string, { assigned: string; assignedValid: boolean; alternative: string; alternativeValid: boolean; cards: number }>();
+  const transitions = new Map<
+    string,
+    { assigned: string; assignedValid: boolean; alternative: string; alternativeValid: boolean; cards: number }
+  >();
   for (const c of graded) {
     const k = `${c.version}|${c.result}|${c.altVersion}|${c.altValid}`;
-    const t = transitions.get(k) ?? { assigned: c.version, assignedValid: c.result === 'pass', alternative: c.altVersion, alternativeValid: c.altValid === true, cards: 0 };
+    const t = transitions.get(k) ?? {
+      assigned: c.version,
+      assignedValid: c.result === 'pass',
+      alternative: c.altVersion,
+      alternativeValid: c.altValid === true,
+      cards: 0,
+    };
     t.cards++;
     transitions.set(k, t);
   }
@@ -112,9 +130,21 @@ export function buildCensusReport(input: CensusInput): CensusReport {
 
   const share = (pick: (c: CardInput) => boolean) => wilson(sampleJudged.filter(pick).length, sampleJudged.length);
   const defects = [
-    { id: 'protocolVersion-type', description: 'protocolVersion present with a type other than string (the relaxation that let protocolVersion: 42 pass)', pick: (c: CardInput) => c.pvWrongType },
-    { id: 'tags-item-type', description: 'a skills[].tags item that is not a string (the container was type-checked, its items were not)', pick: (c: CardInput) => c.tagItemType },
-    { id: 'protocolVersion-missing-inferred', description: 'an inferred card failing on a missing protocolVersion (the "circular" argument that set the requirement aside)', pick: (c: CardInput) => c.route === 'inferred' && c.pvMissing },
+    {
+      id: 'protocolVersion-type',
+      description: 'protocolVersion present with a type other than string (the relaxation that let protocolVersion: 42 pass)',
+      pick: (c: CardInput) => c.pvWrongType,
+    },
+    {
+      id: 'tags-item-type',
+      description: 'a skills[].tags item that is not a string (the container was type-checked, its items were not)',
+      pick: (c: CardInput) => c.tagItemType,
+    },
+    {
+      id: 'protocolVersion-missing-inferred',
+      description: 'an inferred card failing on a missing protocolVersion (the "circular" argument that set the requirement aside)',
+      pick: (c: CardInput) => c.route === 'inferred' && c.pvMissing,
+    },
   ].map((d) => ({ id: d.id, description: d.description, cards: judged.filter(d.pick).length, sampleShare: share(d.pick) }));
 
   // Sources: coverage and overlap of active agents (counts), outcomes of the day's checks.
@@ -154,8 +184,8 @@ export function buildCensusReport(input: CensusInput): CensusReport {
     day: input.day,
     checkerVersion: input.checkerVersion,
     method: [
-      'Counts are a census of the A2A cards the index judged on this UTC day (each agent\'s newest verdict that day): they describe those cards, not the ecosystem.',
-      'Shares are estimates from the day\'s uniform random sample only (in_sample = 1), with 95% Wilson score intervals; n is the number of sampled cards behind each.',
+      "Counts are a census of the A2A cards the index judged on this UTC day (each agent's newest verdict that day): they describe those cards, not the ecosystem.",
+      "Shares are estimates from the day's uniform random sample only (in_sample = 1), with 95% Wilson score intervals; n is the number of sampled cards behind each.",
       'Valid means required-field structural conformance against the attributed version (docs/CENSUS.md); it is not full compliance. Route none: no recognised A2A claim, no verdict.',
       'The route and version shares are properties of the attribution rule applied to these cards, not the shares of publishers that chose each version.',
       'Agents whose owners asked to be hidden are left out of every figure.',
@@ -168,15 +198,30 @@ export function buildCensusReport(input: CensusInput): CensusReport {
       inSample: cards.filter((c) => c.inSample).length,
       sampleInvalid: all.sampleInvalid,
     },
-    byRoute: ROUTES.map((r) => group(r, judged.filter((c) => c.route === r))),
-    byVersion: VERSIONS.map((v) => group(v, judged.filter((c) => c.version === v))),
+    byRoute: ROUTES.map((r) =>
+      group(
+        r,
+        judged.filter((c) => c.route === r),
+      ),
+    ),
+    byVersion: VERSIONS.map((v) =>
+      group(
+        v,
+        judged.filter((c) => c.version === v),
+      ),
+    ),
     tolerant: {
       strictInvalid: strictInvalid.length,
       validWhenTolerant: tolerantOnly.length,
       sampleShare: wilson(sampleJudged.filter((c) => c.result === 'fail' && c.tolerantValid === true).length, sampleJudged.length),
     },
     alternative: {
-      rows: [...transitions.values()].sort((a, b) => a.assigned.localeCompare(b.assigned) || Number(b.assignedValid) - Number(a.assignedValid) || Number(b.alternativeValid) - Number(a.alternativeValid)),
+      rows: [...transitions.values()].sort(
+        (a, b) =>
+          a.assigned.localeCompare(b.assigned) ||
+          Number(b.assignedValid) - Number(a.assignedValid) ||
+          Number(b.alternativeValid) - Number(a.alternativeValid),
+      ),
       graded: graded.length,
       changed: graded.filter(changes).length,
       sampleChanged: wilson(sampleGraded.filter(changes).length, sampleGraded.length),
@@ -190,18 +235,31 @@ export function buildCensusReport(input: CensusInput): CensusReport {
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
 /** A share with its interval and n, e.g. "11.7% [8.1%–16.6%] (n=214)". */
-export const estimate = (p: Proportion) => (p.share === null ? 'n/a (n=0)' : `${pct(p.share)} [${pct(p.low)}–${pct(p.high)}] (n=${p.trials})`);
+export const estimate = (p: Proportion) =>
+  p.share === null ? 'n/a (n=0)' : `${pct(p.share)} [${pct(p.low)}–${pct(p.high)}] (n=${p.trials})`;
 
 type Table = { title: string; note?: string; head: string[]; rows: Array<Array<string | number>> };
 
 function tables(r: CensusReport): Table[] {
   const groupRows = (gs: CardGroup[]) => gs.map((g) => [g.key, g.cards, g.valid, g.invalid, estimate(g.sampleInvalid)]);
-  const groupHead = (what: string) => [what, 'cards (count)', 'valid (count)', 'invalid (count)', 'share invalid, sample estimate [95% CI]'];
+  const groupHead = (what: string) => [
+    what,
+    'cards (count)',
+    'valid (count)',
+    'invalid (count)',
+    'share invalid, sample estimate [95% CI]',
+  ];
   return [
     {
       title: 'Cards',
       head: ['', 'count'],
-      rows: [['cards judged', r.totals.cards], ['valid', r.totals.valid], ['invalid', r.totals.invalid], ['no recognised A2A claim', r.totals.noClaim], ['of them in the sample', r.totals.inSample]],
+      rows: [
+        ['cards judged', r.totals.cards],
+        ['valid', r.totals.valid],
+        ['invalid', r.totals.invalid],
+        ['no recognised A2A claim', r.totals.noClaim],
+        ['of them in the sample', r.totals.inSample],
+      ],
       note: `Share invalid among sampled cards with a verdict: ${estimate(r.totals.sampleInvalid)}.`,
     },
     { title: 'By attribution route', head: groupHead('route'), rows: groupRows(r.byRoute) },
@@ -209,12 +267,22 @@ function tables(r: CensusReport): Table[] {
     {
       title: 'tolerant_valid (a missing top-level protocolVersion set aside; never the verdict)',
       head: ['', 'value'],
-      rows: [['invalid cards (count)', r.tolerant.strictInvalid], ['of them valid when tolerant (count)', r.tolerant.validWhenTolerant], ['share of sampled cards that change, estimate', estimate(r.tolerant.sampleShare)]],
+      rows: [
+        ['invalid cards (count)', r.tolerant.strictInvalid],
+        ['of them valid when tolerant (count)', r.tolerant.validWhenTolerant],
+        ['share of sampled cards that change, estimate', estimate(r.tolerant.sampleShare)],
+      ],
     },
     {
       title: 'Alternative-version verdicts (inferred and conflict cards)',
       head: ['assigned', 'assigned verdict', 'alternative', 'alternative verdict', 'cards (count)'],
-      rows: r.alternative.rows.map((t) => [t.assigned, t.assignedValid ? 'valid' : 'invalid', t.alternative, t.alternativeValid ? 'valid' : 'invalid', t.cards]),
+      rows: r.alternative.rows.map((t) => [
+        t.assigned,
+        t.assignedValid ? 'valid' : 'invalid',
+        t.alternative,
+        t.alternativeValid ? 'valid' : 'invalid',
+        t.cards,
+      ]),
       note: `${r.alternative.changed} of ${r.alternative.graded} graded cards change verdict under the alternative (count); sample estimate ${estimate(r.alternative.sampleChanged)}.`,
     },
     {
@@ -228,21 +296,46 @@ function tables(r: CensusReport): Table[] {
       rows: r.sources.coverage.map((c) => [c.source, c.agents, c.onlyThisSource]),
     },
     {
-      title: 'Overlap between sources (active agents both list, counts; the diagonal is each source\'s total)',
+      title: "Overlap between sources (active agents both list, counts; the diagonal is each source's total)",
       head: ['', ...r.sources.overlap.sources],
       rows: r.sources.overlap.sources.map((s, i) => [s, ...r.sources.overlap.matrix[i]!]),
     },
     {
-      title: 'Per-source outcomes of the day\'s checks',
-      head: ['source', 'checked (count)', 'up (count)', 'down (count)', 'pass (count)', 'fail (count)', 'share up, sample estimate', 'share passing, sample estimate'],
-      rows: r.sources.outcomes.map((o) => [o.source, o.checked, o.up, o.down, o.pass, o.fail, estimate(o.sampleUp), estimate(o.samplePass)]),
+      title: "Per-source outcomes of the day's checks",
+      head: [
+        'source',
+        'checked (count)',
+        'up (count)',
+        'down (count)',
+        'pass (count)',
+        'fail (count)',
+        'share up, sample estimate',
+        'share passing, sample estimate',
+      ],
+      rows: r.sources.outcomes.map((o) => [
+        o.source,
+        o.checked,
+        o.up,
+        o.down,
+        o.pass,
+        o.fail,
+        estimate(o.sampleUp),
+        estimate(o.samplePass),
+      ]),
     },
   ];
 }
 
 export function renderCensusMarkdown(r: CensusReport): string {
   const cell = (v: string | number) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  const out = [`# Census of A2A agent cards, ${r.day}`, '', `Checker version ${r.checkerVersion}.`, '', ...r.method.map((m) => `- ${m}`), ''];
+  const out = [
+    `# Census of A2A agent cards, ${r.day}`,
+    '',
+    `Checker version ${r.checkerVersion}.`,
+    '',
+    ...r.method.map((m) => `- ${m}`),
+    '',
+  ];
   for (const t of tables(r)) {
     out.push(`## ${t.title}`, '', `| ${t.head.map(cell).join(' | ')} |`, `|${t.head.map(() => '---').join('|')}|`);
     for (const row of t.rows) out.push(`| ${row.map(cell).join(' | ')} |`);

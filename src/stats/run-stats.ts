@@ -62,7 +62,7 @@ export async function runStats(warehouse: ReadOnlyWarehouse, runId: string, chec
     },
     note:
       status === 'complete'
-        ? 'Shares come from this run\'s uniform random sample; intervals are 95% Wilson score intervals.'
+        ? "Shares come from this run's uniform random sample; intervals are 95% Wilson score intervals."
         : status === 'incomplete'
           ? `This run ended before every probe was judged (${finish?.note || 'no reason recorded'}): ${n('checks')} of ${planned ?? '?'} sampled checks are in. These are partial figures, not the whole index.`
           : `This run is still in progress: ${n('checks')} of ${planned ?? '?'} sampled checks are in. These are partial figures, not the whole index.`,
@@ -72,7 +72,17 @@ export async function runStats(warehouse: ReadOnlyWarehouse, runId: string, chec
 export interface Census {
   checkerVersion: string;
   agents: { active: number; inactive: number };
-  latest: { up: number; down: number; unknown: number; skipped: number; pass: number; fail: number; unknownVerdict: number; notApplicable: number; neverChecked: number };
+  latest: {
+    up: number;
+    down: number;
+    unknown: number;
+    skipped: number;
+    pass: number;
+    fail: number;
+    unknownVerdict: number;
+    notApplicable: number;
+    neverChecked: number;
+  };
 }
 
 /** Totals of each active agent's latest state (a census, not a sample estimate). */
@@ -84,8 +94,15 @@ export async function census(warehouse: ReadOnlyWarehouse, checkerVersion: strin
     checkerVersion,
     agents,
     latest: {
-      up: n('up'), down: n('down'), unknown: n('unknown'), skipped: n('skipped'),
-      pass: n('pass'), fail: n('fail'), unknownVerdict: n('unknown_verdict'), notApplicable: n('na'), neverChecked: n('never'),
+      up: n('up'),
+      down: n('down'),
+      unknown: n('unknown'),
+      skipped: n('skipped'),
+      pass: n('pass'),
+      fail: n('fail'),
+      unknownVerdict: n('unknown_verdict'),
+      notApplicable: n('na'),
+      neverChecked: n('never'),
     },
   };
 }

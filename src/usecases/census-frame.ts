@@ -60,7 +60,8 @@ export function readFrameHosts(path: string): string[] {
     } catch {
       throw new UsageError(`--frame ${path}:${i + 1}: not a host: "${line}"`);
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`--frame ${path}:${i + 1}: not an http(s) host: "${line}"`);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new UsageError(`--frame ${path}:${i + 1}: not an http(s) host: "${line}"`);
     origins.add(url.origin);
   }
   return [...origins].sort();
@@ -134,11 +135,17 @@ export async function censusOfFrame(config: Config, hosts: readonly string[], op
   requests.sort((a, b) => a.host.localeCompare(b.host) || a.path.localeCompare(b.path));
 
   const serving = [...perHost.values()];
-  const report = buildCensusReport({ day: opts.day ?? new Date().toISOString().slice(0, 10), checkerVersion: 'frame', cards, sourceSets: [], outcomes: [] });
+  const report = buildCensusReport({
+    day: opts.day ?? new Date().toISOString().slice(0, 10),
+    checkerVersion: 'frame',
+    cards,
+    sourceSets: [],
+    outcomes: [],
+  });
   report.checkerVersion = 'this build (judged as fetched)';
   report.method = [
     `A census of a given frame: ${hosts.length} host(s), each asked for /.well-known/agent-card.json and /.well-known/agent.json (both paths, so hosts serving both are counted); a card is a 200 whose body is a JSON object, the current path's when a host serves both.`,
-    'Every card of the frame is counted: its rates are the frame\'s own, not estimates of anything beyond it; the intervals show what they would be as a sample.',
+    "Every card of the frame is counted: its rates are the frame's own, not estimates of anything beyond it; the intervals show what they would be as a sample.",
     'Valid means required-field structural conformance against the attributed version (docs/CENSUS.md); route none: no recognised A2A claim, no verdict.',
     'Reachability is one request per path, now: a host behind an outage is absent, not failing.',
   ];

@@ -101,11 +101,10 @@ export function readLocalFile(path: string, max = MAX_FILE_BYTES): Buffer {
 export function checkDocumentBytes(bytes: Uint8Array, input: string, opts: Pick<CheckTargetOptions, 'kind'>, ctx: CheckContext): CheckRun {
   const { text, validUtf8 } = textOrNull(bytes);
   const doc = { text: text ?? '', validUtf8 };
-  const kind: TargetKind = opts.kind === 'card' ? 'a2a-card' : opts.kind === 'server-json' ? 'mcp-server-json' : detectKind(doc.text, input);
+  const kind: TargetKind =
+    opts.kind === 'card' ? 'a2a-card' : opts.kind === 'server-json' ? 'mcp-server-json' : detectKind(doc.text, input);
   const verdicts: Verdict[] =
-    kind === 'a2a-card'
-      ? (({ card, structure }) => [card, structure])(checkA2ACard(doc, ctx))
-      : [checkServerJson(doc, ctx)];
+    kind === 'a2a-card' ? (({ card, structure }) => [card, structure])(checkA2ACard(doc, ctx)) : [checkServerJson(doc, ctx)];
   return { input, kind, scope: 'document', verdicts, text: doc.text };
 }
 
@@ -158,7 +157,12 @@ async function checkLive(
   }
 
   if (kind === 'server-json') {
-    const res = await probe.fetchBounded(url, { ...fetchOpts, accept: 'application/json', maxBytes: probe.limits.CARD_MAX_BYTES, overCap: 'error' });
+    const res = await probe.fetchBounded(url, {
+      ...fetchOpts,
+      accept: 'application/json',
+      maxBytes: probe.limits.CARD_MAX_BYTES,
+      overCap: 'error',
+    });
     const final = toHttpExchange(res.final);
     if (final.status !== 200 || typeof final.body !== 'string') {
       const why = final.status === null ? `no answer (${final.errorClass ?? 'network error'})` : `HTTP ${final.status}`;

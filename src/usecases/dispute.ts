@@ -57,10 +57,14 @@ export interface DisputeInput {
 
 /** The reason as recorded: trimmed, not empty, at most DISPUTE_REASON_MAX_CHARS, no control characters but line breaks and tabs. */
 export function disputeReason(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters other than tab and line feed are stripped from the reason
-  const reason = text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '').trim();
+  const reason = text
+    .replace(/\r\n?/g, '\n')
+    // eslint-disable-next-line no-control-regex -- control characters other than tab and line feed are stripped from the reason
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    .trim();
   if (reason === '') throw new UsageError('--reason must say what the owner believes is wrong');
-  if (reason.length > DISPUTE_REASON_MAX_CHARS) throw new UsageError(`--reason is ${reason.length} characters; at most ${DISPUTE_REASON_MAX_CHARS} are kept: shorten it`);
+  if (reason.length > DISPUTE_REASON_MAX_CHARS)
+    throw new UsageError(`--reason is ${reason.length} characters; at most ${DISPUTE_REASON_MAX_CHARS} are kept: shorten it`);
   return reason;
 }
 
@@ -68,7 +72,8 @@ export function disputeReason(text: string): string {
 export function disputeCandidates(target: string, protocol?: 'a2a' | 'mcp'): { keys: string[]; agentId: string | null } {
   const t = target.trim();
   if (/^[0-9a-f]{16}$/.test(t)) return { keys: [], agentId: t };
-  if (!/^https?:\/\//i.test(t)) throw new UsageError(`dispute needs the agent's URL (its card or endpoint URL) or its short id, got "${t.slice(0, 100)}"`);
+  if (!/^https?:\/\//i.test(t))
+    throw new UsageError(`dispute needs the agent's URL (its card or endpoint URL) or its short id, got "${t.slice(0, 100)}"`);
   // An agent page's URL (…/agents/<id>) names the agent too.
   const page = /\/agents\/([0-9a-f]{16})\/?(?:[?#].*)?$/.exec(t);
   const keys = new Set<string>();
@@ -95,7 +100,10 @@ export interface DisputedAgentRow {
 }
 
 /** The agents with these keys or this short id (hidden and opted-out ones too: the caller decides), at most `limit`. */
-export async function agentsForDispute(wh: ReadOnlyWarehouse, q: { keys: readonly string[]; agentId?: string | null; limit?: number }): Promise<DisputedAgentRow[]> {
+export async function agentsForDispute(
+  wh: ReadOnlyWarehouse,
+  q: { keys: readonly string[]; agentId?: string | null; limit?: number },
+): Promise<DisputedAgentRow[]> {
   return wh.query<DisputedAgentRow>(
     `SELECT a.agent_key AS agent_key, a.agent_id AS agent_id, a.protocol AS protocol, a.name AS name, a.active AS active,
             a.opt_out AS opt_out, a.opt_out_reason AS opt_out_reason, a.endpoint_url AS endpoint_url, a.card_url AS card_url,
@@ -110,15 +118,24 @@ export async function agentsForDispute(wh: ReadOnlyWarehouse, q: { keys: readonl
 }
 
 /** The one agent a target names; a clear error when none or several do. */
-export async function findDisputedAgent(wh: ReadOnlyWarehouse, input: Pick<DisputeInput, 'target' | 'protocol'>): Promise<DisputedAgentRow> {
+export async function findDisputedAgent(
+  wh: ReadOnlyWarehouse,
+  input: Pick<DisputeInput, 'target' | 'protocol'>,
+): Promise<DisputedAgentRow> {
   const c = disputeCandidates(input.target, input.protocol);
-  const rows = (await agentsForDispute(wh, { keys: c.keys, agentId: c.agentId })).filter((r) => !input.protocol || r.protocol === input.protocol);
+  const rows = (await agentsForDispute(wh, { keys: c.keys, agentId: c.agentId })).filter(
+    (r) => !input.protocol || r.protocol === input.protocol,
+  );
   if (rows.length === 0) {
     const tried = c.agentId ? `id ${c.agentId}` : `key ${c.keys.join(' or ')}`;
-    throw new UsageError(`no agent in the index has the ${tried}: check the URL (the card URL for an A2A agent, the endpoint URL for an MCP server)`);
+    throw new UsageError(
+      `no agent in the index has the ${tried}: check the URL (the card URL for an A2A agent, the endpoint URL for an MCP server)`,
+    );
   }
   if (rows.length > 1) {
-    throw new UsageError(`"${input.target}" names ${rows.length} agents (${rows.map((r) => `${r.protocol} ${r.agent_key}`).join('; ')}): say which with --protocol`);
+    throw new UsageError(
+      `"${input.target}" names ${rows.length} agents (${rows.map((r) => `${r.protocol} ${r.agent_key}`).join('; ')}): say which with --protocol`,
+    );
   }
   return rows[0]!;
 }
@@ -229,7 +246,12 @@ async function openReader(config: Config): Promise<ReadOnlyWarehouse> {
 }
 
 /** Records a dispute and its re-probe for the configured deployment (see the header), closing what it opened. */
-export async function dispute(config: Config, log: Logger, input: DisputeInput, opts: { topicPrefix?: string; now?: () => number } = {}): Promise<DisputeOutcome> {
+export async function dispute(
+  config: Config,
+  log: Logger,
+  input: DisputeInput,
+  opts: { topicPrefix?: string; now?: () => number } = {},
+): Promise<DisputeOutcome> {
   disputeReason(input.reason);
   const wh = await openReader(config);
   let prepared: PreparedDispute;
@@ -249,21 +271,29 @@ export async function dispute(config: Config, log: Logger, input: DisputeInput, 
       kafkaVia = 'running';
     } else kafkaVia = 'started';
   }
-  const rt = await openKafka(kafkaConfig, log, { clientId: 'veronikai-dispute', ...(opts.topicPrefix ? { topicPrefix: opts.topicPrefix } : {}) });
+  const rt = await openKafka(kafkaConfig, log, {
+    clientId: 'veronikai-dispute',
+    ...(opts.topicPrefix ? { topicPrefix: opts.topicPrefix } : {}),
+  });
   const closers: Array<() => Promise<void>> = [];
   if (rt.broker) closers.push(() => rt.broker!.stop());
   try {
     const producer = await createEventProducer(rt.kafka, { logger: log });
     closers.push(() => producer.close());
     await sendDispute(producer, rt.topics, prepared);
-    const workersListening = prepared.request ? await probeWorkersListening(rt.kafka, `${opts.topicPrefix ?? ''}${PROBE_WORKER_GROUP}`) : false;
-    log.info({ disputeId: prepared.dispute.id, agentKey: prepared.dispute.agentKey, requestId: prepared.dispute.requestId, workersListening }, 'dispute recorded');
+    const workersListening = prepared.request
+      ? await probeWorkersListening(rt.kafka, `${opts.topicPrefix ?? ''}${PROBE_WORKER_GROUP}`)
+      : false;
+    log.info(
+      { disputeId: prepared.dispute.id, agentKey: prepared.dispute.agentKey, requestId: prepared.dispute.requestId, workersListening },
+      'dispute recorded',
+    );
     return { ...prepared, workersListening, brokers: rt.brokers, kafkaVia };
   } finally {
     // Last opened first, each step bounded, as the platform closes.
     for (const c of closers.reverse()) {
-      await withTimeout(c(), CLOSE_STEP_TIMEOUT_MS, `shutdown step did not finish within ${CLOSE_STEP_TIMEOUT_MS} ms`).catch((err: unknown) =>
-        log.warn({ err }, 'error while shutting down'),
+      await withTimeout(c(), CLOSE_STEP_TIMEOUT_MS, `shutdown step did not finish within ${CLOSE_STEP_TIMEOUT_MS} ms`).catch(
+        (err: unknown) => log.warn({ err }, 'error while shutting down'),
       );
     }
   }

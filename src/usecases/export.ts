@@ -53,15 +53,27 @@ export function snapshotQueries(since: string | null): SnapshotQuery[] {
     q('listings', `SELECT * FROM listings FINAL WHERE ${SNAPSHOT_HIDDEN} ORDER BY source, item_id`),
     // Every listing event, with no --since: a verdict from that day on may rest on a listing event before it.
     q('listing_history', `SELECT * FROM listing_history FINAL WHERE ${SNAPSHOT_HIDDEN} ORDER BY source, item_id, observed_at, event_id`),
-    q('checks', `SELECT * FROM checks FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
-       ORDER BY agent_key, observed_at, event_id, checker_version`),
-    q('verdicts', `SELECT * FROM verdicts FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
-       ORDER BY checker_version, agent_key, observed_at, event_id`),
+    q(
+      'checks',
+      `SELECT * FROM checks FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
+       ORDER BY agent_key, observed_at, event_id, checker_version`,
+    ),
+    q(
+      'verdicts',
+      `SELECT * FROM verdicts FINAL WHERE observed_at >= toDateTime64({since:Date}, 3, 'UTC') AND ${SNAPSHOT_HIDDEN}
+       ORDER BY checker_version, agent_key, observed_at, event_id`,
+    ),
     q('daily_rollups', `SELECT * FROM daily_rollups FINAL WHERE day >= {since:Date} ORDER BY day, protocol, source, checker_version`),
-    q('agent_daily_history', `SELECT * EXCEPT (latency_digest) FROM agent_daily_history FINAL WHERE day >= {since:Date} AND ${SNAPSHOT_HIDDEN}
-       ORDER BY checker_version, agent_key, day`),
-    q('documents', `SELECT * FROM documents FINAL WHERE domain(url) NOT IN
-       (SELECT domain(if(card_url != '', card_url, endpoint_url)) FROM agents FINAL WHERE opt_out = 'hidden') ORDER BY sha256`),
+    q(
+      'agent_daily_history',
+      `SELECT * EXCEPT (latency_digest) FROM agent_daily_history FINAL WHERE day >= {since:Date} AND ${SNAPSHOT_HIDDEN}
+       ORDER BY checker_version, agent_key, day`,
+    ),
+    q(
+      'documents',
+      `SELECT * FROM documents FINAL WHERE domain(url) NOT IN
+       (SELECT domain(if(card_url != '', card_url, endpoint_url)) FROM agents FINAL WHERE opt_out = 'hidden') ORDER BY sha256`,
+    ),
   ];
 }
 
@@ -115,7 +127,12 @@ const csvName = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * chunk as a whole result, so CSVWithNames would repeat it); Parquet is written in one piece and
  * its row count read from its own footer.
  */
-async function writeOne(reader: RawReader, q: SnapshotQuery, format: ExportFormat, path: string): Promise<{ rows: number; bytes: number; sha256: string }> {
+async function writeOne(
+  reader: RawReader,
+  q: SnapshotQuery,
+  format: ExportFormat,
+  path: string,
+): Promise<{ rows: number; bytes: number; sha256: string }> {
   const partial = `${path}.partial`;
   const out = createWriteStream(partial);
   const hash = createHash('sha256');
@@ -173,11 +190,13 @@ export async function exportSnapshot(config: Config, opts: ExportOptions): Promi
       engine: engine?.v ?? 'unknown',
       files,
       notes: [
-        'Each file is its query\'s output, written by the ClickHouse engine, ordered by the table\'s dedupe key: the same data gives the same bytes.',
+        "Each file is its query's output, written by the ClickHouse engine, ordered by the table's dedupe key: the same data gives the same bytes.",
         'Agents whose owners asked to be hidden are left out of every file (documents by the host of their card or endpoint).',
         'agent_daily_history leaves out latency_digest (an engine aggregate state); latency_p50_ms and latency_p95_ms are kept.',
         'checks, verdicts and source fetches expire after 90 days in the index; a snapshot keeps what was there when it was taken.',
-        since ? `checks and verdicts from ${since} (UTC, by observed_at), daily_rollups and agent_daily_history from that day on; agents, listings and documents whole.` : 'Every table whole.',
+        since
+          ? `checks and verdicts from ${since} (UTC, by observed_at), daily_rollups and agent_daily_history from that day on; agents, listings and documents whole.`
+          : 'Every table whole.',
       ],
     };
     writeFileSync(join(opts.out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);

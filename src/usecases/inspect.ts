@@ -24,7 +24,10 @@ export interface InspectOptions extends AddressPolicy {
 
 /** The User-Agent of an inspect: the tool, and who to contact. */
 export function inspectUserAgent(contact: string): string {
-  const clean = String(contact ?? '').replace(/[^\x21-\x7e]/g, '').replace(/[();<>,"\\]/g, '').slice(0, 200);
+  const clean = String(contact ?? '')
+    .replace(/[^\x21-\x7e]/g, '')
+    .replace(/[();<>,"\\]/g, '')
+    .slice(0, 200);
   return `VeronikAI-inspect/0.1 (+mailto:${clean}; owner-run protocol inspect, veronikai inspect)`;
 }
 

@@ -33,22 +33,34 @@ class Reader {
 
   skip(type: number): void {
     switch (type) {
-      case 1: case 2: return; // bool in a field header
-      case 3: this.i += 1; return;
-      case 4: case 5: case 6: this.varint(); return;
-      case 7: this.i += 8; return;
+      case 1:
+      case 2:
+        return; // bool in a field header
+      case 3:
+        this.i += 1;
+        return;
+      case 4:
+      case 5:
+      case 6:
+        this.varint();
+        return;
+      case 7:
+        this.i += 8;
+        return;
       case 8: {
         const length = Number(this.varint()); // read before `this.i +=` takes the position
         this.i += length;
         return;
       }
-      case 9: case 10: {
+      case 9:
+      case 10: {
         const h = this.byte();
         let size = h >> 4;
         if (size === 15) size = Number(this.varint());
         const t = h & 0x0f;
         for (let k = 0; k < size; k++) {
-          if (t === 1 || t === 2) this.i += 1; // bools in a list are one byte each
+          if (t === 1 || t === 2)
+            this.i += 1; // bools in a list are one byte each
           else this.skip(t);
         }
         return;

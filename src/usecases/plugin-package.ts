@@ -172,7 +172,8 @@ export class RootResolver {
 
   private walk(start: string, segs: string[]): Walk {
     this.segments += segs.length;
-    if (this.segments > this.limits.maxSegments) return { status: 'error', detail: `more than ${this.limits.maxSegments} path segments (link targets included)` };
+    if (this.segments > this.limits.maxSegments)
+      return { status: 'error', detail: `more than ${this.limits.maxSegments} path segments (link targets included)` };
     let cur = start;
     let kind: 'file' | 'directory' | 'other' = 'directory';
     let missing = 0; // segments walked lexically past the last existing one
@@ -214,7 +215,8 @@ export class RootResolver {
         kind = k;
         continue;
       }
-      if (++this.hops > this.limits.maxLinkHops) return { status: 'broken', detail: `more than ${this.limits.maxLinkHops} symbolic links on the way (a loop) at ${this.rel(next)}` };
+      if (++this.hops > this.limits.maxLinkHops)
+        return { status: 'broken', detail: `more than ${this.limits.maxLinkHops} symbolic links on the way (a loop) at ${this.rel(next)}` };
       const target = this.io.readlink(next);
       let w: Walk;
       if (isAbsolute(target)) {
@@ -225,9 +227,11 @@ export class RootResolver {
       } else {
         w = this.walk(cur, target.split('/'));
       }
-      if (w.status === 'escape') return { status: 'escape', detail: `${this.rel(next)} -> ${JSON.stringify(target.slice(0, 200))}: ${w.detail}` };
+      if (w.status === 'escape')
+        return { status: 'escape', detail: `${this.rel(next)} -> ${JSON.stringify(target.slice(0, 200))}: ${w.detail}` };
       if (w.status !== 'inside') return w;
-      if (w.kind === 'missing') return { status: 'broken', detail: `${this.rel(next)} is a dangling symbolic link (-> ${JSON.stringify(target.slice(0, 200))})` };
+      if (w.kind === 'missing')
+        return { status: 'broken', detail: `${this.rel(next)} is a dangling symbolic link (-> ${JSON.stringify(target.slice(0, 200))})` };
       cur = w.abs;
       kind = w.kind;
     }
@@ -249,7 +253,12 @@ function readContent(io: PluginIo, abs: string, limits: PluginReadLimits, budget
     return { error: `${display} could not be read: ${errCode(err)}` };
   }
   if (buf === null) {
-    return { error: room < limits.maxFileBytes ? `reading ${display} would pass the bound of ${budget.max} bytes for the whole package` : `${display} is larger than ${limits.maxFileBytes} bytes` };
+    return {
+      error:
+        room < limits.maxFileBytes
+          ? `reading ${display} would pass the bound of ${budget.max} bytes for the whole package`
+          : `${display} is larger than ${limits.maxFileBytes} bytes`,
+    };
   }
   budget.used += buf.length;
   try {
@@ -356,8 +365,7 @@ export interface CheckPluginOptions {
 }
 
 export type PluginDirectoryResult =
-  | { recursive: false; report: PluginReport; exitCode: 0 | 1 | 2 }
-  | { recursive: true; report: PluginReportSet; exitCode: 0 | 1 | 2 };
+  { recursive: false; report: PluginReport; exitCode: 0 | 1 | 2 } | { recursive: true; report: PluginReportSet; exitCode: 0 | 1 | 2 };
 
 /** True when `path` names a directory (how `check` recognises a plugin package target). */
 export function isDirectory(path: string, io: PluginIo = nodePluginIo): boolean {
@@ -379,7 +387,8 @@ export function checkPluginDirectory(path: string, opts: CheckPluginOptions = {}
   } catch (err) {
     throw new UsageError(`cannot read ${path}: ${errCode(err)}`);
   }
-  if (kind !== 'directory') throw new UsageError(`${path} is not a directory: a plugin package is a directory with plugin.json at its root`);
+  if (kind !== 'directory')
+    throw new UsageError(`${path} is not a directory: a plugin package is a directory with plugin.json at its root`);
   const one = (dir: string, shown: string): PluginReport => {
     const snap = readPluginPackage(dir, { components: componentsFor(rule), limits: opts.limits, io });
     return buildPluginReport(shown, evaluatePluginPackage(snap, { rule }));

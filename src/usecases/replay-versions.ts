@@ -85,7 +85,12 @@ export interface ChangedAgentRow extends ResultTransitionRow {
 }
 
 /** The agents whose result changed (at most `limit`, by key), with the change of their newest differing event. */
-export async function versionChangedAgents(wh: ReadOnlyWarehouse, previous: string, current: string, limit: number): Promise<ChangedAgentRow[]> {
+export async function versionChangedAgents(
+  wh: ReadOnlyWarehouse,
+  previous: string,
+  current: string,
+  limit: number,
+): Promise<ChangedAgentRow[]> {
   return wh.query<ChangedAgentRow>(
     `SELECT n.agent_key AS agent_key, argMax(o.result, n.observed_at) AS old_result,
             argMax(n.result, n.observed_at) AS new_result, toUInt32(count()) AS events

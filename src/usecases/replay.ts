@@ -16,7 +16,14 @@ import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
 import { agentNames } from '../warehouse/read/agents.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { defaultSigner, startPlatform } from '../runtime/platform.js';
-import { checkedDays, countVerdicts, previousCheckerVersion, versionChangedAgents, versionPairTotals, versionTransitions } from './replay-versions.js';
+import {
+  checkedDays,
+  countVerdicts,
+  previousCheckerVersion,
+  versionChangedAgents,
+  versionPairTotals,
+  versionTransitions,
+} from './replay-versions.js';
 
 /**
  * Replay (DESIGN "Processes"; docs/ARCHITECTURE.md): the probe history judged again by
@@ -153,7 +160,14 @@ async function followGroup(
   groupId: string,
   topic: string,
   spans: readonly PartitionSpan[],
-  opts: { pollMs: number; deadline: number; signal?: AbortSignal; failed?: Promise<never>; tick?: (processed: number) => void; what: string },
+  opts: {
+    pollMs: number;
+    deadline: number;
+    signal?: AbortSignal;
+    failed?: Promise<never>;
+    tick?: (processed: number) => void;
+    what: string;
+  },
 ): Promise<void> {
   const total = totalOf(spans);
   let failure: unknown = null;
@@ -167,7 +181,8 @@ async function followGroup(
         const processed = await committedWithin(admin, groupId, topic, spans);
         opts.tick?.(Number(processed));
         if (processed >= total) return { done: true, value: undefined };
-        if (failure) throw new ReplayError(`${opts.what} stopped: ${(failure as Error).message ?? String(failure)}`, null, { cause: failure });
+        if (failure)
+          throw new ReplayError(`${opts.what} stopped: ${(failure as Error).message ?? String(failure)}`, null, { cause: failure });
         return { done: false, why: `${processed} of ${total} messages` };
       },
       { timeoutMs: opts.deadline - Date.now(), intervalMs: opts.pollMs, ...(opts.signal ? { signal: opts.signal } : {}) },
@@ -221,11 +236,17 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       log.info({ group: groupId }, `the ${what} is caught up`);
       return { groupId, behindAtStart: behind, ran: true };
     };
-    const history = await catchUp('listing history', historyGroup, topics.listings, () =>
-      createListingHistory({ kafka, warehouse, topics, logger, groupId: historyGroup }) as ConsumerRunner<unknown>,
+    const history = await catchUp(
+      'listing history',
+      historyGroup,
+      topics.listings,
+      () => createListingHistory({ kafka, warehouse, topics, logger, groupId: historyGroup }) as ConsumerRunner<unknown>,
     );
-    const documents = await catchUp('document store', documentsGroup, topics.documents, () =>
-      createDocumentStore({ kafka, warehouse, topics, logger, groupId: documentsGroup }) as ConsumerRunner<unknown>,
+    const documents = await catchUp(
+      'document store',
+      documentsGroup,
+      topics.documents,
+      () => createDocumentStore({ kafka, warehouse, topics, logger, groupId: documentsGroup }) as ConsumerRunner<unknown>,
     );
 
     // 2. The probes, through this checker's own group, up to the high watermarks of now.
@@ -281,7 +302,9 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       log.info({ memo: { hits: writer.memo.hits, misses: writer.memo.misses } }, 'judged; deriving the read models of the days replayed');
     }
     // Every day this version has rows on: an earlier, interrupted run of this replay wrote some without their read models.
-    const derived = await new VerdictWriter(warehouse, checker, opts.sign, undefined, 'deferred').deriveReadModels(await checkedDays(warehouse, checker.version));
+    const derived = await new VerdictWriter(warehouse, checker, opts.sign, undefined, 'deferred').deriveReadModels(
+      await checkedDays(warehouse, checker.version),
+    );
     log.info({ days: derived.days }, 'read models derived');
 
     const verdictRows = await countVerdicts(warehouse, checker.version);
@@ -334,18 +357,34 @@ export async function runReplay(config: Config, opts: RunReplayOptions): Promise
   try {
     const { kafka, topics } = platform.kafka;
     onStart?.({ probesTopic: topics.probes });
-    return await replayProbes({ ...replay, kafka, topics, warehouse: platform.warehouse, sign: defaultSigner(config), checker: CURRENT_CHECKER, logger: log });
+    return await replayProbes({
+      ...replay,
+      kafka,
+      topics,
+      warehouse: platform.warehouse,
+      sign: defaultSigner(config),
+      checker: CURRENT_CHECKER,
+      logger: log,
+    });
   } finally {
     await platform.close();
   }
 }
 
 /** The two versions' results on the same probe events (joined by event id): what changed, and for which agents. */
-export async function compareVersions(warehouse: Warehouse, previous: string, current: string, agentLimit = 50): Promise<VersionComparison> {
+export async function compareVersions(
+  warehouse: Warehouse,
+  previous: string,
+  current: string,
+  agentLimit = 50,
+): Promise<VersionComparison> {
   const totals = await versionPairTotals(warehouse, previous, current);
   const transitions = await versionTransitions(warehouse, previous, current);
   const changed = await versionChangedAgents(warehouse, previous, current, agentLimit);
-  const names = await agentNames(warehouse, changed.map((c) => c.agent_key));
+  const names = await agentNames(
+    warehouse,
+    changed.map((c) => c.agent_key),
+  );
   return {
     previousVersion: previous,
     checkerVersion: current,

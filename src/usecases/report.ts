@@ -100,10 +100,17 @@ export async function newestVerdictDay(wh: ReadOnlyWarehouse, checkerVersion: st
 // ---- the report ----
 
 /** The census report of one UTC day (default: the newest day with verdicts) from a warehouse. */
-export async function censusReportFrom(wh: ReadOnlyWarehouse, opts: { day?: string | null; checkerVersion?: string | null } = {}): Promise<CensusReport> {
+export async function censusReportFrom(
+  wh: ReadOnlyWarehouse,
+  opts: { day?: string | null; checkerVersion?: string | null } = {},
+): Promise<CensusReport> {
   const cv = opts.checkerVersion ?? (await checkerVersionShown(wh)) ?? CHECKER_VERSION;
   const day = opts.day ?? (await newestVerdictDay(wh, cv)) ?? new Date().toISOString().slice(0, 10);
-  const [cards, sourceSets, outcomes] = [await censusCardRows(wh, cv, day), await sourceSetCounts(wh), await sourceOutcomeCounts(wh, cv, day)];
+  const [cards, sourceSets, outcomes] = [
+    await censusCardRows(wh, cv, day),
+    await sourceSetCounts(wh),
+    await sourceOutcomeCounts(wh, cv, day),
+  ];
   return buildCensusReport({
     day,
     checkerVersion: cv,
@@ -120,7 +127,13 @@ export async function censusReportFrom(wh: ReadOnlyWarehouse, opts: { day?: stri
       pvMissing: Number(c.pv_missing) === 1,
     })),
     sourceSets: sourceSets.map((s) => ({ sources: s.sources, agents: Number(s.agents) })),
-    outcomes: outcomes.map((o) => ({ sources: o.sources, inSample: Number(o.in_sample) === 1, uptime: o.uptime, result: o.result, agents: Number(o.agents) })),
+    outcomes: outcomes.map((o) => ({
+      sources: o.sources,
+      inSample: Number(o.in_sample) === 1,
+      uptime: o.uptime,
+      result: o.result,
+      agents: Number(o.agents),
+    })),
   });
 }
 

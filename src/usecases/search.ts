@@ -17,7 +17,10 @@ export async function searchIndex(
   const wh = warehouseOver(reader);
   try {
     const checkerVersion = (await checkerVersionServed(wh)) ?? (await checkerVersionShown(wh)) ?? CHECKER_VERSION;
-    return { checkerVersion, ...(await rankedSearch(wh, { q, checkerVersion, limit: opts.limit, offset: opts.offset ?? 0, filters: opts.filters })) };
+    return {
+      checkerVersion,
+      ...(await rankedSearch(wh, { q, checkerVersion, limit: opts.limit, offset: opts.offset ?? 0, filters: opts.filters })),
+    };
   } finally {
     await reader.close();
   }

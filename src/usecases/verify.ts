@@ -94,7 +94,14 @@ export async function verifyVerdicts(read: RowReader, publicKey: KeyObject, opts
       heads.set(r.head_id, { head, valid: verifyHead(head, publicKey) });
     }
   });
-  const out: VerifyResult = { total: 0, verified: 0, heads: heads.size, badHeads: [...heads.values()].filter((h) => !h.valid).length, failures: [], failed: 0 };
+  const out: VerifyResult = {
+    total: 0,
+    verified: 0,
+    heads: heads.size,
+    badHeads: [...heads.values()].filter((h) => !h.valid).length,
+    failures: [],
+    failed: 0,
+  };
   await read(VERDICTS_SQL, (rows) => {
     for (const r of rows as unknown as VerdictRowRead[]) {
       out.total++;
@@ -104,7 +111,8 @@ export async function verifyVerdicts(read: RowReader, publicKey: KeyObject, opts
         continue;
       }
       out.failed++;
-      if (out.failures.length < maxListed) out.failures.push({ eventId: r.event_id, checkerVersion: r.checker_version, agentKey: r.agent_key, why });
+      if (out.failures.length < maxListed)
+        out.failures.push({ eventId: r.event_id, checkerVersion: r.checker_version, agentKey: r.agent_key, why });
     }
   });
   return out;
@@ -114,7 +122,8 @@ function checkInTree(r: VerdictRowRead, heads: ReadonlyMap<string, { head: Signe
   const h = heads.get(r.head_id);
   if (h === undefined) return `its signed head ${r.head_id} is not stored`;
   if (!h.valid) return `its head ${r.head_id} is not signed by this key`;
-  if (h.head.checker !== r.checker_version) return `its head ${r.head_id} signs checker ${h.head.checker}, the row says ${r.checker_version}`;
+  if (h.head.checker !== r.checker_version)
+    return `its head ${r.head_id} signs checker ${h.head.checker}, the row says ${r.checker_version}`;
   const leaf: LeafPayload = {
     eventId: r.event_id,
     subject: r.agent_key,
@@ -126,7 +135,9 @@ function checkInTree(r: VerdictRowRead, heads: ReadonlyMap<string, { head: Signe
     result: r.result as LeafPayload['result'],
     reasons: [...r.reasons, ...r.warnings],
   };
-  return verifyLeaf(leaf, Number(r.leaf_index), r.proof, h.head) ? null : 'the row (result, reasons, subject or another signed column) is not the leaf its head signs';
+  return verifyLeaf(leaf, Number(r.leaf_index), r.proof, h.head)
+    ? null
+    : 'the row (result, reasons, subject or another signed column) is not the leaf its head signs';
 }
 
 function checkAlone(r: VerdictRowRead, publicKey: KeyObject): string | null {
@@ -155,7 +166,10 @@ function checkAlone(r: VerdictRowRead, publicKey: KeyObject): string | null {
  * directory's, the configured signing key's, or `publicKeyFile`). Reads go to a running instance
  * when one holds the data directory, as `sql` does.
  */
-export async function runVerify(config: Config, opts: { publicKeyFile?: string | null; onStaleInstance?: (note: string) => void } = {}): Promise<VerifyResult> {
+export async function runVerify(
+  config: Config,
+  opts: { publicKeyFile?: string | null; onStaleInstance?: (note: string) => void } = {},
+): Promise<VerifyResult> {
   const key = loadVerifyingKey({ dataDir: config.dataDir, key: config.signingKey, publicKeyFile: opts.publicKeyFile ?? null });
   const read: RowReader = async (sql, onRows) => {
     await runSql(config, sql, { maxRows: 0, ...(opts.onStaleInstance ? { onStaleInstance: opts.onStaleInstance } : {}) }, onRows);

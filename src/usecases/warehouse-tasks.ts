@@ -22,7 +22,9 @@ export async function withWarehouse<T>(config: Config, opts: OpenOptions, task: 
 
 /** Applies the pending migrations (or lists them, dry). */
 export function migrateWarehouse(config: Config, log: Logger, dryRun = false): Promise<MigrateResult> {
-  return withWarehouse(config, { createDatabase: !dryRun }, (w) => migrate(w, { logger: log, cluster: config.clickhouseCluster, ...(dryRun ? { dryRun: true } : {}) }));
+  return withWarehouse(config, { createDatabase: !dryRun }, (w) =>
+    migrate(w, { logger: log, cluster: config.clickhouseCluster, ...(dryRun ? { dryRun: true } : {}) }),
+  );
 }
 
 /** Statements that return rows; anything else (DDL, INSERT, OPTIMIZE, …) runs without a result. */
@@ -58,15 +60,25 @@ export interface SqlOutcome {
  * piling up). A read stops at `config.sqlTimeoutMs` (the engine's max_execution_time; on a
  * running instance, by leaving the request, which stops the query there).
  */
-export async function runSql(config: Config, query: string, opts: SqlOptions, onRows: (rows: Record<string, unknown>[]) => void | Promise<void>): Promise<SqlOutcome> {
+export async function runSql(
+  config: Config,
+  query: string,
+  opts: SqlOptions,
+  onRows: (rows: Record<string, unknown>[]) => void | Promise<void>,
+): Promise<SqlOutcome> {
   // The embedded engine is one process per data directory: while `run` or `api` holds it, reads go to that process.
   if (config.warehouse.kind === 'embedded') {
     const found = await findInstance(config.dataDir);
     if (found.state === 'running') {
-      if (opts.write) throw new WarehouseError('refused', `a running instance (pid ${found.info.pid}) holds ${config.dataDir}: stop it to use --write (reads go to it)`);
+      if (opts.write)
+        throw new WarehouseError(
+          'refused',
+          `a running instance (pid ${found.info.pid}) holds ${config.dataDir}: stop it to use --write (reads go to it)`,
+        );
       return sqlOnInstance(found.info, query, { ...opts, timeoutMs: config.sqlTimeoutMs }, onRows);
     }
-    if (found.state === 'stale' && !found.removed) opts.onStaleInstance?.(`not using ${instancePath(config.dataDir)}: ${found.reason}; opening the warehouse here`);
+    if (found.state === 'stale' && !found.removed)
+      opts.onStaleInstance?.(`not using ${instancePath(config.dataDir)}: ${found.reason}; opening the warehouse here`);
   }
   if (!opts.write) {
     if (config.warehouse.kind === 'embedded') {
@@ -79,7 +91,9 @@ export async function runSql(config: Config, query: string, opts: SqlOptions, on
       }
     }
     // A ClickHouse server decides itself: one statement a request, readonly=1, its own file sandbox.
-    return withWarehouse(config, { readOnly: true, timeoutMs: config.sqlTimeoutMs }, (w) => streamRows(w.stream(query, opts.params), opts, onRows));
+    return withWarehouse(config, { readOnly: true, timeoutMs: config.sqlTimeoutMs }, (w) =>
+      streamRows(w.stream(query, opts.params), opts, onRows),
+    );
   }
   return withWarehouse(config, {}, async (w) => {
     // chdb would run every statement of a string: the engine's formatter refuses a second one. The
@@ -94,7 +108,11 @@ export async function runSql(config: Config, query: string, opts: SqlOptions, on
   });
 }
 
-async function streamRows(batches: AsyncIterable<Record<string, unknown>[]>, opts: SqlOptions, onRows: (rows: Record<string, unknown>[]) => void | Promise<void>): Promise<SqlOutcome> {
+async function streamRows(
+  batches: AsyncIterable<Record<string, unknown>[]>,
+  opts: SqlOptions,
+  onRows: (rows: Record<string, unknown>[]) => void | Promise<void>,
+): Promise<SqlOutcome> {
   const limit = opts.maxRows !== undefined && opts.maxRows > 0 ? opts.maxRows : Infinity;
   let rows = 0;
   // Leaving the loop early stops the query in the engine.

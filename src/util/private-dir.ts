@@ -28,7 +28,8 @@ export function ensurePrivateDir(path: string, log: Pick<Logger, 'warn'>): void 
   try {
     before = statSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`data directory ${path}: cannot read it (${(err as Error).message})`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new UsageError(`data directory ${path}: cannot read it (${(err as Error).message})`);
     // Parents as `mkdir -p` makes them (the umask decides); the directory itself owner-only.
     mkdirSync(dirname(path), { recursive: true });
     try {
@@ -44,7 +45,10 @@ export function ensurePrivateDir(path: string, log: Pick<Logger, 'warn'>): void 
   if (mode === PRIVATE_DIR_MODE) return;
   setMode(path, octal(mode));
   if ((mode & 0o077) !== 0) {
-    log.warn({ dataDir: path, mode: octal(mode), now: octal(PRIVATE_DIR_MODE) }, `data directory ${path} was open to other users (mode ${octal(mode)}): set to 0700`);
+    log.warn(
+      { dataDir: path, mode: octal(mode), now: octal(PRIVATE_DIR_MODE) },
+      `data directory ${path} was open to other users (mode ${octal(mode)}): set to 0700`,
+    );
   }
 }
 
@@ -53,6 +57,8 @@ function setMode(path: string, was: string): void {
     chmodSync(path, PRIVATE_DIR_MODE);
   } catch (err) {
     const from = was ? ` (mode ${was})` : '';
-    throw new UsageError(`data directory ${path}${from}: cannot make it owner-only with chmod 700 (${(err as Error).message}); fix its owner or choose another --data-dir`);
+    throw new UsageError(
+      `data directory ${path}${from}: cannot make it owner-only with chmod 700 (${(err as Error).message}); fix its owner or choose another --data-dir`,
+    );
   }
 }

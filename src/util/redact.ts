@@ -18,9 +18,32 @@ export const REDACTED = '***';
 
 /** Words of a parameter name that make its value a secret. */
 const SECRET_WORDS = new Set([
-  'token', 'key', 'apikey', 'secret', 'password', 'passwd', 'pwd', 'passphrase', 'sig', 'signature', 'auth',
-  'authorization', 'session', 'sessionid', 'sid', 'credential', 'credentials', 'jwt', 'bearer', 'cookie', 'otp',
-  'accesstoken', 'refreshtoken', 'clientsecret', 'privatekey', 'accesskey',
+  'token',
+  'key',
+  'apikey',
+  'secret',
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'sig',
+  'signature',
+  'auth',
+  'authorization',
+  'session',
+  'sessionid',
+  'sid',
+  'credential',
+  'credentials',
+  'jwt',
+  'bearer',
+  'cookie',
+  'otp',
+  'accesstoken',
+  'refreshtoken',
+  'clientsecret',
+  'privatekey',
+  'accesskey',
 ]);
 
 /** Paging parameters named like tokens but holding no credential (normalised: lower case, no separators). */

@@ -93,7 +93,13 @@ function splitLeadingComments(statement: string): { lead: string; code: string }
   const lines = statement.split('\n');
   let i = 0;
   while (i < lines.length && (lines[i]!.trim() === '' || lines[i]!.trim().startsWith('--'))) i++;
-  return { lead: lines.slice(0, i).map((l) => `${l}\n`).join(''), code: lines.slice(i).join('\n') };
+  return {
+    lead: lines
+      .slice(0, i)
+      .map((l) => `${l}\n`)
+      .join(''),
+    code: lines.slice(i).join('\n'),
+  };
 }
 
 /** The name without a database or backquotes. */

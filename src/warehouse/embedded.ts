@@ -5,7 +5,16 @@ import { Session, type ChdbQueryStream } from 'chdb';
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
 import { ENGINE_MEMORY_CAP_BYTES } from './limits.js';
 import { connectionSettings, type ConnectionOptions } from './read-only.js';
-import { assertTableName, normalizeParams, parseJsonEachRow, refusedWrite, toJsonEachRow, trimStatement, type QueryParams, type Warehouse } from './warehouse.js';
+import {
+  assertTableName,
+  normalizeParams,
+  parseJsonEachRow,
+  refusedWrite,
+  toJsonEachRow,
+  trimStatement,
+  type QueryParams,
+  type Warehouse,
+} from './warehouse.js';
 import type { InsertRow, TableName } from './tables.js';
 import { TableCodecs } from './table-codecs.js';
 
@@ -91,7 +100,11 @@ export class EmbeddedWarehouse implements Warehouse {
     this.onQueryStats = options.onQueryStats;
     // Settings given at connect hold for every call of this session and cannot be
     // changed by a statement under readonly=1; other sessions on the directory keep theirs.
-    const args = [...CONNECTION_ARGS, ...Object.entries(connectionSettings(options)).map(([k, v]) => `--${k}=${v}`), ...(this.readOnly ? READ_ONLY_ARGS : [])];
+    const args = [
+      ...CONNECTION_ARGS,
+      ...Object.entries(connectionSettings(options)).map(([k, v]) => `--${k}=${v}`),
+      ...(this.readOnly ? READ_ONLY_ARGS : []),
+    ];
     try {
       mkdirSync(this.path, { recursive: true });
     } catch (err) {
@@ -107,7 +120,12 @@ export class EmbeddedWarehouse implements Warehouse {
         statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number };
       };
       const st = out.statistics ?? {};
-      this.onQueryStats({ sql, rowsRead: Number(st.rows_read ?? 0), bytesRead: Number(st.bytes_read ?? 0), elapsedMs: Number(st.elapsed ?? 0) * 1000 });
+      this.onQueryStats({
+        sql,
+        rowsRead: Number(st.rows_read ?? 0),
+        bytesRead: Number(st.bytes_read ?? 0),
+        elapsedMs: Number(st.elapsed ?? 0) * 1000,
+      });
       return out.data;
     }
     const text = await this.run(sql, params, 'JSONEachRow');
@@ -188,7 +206,11 @@ export class EmbeddedWarehouse implements Warehouse {
     const file = join(this.spool, `${process.pid}-${++this.spooled}.bin`);
     await writeFile(file, payload);
     try {
-      await this.run(`INSERT INTO ${table} (${columns}) FROM INFILE '${file.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}' FORMAT RowBinary`, undefined, 'Null');
+      await this.run(
+        `INSERT INTO ${table} (${columns}) FROM INFILE '${file.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}' FORMAT RowBinary`,
+        undefined,
+        'Null',
+      );
     } catch (err) {
       this.codecs.forget(table);
       throw err;
@@ -211,9 +233,7 @@ export class EmbeddedWarehouse implements Warehouse {
     const opts = { format, ...(this.timeoutMs === undefined ? {} : { timeout: this.timeoutMs }) };
     const bound = normalizeParams(params);
     const pending =
-      bound && Object.keys(bound).length > 0
-        ? session.queryBindAsync(statement, bound, opts)
-        : session.queryAsync(statement, opts);
+      bound && Object.keys(bound).length > 0 ? session.queryBindAsync(statement, bound, opts) : session.queryAsync(statement, opts);
     const result = await this.track(pending, statement);
     return result.text();
   }

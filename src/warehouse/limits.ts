@@ -35,7 +35,11 @@ export interface QuerySessionLimits {
  * statement at 2 GiB of memory, in the engine (`result_overflow_mode=throw`), so a one-piece
  * format such as JSON cannot grow the process past them; its deadline is CLICKHOUSE_HTTP_LIMITS'.
  */
-export const PUBLIC_QUERY_LIMITS: QuerySessionLimits = { maxResultBytes: 128 * 1024 * 1024, maxResultRows: 10_000_000, maxMemoryBytes: 2 * 1024 ** 3 };
+export const PUBLIC_QUERY_LIMITS: QuerySessionLimits = {
+  maxResultBytes: 128 * 1024 * 1024,
+  maxResultRows: 10_000_000,
+  maxMemoryBytes: 2 * 1024 ** 3,
+};
 
 /**
  * The owner's sessions (`sql`, `export`, `report`, locally or through the private endpoint): no

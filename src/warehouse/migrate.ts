@@ -142,7 +142,8 @@ export async function appliedMigrations(warehouse: Warehouse): Promise<AppliedMi
 export async function migrate(warehouse: Warehouse, options: MigrateOptions = {}): Promise<MigrateResult> {
   const log = options.logger ?? silentLogger;
   const migrations = options.cluster ? renderForCluster(loadMigrations(options.dir), options.cluster) : loadMigrations(options.dir);
-  for (const statement of options.cluster ? new ClusterDdlRenderer(options.cluster).render(SCHEMA_MIGRATIONS_DDL) : [SCHEMA_MIGRATIONS_DDL]) await warehouse.exec(statement);
+  for (const statement of options.cluster ? new ClusterDdlRenderer(options.cluster).render(SCHEMA_MIGRATIONS_DDL) : [SCHEMA_MIGRATIONS_DDL])
+    await warehouse.exec(statement);
   const applied = await appliedMigrations(warehouse);
   const byVersion = new Map(applied.map((a) => [a.version, a]));
 
@@ -182,15 +183,12 @@ export async function migrate(warehouse: Warehouse, options: MigrateOptions = {}
       try {
         await warehouse.exec(statement);
       } catch (err) {
-        throw new MigrationError(
-          `migration ${m.file} failed at statement ${i + 1} of ${m.statements.length}: ${(err as Error).message}`,
-          { cause: err },
-        );
+        throw new MigrationError(`migration ${m.file} failed at statement ${i + 1} of ${m.statements.length}: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
     }
-    await warehouse.insert('schema_migrations', [
-      { version: m.version, name: m.name, checksum: m.checksum, applied_at: new Date() },
-    ]);
+    await warehouse.insert('schema_migrations', [{ version: m.version, name: m.name, checksum: m.checksum, applied_at: new Date() }]);
     log.info({ migration: m.file, statements: m.statements.length }, 'migration applied');
     result.applied.push({ version: m.version, name: m.name });
   }

@@ -43,7 +43,10 @@ export async function openWarehouse(config: WarehouseConfig, options: OpenOption
 }
 
 /** A connection that only reads: what the API, the dashboard and `sql` get. */
-export function openReadOnlyWarehouse(config: WarehouseConfig, options: Omit<OpenOptions, 'readOnly' | 'createDatabase'> = {}): Promise<ReadOnlyWarehouse> {
+export function openReadOnlyWarehouse(
+  config: WarehouseConfig,
+  options: Omit<OpenOptions, 'readOnly' | 'createDatabase'> = {},
+): Promise<ReadOnlyWarehouse> {
   return openWarehouse(config, { ...options, readOnly: true });
 }
 

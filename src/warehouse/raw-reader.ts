@@ -50,8 +50,22 @@ export interface RawChunk {
  */
 const STREAMABLE_FORMATS = new Set(
   [
-    'JSONEachRow', 'JSONLines', 'NDJSON', 'JSONStringsEachRow', 'JSONCompactEachRow', 'JSONCompactStringsEachRow',
-    'TabSeparated', 'TSV', 'TabSeparatedRaw', 'TSVRaw', 'CSV', 'RowBinary', 'Native', 'LineAsString', 'RawBLOB', 'Null',
+    'JSONEachRow',
+    'JSONLines',
+    'NDJSON',
+    'JSONStringsEachRow',
+    'JSONCompactEachRow',
+    'JSONCompactStringsEachRow',
+    'TabSeparated',
+    'TSV',
+    'TabSeparatedRaw',
+    'TSVRaw',
+    'CSV',
+    'RowBinary',
+    'Native',
+    'LineAsString',
+    'RawBLOB',
+    'Null',
   ].map((f) => f.toLowerCase()),
 );
 
@@ -103,7 +117,9 @@ export class EmbeddedRawReader implements RawReader {
     const session = this.chdb.get();
     try {
       const bound = params && Object.keys(params).length > 0;
-      const result = await (bound ? session.queryBindAsync(sql, params, { format: 'TSVRaw' }) : session.queryAsync(sql, { format: 'TSVRaw' }));
+      const result = await (bound
+        ? session.queryBindAsync(sql, params, { format: 'TSVRaw' })
+        : session.queryAsync(sql, { format: 'TSVRaw' }));
       return result.text();
     } catch (err) {
       throw toWarehouseError(err, undefined, sql);
@@ -132,7 +148,9 @@ export class EmbeddedRawReader implements RawReader {
         // chdb formats each streamed chunk as a whole result (a header, a Parquet file, a JSON
         // document each), so a format with a prefix or suffix is run in one piece; so are DESCRIBE,
         // EXISTS, SHOW and EXPLAIN, which chdb does not stream. The engine's result limits bound it.
-        const pending = bound ? session.queryBindAsync(statement.text, params, { format: opts.format }) : session.queryAsync(statement.text, { format: opts.format });
+        const pending = bound
+          ? session.queryBindAsync(statement.text, params, { format: opts.format })
+          : session.queryAsync(statement.text, { format: opts.format });
         let result;
         try {
           result = await pending;
@@ -145,7 +163,9 @@ export class EmbeddedRawReader implements RawReader {
       }
       let stream: ChdbQueryStream;
       try {
-        stream = bound ? session.queryStreamBind(statement.text, params, { format: opts.format }) : session.queryStream(statement.text, { format: opts.format });
+        stream = bound
+          ? session.queryStreamBind(statement.text, params, { format: opts.format })
+          : session.queryStream(statement.text, { format: opts.format });
       } catch (err) {
         throw toWarehouseError(err, undefined, statement.text);
       }

@@ -249,7 +249,10 @@ export async function refreshRunSamples(
  * Rewrites run_samples for every in-sample check of a checker version observed on the given UTC
  * days: a replay's derivation once it has caught up (its batches write none). Idempotent.
  */
-export async function refreshRunSamplesOfDays(warehouse: Warehouse, options: { checkerVersion: string; days: ReadonlyArray<string | Date> }): Promise<void> {
+export async function refreshRunSamplesOfDays(
+  warehouse: Warehouse,
+  options: { checkerVersion: string; days: ReadonlyArray<string | Date> },
+): Promise<void> {
   if (options.days.length === 0) return;
   const params = { cv: options.checkerVersion, days: [...new Set(options.days.map(dayString))] };
   const inDays = "toDate(observed_at, 'UTC') IN {days:Array(Date)} AND checker_version = {cv:String}";

@@ -73,22 +73,26 @@ function small(bytes: 1 | 2 | 4, signed: boolean): Encode {
   };
 }
 
-const int64 = (signed: boolean): Encode => (w, v, column) => {
-  const n = integer(v, column);
-  w.ensure(8);
-  if (signed) w.buf.writeBigInt64LE(BigInt.asIntN(64, n), w.pos);
-  else w.buf.writeBigUInt64LE(BigInt.asUintN(64, n), w.pos);
-  w.pos += 8;
-};
+const int64 =
+  (signed: boolean): Encode =>
+  (w, v, column) => {
+    const n = integer(v, column);
+    w.ensure(8);
+    if (signed) w.buf.writeBigInt64LE(BigInt.asIntN(64, n), w.pos);
+    else w.buf.writeBigUInt64LE(BigInt.asUintN(64, n), w.pos);
+    w.pos += 8;
+  };
 
-const float = (bytes: 4 | 8): Encode => (w, v, column) => {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  if (typeof v !== 'number' && Number.isNaN(n)) throw bad(column, v, 'a number');
-  w.ensure(bytes);
-  if (bytes === 4) w.buf.writeFloatLE(n, w.pos);
-  else w.buf.writeDoubleLE(n, w.pos);
-  w.pos += bytes;
-};
+const float =
+  (bytes: 4 | 8): Encode =>
+  (w, v, column) => {
+    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+    if (typeof v !== 'number' && Number.isNaN(n)) throw bad(column, v, 'a number');
+    w.ensure(bytes);
+    if (bytes === 4) w.buf.writeFloatLE(n, w.pos);
+    else w.buf.writeDoubleLE(n, w.pos);
+    w.pos += bytes;
+  };
 
 /** Epoch milliseconds of a Date, epoch number, ISO text or 'YYYY-MM-DD HH:MM:SS[.fff]' (read as UTC). */
 function epochMs(v: unknown, column: string): number {
@@ -97,7 +101,9 @@ function epochMs(v: unknown, column: string): number {
   else if (typeof v === 'number') ms = v;
   else if (typeof v === 'string') {
     const t = v.trim();
-    ms = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d+)?)?$/.test(t) ? Date.parse(`${t.replace(' ', 'T')}${t.length > 10 ? 'Z' : 'T00:00:00Z'}`) : Date.parse(t);
+    ms = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d+)?)?$/.test(t)
+      ? Date.parse(`${t.replace(' ', 'T')}${t.length > 10 ? 'Z' : 'T00:00:00Z'}`)
+      : Date.parse(t);
   }
   if (!Number.isFinite(ms)) throw bad(column, v, 'a date-time');
   return ms;
@@ -161,7 +167,8 @@ export function encoderFor(type: string): Encode {
       w.pos += 8;
     };
   }
-  if (t === 'DateTime' || t.startsWith('DateTime(')) return (w, v, column) => small(4, false)(w, Math.floor(epochMs(v, column) / 1000), column);
+  if (t === 'DateTime' || t.startsWith('DateTime('))
+    return (w, v, column) => small(4, false)(w, Math.floor(epochMs(v, column) / 1000), column);
   if (t === 'Date') return (w, v, column) => small(2, false)(w, Math.floor(epochMs(v, column) / 86_400_000), column);
   if ((arg = inner('FixedString')) !== null) {
     const n = Number(arg);

@@ -2,7 +2,15 @@ import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { WarehouseError, clipMessage, kindForCode, parseClickHouseCode, type WarehouseErrorKind } from './errors.js';
 import { connectionSettings, type ConnectionOptions } from './read-only.js';
-import { assertTableName, normalizeParams, normalizeValue, refusedWrite, trimStatement, type QueryParams, type Warehouse } from './warehouse.js';
+import {
+  assertTableName,
+  normalizeParams,
+  normalizeValue,
+  refusedWrite,
+  trimStatement,
+  type QueryParams,
+  type Warehouse,
+} from './warehouse.js';
 import type { InsertRow, TableName } from './tables.js';
 import { TableCodecs } from './table-codecs.js';
 

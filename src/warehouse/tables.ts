@@ -51,7 +51,12 @@ type Insert<Row, Time extends keyof Row = never, Integer extends keyof Row = nev
 
 /** Every table an insert writes (clickhouse/NNNN), by name. */
 export interface Tables {
-  listings: Insert<ListingRow, 'changed_at' | 'first_seen' | 'last_seen', 'version', 'endpoint_transport' | 'status' | 'raw_truncated' | 'content_hash'>;
+  listings: Insert<
+    ListingRow,
+    'changed_at' | 'first_seen' | 'last_seen',
+    'version',
+    'endpoint_transport' | 'status' | 'raw_truncated' | 'content_hash'
+  >;
   agents: Insert<AgentRow, 'first_seen' | 'last_seen' | 'changed_at' | 'inactive_since', 'version', 'opt_out' | 'opt_out_reason'>;
   source_fetches: Insert<SourceFetchRow, 'observed_at', 'bytes', 'mode' | 'etag' | 'invalid_item_count' | 'next_cursor' | 'bytes' | 'gate'>;
   checks: Insert<CheckRow, 'observed_at'>;

@@ -9,14 +9,7 @@ import type { InsertRow, TableName } from './tables.js';
  * Nullable placeholder.
  */
 export type QueryParamValue =
-  | string
-  | number
-  | bigint
-  | boolean
-  | Date
-  | null
-  | readonly QueryParamValue[]
-  | { readonly [key: string]: QueryParamValue };
+  string | number | bigint | boolean | Date | null | readonly QueryParamValue[] | { readonly [key: string]: QueryParamValue };
 export type QueryParams = Readonly<Record<string, QueryParamValue>>;
 
 /**

@@ -20,13 +20,22 @@ import { sleepUnlessAborted } from '../util/time.js';
 import { requestBounded } from '../http/client.js';
 import { parseRetryAfter } from '../http/text.js';
 import type { AddressPolicy } from '../http/types.js';
-import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RESPONSE_MAX_BYTES, WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_MS, WEBHOOK_TIMEOUT_MS } from './limits.js';
+import {
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RESPONSE_MAX_BYTES,
+  WEBHOOK_RETRY_BASE_MS,
+  WEBHOOK_RETRY_MAX_MS,
+  WEBHOOK_TIMEOUT_MS,
+} from './limits.js';
 import { signPayload, WEBHOOK_HEADERS } from './signature.js';
 import type { Subscription } from './subscriptions.js';
 
 /** The identity webhook requests carry (the inspect's pattern: say who asks, and why). */
 export function webhookUserAgent(contact: string): string {
-  const clean = String(contact ?? '').replace(/[^\x21-\x7e]/g, '').replace(/[();<>,"\\]/g, '').slice(0, 200);
+  const clean = String(contact ?? '')
+    .replace(/[^\x21-\x7e]/g, '')
+    .replace(/[();<>,"\\]/g, '')
+    .slice(0, 200);
   return `VeronikAI-webhooks/0.1 (+mailto:${clean}; agent change notifications you subscribed to)`;
 }
 
@@ -155,7 +164,11 @@ export async function deliver(sub: Subscription, id: string, kind: string, body:
       result.error += ` (after ${attempt} attempt${attempt === 1 ? '' : 's'})`;
       return done('dead');
     }
-    const backoff = backoffDelay(attempt - 1, { baseMs: opts.retryBaseMs, maxMs: opts.retryMaxMs, ...(opts.random ? { random: opts.random } : {}) });
+    const backoff = backoffDelay(attempt - 1, {
+      baseMs: opts.retryBaseMs,
+      maxMs: opts.retryMaxMs,
+      ...(opts.random ? { random: opts.random } : {}),
+    });
     const asked = parseRetryAfter(final.headers['retry-after']);
     const wait = Math.min(opts.retryMaxMs, Math.max(backoff, asked ?? 0));
     if (!(await sleepUnlessAborted(wait, opts.signal))) return done('interrupted');

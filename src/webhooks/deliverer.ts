@@ -29,7 +29,16 @@
 import type { Kafka } from 'kafkajs';
 import { eventCodec, type EventCodec } from '../events/codec.js';
 import type { AgentChangeEvent, WebhookDeliveryEvent } from '../events/types.js';
-import { ConsumerRunner, DLQ_HEADERS, dlq, ok, type ConsumedMessage, type ConsumerRunnerHooks, type SinkItem, type StepResult } from '../kafka/consumer-runner.js';
+import {
+  ConsumerRunner,
+  DLQ_HEADERS,
+  dlq,
+  ok,
+  type ConsumedMessage,
+  type ConsumerRunnerHooks,
+  type SinkItem,
+  type StepResult,
+} from '../kafka/consumer-runner.js';
 import { decodeStep } from '../kafka/decode-step.js';
 import type { EventProducer, OutgoingMessage } from '../kafka/producer.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -133,7 +142,8 @@ export class WebhookDeliverer {
         const decoded = decode(msg.value);
         if (decoded.kind !== 'ok') return decoded;
         // The body carries ISO times: a time no Date can hold is a bad event, not a delivery.
-        if (Number.isNaN(new Date(decoded.value.observedAt).getTime())) return dlq(`agent change ${decoded.value.id.slice(0, 64)} with an invalid observedAt`);
+        if (Number.isNaN(new Date(decoded.value.observedAt).getTime()))
+          return dlq(`agent change ${decoded.value.id.slice(0, 64)} with an invalid observedAt`);
         return ok(await this.processChange(decoded.value));
       },
       sink: (items) => this.writeOutcomes(items),
@@ -150,7 +160,10 @@ export class WebhookDeliverer {
 
   async start(): Promise<void> {
     await this.runner.start();
-    this.logger.info({ groupId: this.runner.groupId, subscriptions: this.opts.subscriptions.map((s) => s.id) }, 'webhook deliverer started');
+    this.logger.info(
+      { groupId: this.runner.groupId, subscriptions: this.opts.subscriptions.map((s) => s.id) },
+      'webhook deliverer started',
+    );
   }
 
   /** Stops the runner (the batch in hand ends: its waits are cut, it is not committed), then returns. */
@@ -178,10 +191,18 @@ export class WebhookDeliverer {
 
     let context: { settled: Set<string>; hidden: boolean };
     try {
-      context = await retry(() => webhookDeliveryContext(this.opts.warehouse, { changeId: change.id, subscriptionIds: pending.map((s) => s.id), agentKey: change.agentKey }), {
-        retries: CONTEXT_READ_ATTEMPTS - 1,
-        baseMs: CONTEXT_READ_BASE_MS,
-      });
+      context = await retry(
+        () =>
+          webhookDeliveryContext(this.opts.warehouse, {
+            changeId: change.id,
+            subscriptionIds: pending.map((s) => s.id),
+            agentKey: change.agentKey,
+          }),
+        {
+          retries: CONTEXT_READ_ATTEMPTS - 1,
+          baseMs: CONTEXT_READ_BASE_MS,
+        },
+      );
     } catch (err) {
       this.logger.warn({ changeId: change.id, err }, 'cannot read the webhook deliveries table; the change will be tried again');
       work.error = err;
@@ -194,10 +215,25 @@ export class WebhookDeliverer {
         .filter((sub) => !context.settled.has(sub.id))
         .map(async (sub) => {
           const id = deliveryId(sub.id, change.id);
-          const base = { id, subscriptionId: sub.id, changeId: change.id, kind: change.kind, agentId: change.agentId, agentKey: change.agentKey, changeObservedAt: change.observedAt };
+          const base = {
+            id,
+            subscriptionId: sub.id,
+            changeId: change.id,
+            kind: change.kind,
+            agentId: change.agentId,
+            agentKey: change.agentKey,
+            changeObservedAt: change.observedAt,
+          };
           const quiet = { attempts: 0, lastStatus: null, durationMs: 0 };
           if (context.hidden) {
-            this.settle(work, { ...base, ...quiet, status: 'hidden', errorClass: '', error: "the agent's owner asked for it to be hidden", recordedAt: Date.now() });
+            this.settle(work, {
+              ...base,
+              ...quiet,
+              status: 'hidden',
+              errorClass: '',
+              error: "the agent's owner asked for it to be hidden",
+              recordedAt: Date.now(),
+            });
             return;
           }
           if (age > this.opts.maxAgeMs) {
@@ -222,7 +258,15 @@ export class WebhookDeliverer {
           }
           if (r.status === 'delivered') this.failing.delete(sub.id);
           else if (r.status === 'dead') this.failing.add(sub.id);
-          const log = { subscription: sub.id, changeId: change.id, delivery: id, kind: change.kind, attempts: r.attempts, status: r.lastStatus, durationMs: r.durationMs };
+          const log = {
+            subscription: sub.id,
+            changeId: change.id,
+            delivery: id,
+            kind: change.kind,
+            attempts: r.attempts,
+            status: r.lastStatus,
+            durationMs: r.durationMs,
+          };
           if (r.status === 'delivered') this.logger.info(log, 'webhook delivered');
           else this.logger.warn({ ...log, errorClass: r.errorClass, error: r.error }, `webhook ${r.status}`);
           const { status, attempts, lastStatus, errorClass, error, durationMs } = r;
@@ -242,7 +286,9 @@ export class WebhookDeliverer {
   /** The sink: dead letters for what was not delivered, then every outcome; throws when the batch must be read again. */
   private async writeOutcomes(items: readonly SinkItem<ChangeWork>[]): Promise<void> {
     // Outcomes that are final are recorded even when the batch must be read again, so a restart skips them.
-    let failure: unknown = items.some((i) => i.value.interrupted) ? new Error('webhook deliveries interrupted by a shutdown; the batch will be read again') : null;
+    let failure: unknown = items.some((i) => i.value.interrupted)
+      ? new Error('webhook deliveries interrupted by a shutdown; the batch will be read again')
+      : null;
     const records: Array<{ record: WebhookDeliveryEvent; source: ConsumedMessage }> = [];
     for (const item of items) {
       let work = item.value;

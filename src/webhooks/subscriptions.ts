@@ -56,7 +56,12 @@ const SCHEMA = {
           url: { type: 'string', minLength: 1, maxLength: MAX_URL_CHARS },
           secret: { type: 'string', minLength: SECRET_MIN_CHARS, maxLength: SECRET_MAX_CHARS },
           kinds: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...CHANGE_KINDS] } },
-          agents: { type: 'array', minItems: 1, maxItems: MAX_AGENT_FILTERS, items: { type: 'string', minLength: 1, maxLength: MAX_URL_CHARS } },
+          agents: {
+            type: 'array',
+            minItems: 1,
+            maxItems: MAX_AGENT_FILTERS,
+            items: { type: 'string', minLength: 1, maxLength: MAX_URL_CHARS },
+          },
         },
       },
     },
@@ -110,11 +115,15 @@ export function parseSubscriptions(json: unknown, source = 'webhooks file'): Sub
   const seen = new Set<string>();
   return json.subscriptions.map((s, i) => {
     const at = `${source}: subscriptions[${i}] (subscription "${s.id}")`;
-    if (seen.has(s.id)) throw new WebhooksFileError(`${at}: the id is used twice; each subscription needs its own (it keys the delivery ids)`);
+    if (seen.has(s.id))
+      throw new WebhooksFileError(`${at}: the id is used twice; each subscription needs its own (it keys the delivery ids)`);
     seen.add(s.id);
     const url = parseProbeUrl(s.url);
     // The URL itself is not repeated: a receiver's URL often carries its own token.
-    if (!url.ok) throw new WebhooksFileError(`${at}.url is not usable: ${url.message.startsWith('not an absolute URL') ? 'not an absolute http(s) URL' : url.message}`);
+    if (!url.ok)
+      throw new WebhooksFileError(
+        `${at}.url is not usable: ${url.message.startsWith('not an absolute URL') ? 'not an absolute http(s) URL' : url.message}`,
+      );
     let agents: Subscription['agents'] = null;
     if (s.agents) {
       const ids = new Set<string>();
@@ -124,7 +133,10 @@ export function parseSubscriptions(json: unknown, source = 'webhooks file'): Sub
         if (AGENT_ID.test(text)) ids.add(text);
         else {
           const k = keysOfUrl(text);
-          if (k.length === 0) throw new WebhooksFileError(`${at}.agents[${j}] "${text.slice(0, 200)}" is neither an agent id (16 hex digits) nor an http(s) agent URL`);
+          if (k.length === 0)
+            throw new WebhooksFileError(
+              `${at}.agents[${j}] "${text.slice(0, 200)}" is neither an agent id (16 hex digits) nor an http(s) agent URL`,
+            );
           for (const key of k) keys.add(key);
         }
       });
@@ -141,7 +153,8 @@ export function loadSubscriptionsFile(path: string): Subscription[] {
   try {
     fd = openSync(path, 'r');
     const size = fstatSync(fd).size;
-    if (size > WEBHOOKS_FILE_MAX_BYTES) throw new WebhooksFileError(`webhooks file ${path} is ${size} bytes, over the ${WEBHOOKS_FILE_MAX_BYTES}-byte limit`);
+    if (size > WEBHOOKS_FILE_MAX_BYTES)
+      throw new WebhooksFileError(`webhooks file ${path} is ${size} bytes, over the ${WEBHOOKS_FILE_MAX_BYTES}-byte limit`);
     const buf = Buffer.alloc(Math.min(size, WEBHOOKS_FILE_MAX_BYTES));
     const n = readSync(fd, buf, 0, buf.length, 0);
     text = buf.subarray(0, n).toString('utf8');

@@ -16,7 +16,9 @@ describe('agents API and error shape', () => {
     const keys: string[] = [];
     let cursor: string | null = null;
     do {
-      const { status, body }: Awaited<ReturnType<typeof get<AgentsPageResponse>>> = await get<AgentsPageResponse>(`/agents?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const { status, body }: Awaited<ReturnType<typeof get<AgentsPageResponse>>> = await get<AgentsPageResponse>(
+        `/agents?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(status).toBe(200);
       expect(body.agents.length).toBeLessThanOrEqual(2);
       expect(body.more).toBe(body.nextCursor !== null);
@@ -25,18 +27,30 @@ describe('agents API and error shape', () => {
     } while (cursor);
     const active = (['alpha', 'beta', 'hostile', 'unchecked'] as const).map((a) => AGENTS[a].key).sort();
     expect(keys).toEqual(active);
-    expect((await get<AgentsPageResponse>('/agents?active=false')).body.agents.map((a: { key: string }) => a.key)).toEqual([AGENTS.gone.key]);
+    expect((await get<AgentsPageResponse>('/agents?active=false')).body.agents.map((a: { key: string }) => a.key)).toEqual([
+      AGENTS.gone.key,
+    ]);
     // A filtered page reads a bounded stretch of keys; this index is well within one, so it is the last page.
     expect((await get('/agents?active=false')).body).toMatchObject({ more: false, nextCursor: null });
     expect((await get('/agents?source=no-such-source')).body).toEqual({ agents: [], more: false, nextCursor: null });
-    expect((await get<AgentsPageResponse>('/agents?active=all&protocol=a2a')).body.agents.map((a: { key: string }) => a.key)).toEqual([AGENTS.beta.key]);
-    expect((await get<AgentsPageResponse>('/agents?source=smithery')).body.agents.map((a: { key: string }) => a.key).sort()).toEqual([AGENTS.alpha.key, AGENTS.hostile.key].sort());
+    expect((await get<AgentsPageResponse>('/agents?active=all&protocol=a2a')).body.agents.map((a: { key: string }) => a.key)).toEqual([
+      AGENTS.beta.key,
+    ]);
+    expect((await get<AgentsPageResponse>('/agents?source=smithery')).body.agents.map((a: { key: string }) => a.key).sort()).toEqual(
+      [AGENTS.alpha.key, AGENTS.hostile.key].sort(),
+    );
   });
 
   it('serves an agent with ISO times and 0/1 flags, as it always has', async () => {
     const { body } = await get<AgentsPageResponse>('/agents?protocol=a2a');
     expect(body.agents[0]).toMatchObject({
-      id: idOf('beta'), key: AGENTS.beta.key, protocol: 'a2a', name: 'Beta Agent', active: 1, hasServerJson: 0, inactiveSince: null,
+      id: idOf('beta'),
+      key: AGENTS.beta.key,
+      protocol: 'a2a',
+      name: 'Beta Agent',
+      active: 1,
+      hasServerJson: 0,
+      inactiveSince: null,
       firstSeen: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
   });

@@ -38,13 +38,22 @@ describe('badges', () => {
     // The fixture's figures: alpha up 2 of 3, beta never up, hostile always up.
     expect(read((await get(`/badge/${idOf('alpha')}/uptime.svg`)).body).title).toBe('uptime 30d: 66.66%');
     expect(read((await get(`/badge/${idOf('beta')}/uptime.svg`)).body)).toEqual({ title: 'uptime 30d: 0.00%', color: COLORS.red });
-    expect(read((await get(`/badge/${idOf('hostile')}/uptime.svg`)).body)).toEqual({ title: 'uptime 30d: 100%', color: COLORS.brightgreen });
+    expect(read((await get(`/badge/${idOf('hostile')}/uptime.svg`)).body)).toEqual({
+      title: 'uptime 30d: 100%',
+      color: COLORS.brightgreen,
+    });
   });
 
   it('conformance: the latest verdict of the served checker version', async () => {
-    expect(read((await get(`/badge/${idOf('alpha')}/conformance.svg`)).body)).toEqual({ title: 'conformance: pass', color: COLORS.brightgreen });
+    expect(read((await get(`/badge/${idOf('alpha')}/conformance.svg`)).body)).toEqual({
+      title: 'conformance: pass',
+      color: COLORS.brightgreen,
+    });
     expect(read((await get(`/badge/${idOf('hostile')}/conformance.svg`)).body)).toEqual({ title: 'conformance: fail', color: COLORS.red });
-    expect(read((await get(`/badge/${idOf('beta')}/conformance.svg`)).body)).toEqual({ title: 'conformance: unknown', color: COLORS.lightgrey });
+    expect(read((await get(`/badge/${idOf('beta')}/conformance.svg`)).body)).toEqual({
+      title: 'conformance: unknown',
+      color: COLORS.lightgrey,
+    });
   });
 
   it('unknown, hidden, never-checked and malformed ids get a grey "unknown" badge with 200', async () => {
@@ -53,7 +62,10 @@ describe('badges', () => {
         const res = await get(`/badge/${id}/${kind}.svg`);
         expect(res.statusCode, `${id} ${kind}`).toBe(200);
         expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
-        expect(read(res.body), `${id} ${kind}`).toEqual({ title: `${kind === 'uptime' ? 'uptime 30d' : 'conformance'}: unknown`, color: COLORS.lightgrey });
+        expect(read(res.body), `${id} ${kind}`).toEqual({
+          title: `${kind === 'uptime' ? 'uptime 30d' : 'conformance'}: unknown`,
+          color: COLORS.lightgrey,
+        });
       }
     }
     // A hidden agent's badge is byte for byte an unknown agent's: it does not tell that the agent exists.

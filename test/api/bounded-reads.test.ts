@@ -90,76 +90,88 @@ describe('every API query reads a bounded number of rows, whatever the size of t
     await t?.close();
   });
 
-  it.each(SIZES)('%i agents', async (agents) => {
-    t = await withWarehouse(`bounded-${agents}`);
-    // Several parts of agents, as a live index has between merges: the list reads agents under
-    // FINAL, which must stay bounded across parts too. (Search's lookups by id read a granule of
-    // 64 rows per id in each part of agent_search_rows, a bound that grows with the page and the
-    // parts, not the index; those parts are merged below so the one bound holds for both.)
-    await t.wh.exec('SYSTEM STOP MERGES agents');
-    for (const [from, to] of [[0, agents / 2], [agents / 2, agents - 100], [agents - 100, agents]] as const) {
-      await addSyntheticAgents(t.wh, { from, to, days: DAYS, checkerVersion: CV });
-    }
-    await finishSyntheticIndex(t.wh, { agents, days: DAYS, checkerVersion: CV });
-    await addSyntheticChanges(t.wh, agents);
-    await t.wh.exec('OPTIMIZE TABLE agent_search_rows FINAL');
-    // The tables are bigger than the bound, so a scan of any of them could not pass.
-    const [sizes] = await t.wh.query<{ a: number; s: number; p: number; c: number }>(
-      'SELECT toUInt32((SELECT count() FROM agents)) AS a, toUInt32((SELECT count() FROM agent_status)) AS s, toUInt32((SELECT count() FROM agent_search_terms)) AS p, toUInt32((SELECT count() FROM agent_changes)) AS c',
-    );
-    if (agents > BOUND) expect(Math.min(sizes!.a, sizes!.s, sizes!.p, sizes!.c)).toBeGreaterThan(BOUND);
-
-    let stats: QueryStats[] = [];
-    const reader = new EmbeddedWarehouse(join(t.dir, 'warehouse'), { ...API_CONNECTION, onQueryStats: (s) => stats.push(s) });
-    const app = buildApi({ warehouse: reader });
-    try {
-      const worst: Array<{ url: string; rows: number }> = [];
-      for (const route of routes(agents)) {
-        const { url, accept } = typeof route === 'string' ? { url: route, accept: undefined } : route;
-        stats = [];
-        const res = await app.inject({ method: 'GET', url, headers: accept ? { accept } : {} });
-        expect(res.statusCode, url).toBe(200);
-        expect(stats.length, url).toBeGreaterThan(0);
-        for (const s of stats) expect(s.rowsRead, `${url}: ${s.sql.replace(/\s+/g, ' ').slice(0, 160)}`).toBeLessThanOrEqual(BOUND);
-        worst.push({ url, rows: Math.max(...stats.map((s) => s.rowsRead)) });
+  it.each(SIZES)(
+    '%i agents',
+    async (agents) => {
+      t = await withWarehouse(`bounded-${agents}`);
+      // Several parts of agents, as a live index has between merges: the list reads agents under
+      // FINAL, which must stay bounded across parts too. (Search's lookups by id read a granule of
+      // 64 rows per id in each part of agent_search_rows, a bound that grows with the page and the
+      // parts, not the index; those parts are merged below so the one bound holds for both.)
+      await t.wh.exec('SYSTEM STOP MERGES agents');
+      for (const [from, to] of [
+        [0, agents / 2],
+        [agents / 2, agents - 100],
+        [agents - 100, agents],
+      ] as const) {
+        await addSyntheticAgents(t.wh, { from, to, days: DAYS, checkerVersion: CV });
       }
-      // Search found what it should, so the bound is not met by reading nothing.
-      const found = (await app.inject({ method: 'GET', url: `/stats/agents?q=a${Math.floor(agents / 2)}` })).json();
-      expect(found.agents.map((a: { name: string }) => a.name)).toContain(`${['Weather', 'Maps', 'Search', 'Files', 'Mail', 'Code', 'Data', 'Chat', 'Travel', 'Music'][Math.floor(agents / 2) % 10]} Agent ${Math.floor(agents / 2)}`);
-      expect(Math.max(...worst.map((w) => w.rows))).toBeGreaterThan(0);
+      await finishSyntheticIndex(t.wh, { agents, days: DAYS, checkerVersion: CV });
+      await addSyntheticChanges(t.wh, agents);
+      await t.wh.exec('OPTIMIZE TABLE agent_search_rows FINAL');
+      // The tables are bigger than the bound, so a scan of any of them could not pass.
+      const [sizes] = await t.wh.query<{ a: number; s: number; p: number; c: number }>(
+        'SELECT toUInt32((SELECT count() FROM agents)) AS a, toUInt32((SELECT count() FROM agent_status)) AS s, toUInt32((SELECT count() FROM agent_search_terms)) AS p, toUInt32((SELECT count() FROM agent_changes)) AS c',
+      );
+      if (agents > BOUND) expect(Math.min(sizes!.a, sizes!.s, sizes!.p, sizes!.c)).toBeGreaterThan(BOUND);
 
-      // A filtered /agents page reads a bounded stretch of keys: following its cursors walks every
-      // match once, in key order, each page within the bound (short pages, even empty ones, included).
-      const walk = async (filter: string) => {
-        const keys: string[] = [];
-        const pages: number[] = [];
-        let cursor: string | null = null;
-        do {
+      let stats: QueryStats[] = [];
+      const reader = new EmbeddedWarehouse(join(t.dir, 'warehouse'), { ...API_CONNECTION, onQueryStats: (s) => stats.push(s) });
+      const app = buildApi({ warehouse: reader });
+      try {
+        const worst: Array<{ url: string; rows: number }> = [];
+        for (const route of routes(agents)) {
+          const { url, accept } = typeof route === 'string' ? { url: route, accept: undefined } : route;
           stats = [];
-          const body: { agents: Array<{ key: string }>; more: boolean; nextCursor: string | null } = (await app.inject({ method: 'GET', url: `/agents?${filter}${cursor ? `&cursor=${cursor}` : ''}` })).json();
-          for (const s of stats) expect(s.rowsRead, filter).toBeLessThanOrEqual(BOUND);
-          expect(body.more, filter).toBe(body.nextCursor !== null);
-          keys.push(...body.agents.map((a) => a.key));
-          pages.push(body.agents.length);
-          cursor = body.nextCursor;
-        } while (cursor);
-        return { keys, pages };
-      };
-      const few = await walk('active=false&protocol=a2a&limit=500');
-      const inactiveA2a = Array.from({ length: agents }, (_, n) => n)
-        .filter((n) => n % 50 === 49 && n % 3 === 0 && n % 997 !== 996)
-        .map(syntheticKey)
-        .sort();
-      expect(few.keys).toEqual(inactiveA2a);
-      const none = await walk('source=no-such-source');
-      expect(none.keys).toEqual([]);
-      // A page reads at most 4 chunks of 2,000 keys: on a bigger index the empty pages say there is more to read.
-      if (agents > 4 * 2_000) expect(none.pages.length).toBeGreaterThan(1);
-    } finally {
-      await app.close();
-      await reader.close();
-      await t.close();
-      t = undefined;
-    }
-  }, 60_000);
+          const res = await app.inject({ method: 'GET', url, headers: accept ? { accept } : {} });
+          expect(res.statusCode, url).toBe(200);
+          expect(stats.length, url).toBeGreaterThan(0);
+          for (const s of stats) expect(s.rowsRead, `${url}: ${s.sql.replace(/\s+/g, ' ').slice(0, 160)}`).toBeLessThanOrEqual(BOUND);
+          worst.push({ url, rows: Math.max(...stats.map((s) => s.rowsRead)) });
+        }
+        // Search found what it should, so the bound is not met by reading nothing.
+        const found = (await app.inject({ method: 'GET', url: `/stats/agents?q=a${Math.floor(agents / 2)}` })).json();
+        expect(found.agents.map((a: { name: string }) => a.name)).toContain(
+          `${['Weather', 'Maps', 'Search', 'Files', 'Mail', 'Code', 'Data', 'Chat', 'Travel', 'Music'][Math.floor(agents / 2) % 10]} Agent ${Math.floor(agents / 2)}`,
+        );
+        expect(Math.max(...worst.map((w) => w.rows))).toBeGreaterThan(0);
+
+        // A filtered /agents page reads a bounded stretch of keys: following its cursors walks every
+        // match once, in key order, each page within the bound (short pages, even empty ones, included).
+        const walk = async (filter: string) => {
+          const keys: string[] = [];
+          const pages: number[] = [];
+          let cursor: string | null = null;
+          do {
+            stats = [];
+            const body: { agents: Array<{ key: string }>; more: boolean; nextCursor: string | null } = (
+              await app.inject({ method: 'GET', url: `/agents?${filter}${cursor ? `&cursor=${cursor}` : ''}` })
+            ).json();
+            for (const s of stats) expect(s.rowsRead, filter).toBeLessThanOrEqual(BOUND);
+            expect(body.more, filter).toBe(body.nextCursor !== null);
+            keys.push(...body.agents.map((a) => a.key));
+            pages.push(body.agents.length);
+            cursor = body.nextCursor;
+          } while (cursor);
+          return { keys, pages };
+        };
+        const few = await walk('active=false&protocol=a2a&limit=500');
+        const inactiveA2a = Array.from({ length: agents }, (_, n) => n)
+          .filter((n) => n % 50 === 49 && n % 3 === 0 && n % 997 !== 996)
+          .map(syntheticKey)
+          .sort();
+        expect(few.keys).toEqual(inactiveA2a);
+        const none = await walk('source=no-such-source');
+        expect(none.keys).toEqual([]);
+        // A page reads at most 4 chunks of 2,000 keys: on a bigger index the empty pages say there is more to read.
+        if (agents > 4 * 2_000) expect(none.pages.length).toBeGreaterThan(1);
+      } finally {
+        await app.close();
+        await reader.close();
+        await t.close();
+        t = undefined;
+      }
+    },
+    60_000,
+  );
 });

@@ -26,7 +26,9 @@ function send(port: number, path: string, headers: Record<string, string> = {}, 
     const req = request({ host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       let text = '';
       res.on('data', (d: Buffer) => (text += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, code: res.headers['x-clickhouse-exception-code'] as string | undefined, body: text }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, code: res.headers['x-clickhouse-exception-code'] as string | undefined, body: text }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -79,7 +81,10 @@ describe('ClickHouse HTTP interface admission', () => {
     try {
       expect(await (await owner.query({ query: 'SELECT 1 AS one', format: 'JSONEachRow' })).json()).toEqual([{ one: 1 }]);
       for (const c of [anonymous, wrong, stranger]) {
-        await expect(c.query({ query: "SELECT 'refused' AS r", format: 'JSONEachRow' })).rejects.toMatchObject({ code: '516', type: 'AUTHENTICATION_FAILED' });
+        await expect(c.query({ query: "SELECT 'refused' AS r", format: 'JSONEachRow' })).rejects.toMatchObject({
+          code: '516',
+          type: 'AUTHENTICATION_FAILED',
+        });
       }
       // Ping needs no password (a health check), as on a server.
       expect((await anonymous.ping()).success).toBe(true);
@@ -91,7 +96,10 @@ describe('ClickHouse HTTP interface admission', () => {
 
   it('takes Basic auth, X-ClickHouse-User/Key or user/password parameters, one way at a time; 403 otherwise', async () => {
     expect(await send(port, q('SELECT 1'), basic('default', PASSWORD))).toMatchObject({ status: 200, body: '1\n' });
-    expect(await send(port, q('SELECT 2'), { 'x-clickhouse-user': 'default', 'x-clickhouse-key': PASSWORD })).toMatchObject({ status: 200, body: '2\n' });
+    expect(await send(port, q('SELECT 2'), { 'x-clickhouse-user': 'default', 'x-clickhouse-key': PASSWORD })).toMatchObject({
+      status: 200,
+      body: '2\n',
+    });
     // What a CLI client sends: a plain GET, credentials in the URL, no Origin, no Sec-Fetch-Site.
     expect(await send(port, `${q('SELECT 3')}&user=default&password=${PASSWORD}`)).toMatchObject({ status: 200, body: '3\n' });
     // No user named: `default`.
@@ -132,17 +140,28 @@ describe('ClickHouse HTTP interface admission', () => {
     for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.evil.example:${port}`, 'user@127.0.0.1']) {
       const r = await send(port, q("SELECT 'refused'"), { ...auth, host });
       expect({ host, status: r.status, code: r.code }).toEqual({ host, status: 403, code: '497' });
-      expect(r.body).toMatch(/^Code: 497\. DB::Exception: Host '.*' is not a name of this interface .*VERONIKAI_CLICKHOUSE_HTTP_HOSTS.*\(ACCESS_DENIED\)/);
+      expect(r.body).toMatch(
+        /^Code: 497\. DB::Exception: Host '.*' is not a name of this interface .*VERONIKAI_CLICKHOUSE_HTTP_HOSTS.*\(ACCESS_DENIED\)/,
+      );
     }
     // Even /ping's neighbours are refused for a foreign Host; /ping itself stays open to health checks.
     expect(await send(port, '/ping', { host: 'evil.example' })).toMatchObject({ status: 200, body: 'Ok.\n' });
-    expect(await send(namedPort, q("SELECT 'refused'"), { ...basic('grafana', PASSWORD), host: 'index.example' })).toMatchObject({ status: 403, code: '497' });
+    expect(await send(namedPort, q("SELECT 'refused'"), { ...basic('grafana', PASSWORD), host: 'index.example' })).toMatchObject({
+      status: 403,
+      code: '497',
+    });
     expect(seen.filter((s) => s.includes('refused'))).toEqual([]);
   });
 
   it('refuses what a browser marks as coming from another site or origin, even with the right password', async () => {
     const auth = basic('default', PASSWORD);
-    const foreign: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }, { origin: 'null' }, { origin: `http://127.0.0.1.evil.example:${port}` }];
+    const foreign: Record<string, string>[] = [
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: `http://127.0.0.1.evil.example:${port}` },
+    ];
     for (const headers of foreign) {
       const r = await send(port, `${q("SELECT 'refused'")}&user=default&password=${PASSWORD}`, headers);
       expect({ headers, status: r.status, code: r.code }).toEqual({ headers, status: 403, code: '497' });
@@ -150,7 +169,12 @@ describe('ClickHouse HTTP interface admission', () => {
       expect((await send(port, '/', { ...auth, ...headers }, 'POST', "SELECT 'refused'")).code).toBe('497');
     }
     // Same origin, a navigation the user typed, or an origin among the interface's names: served.
-    const own: Record<string, string>[] = [{ 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, { origin: `http://127.0.0.1:${port}` }, { origin: 'https://index.example' }];
+    const own: Record<string, string>[] = [
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+      { origin: `http://127.0.0.1:${port}` },
+      { origin: 'https://index.example' },
+    ];
     for (const headers of own) {
       expect(await send(port, q('SELECT 8'), { ...auth, ...headers })).toMatchObject({ status: 200, body: '8\n' });
     }
@@ -164,11 +188,20 @@ describe('ClickHouse HTTP interface admission', () => {
     const priv = createClickHouseHttp({ reader: engine, credentials: { user: 'default', password: 'tok' }, challenge: true });
     const privPort = await priv.listen('127.0.0.1', 0);
     try {
-      expect(await send(privPort, `${CHALLENGE_PATH}?nonce=${nonce}`)).toMatchObject({ status: 200, body: `${challengeProof('tok', nonce, process.pid)}\n` });
+      expect(await send(privPort, `${CHALLENGE_PATH}?nonce=${nonce}`)).toMatchObject({
+        status: 200,
+        body: `${challengeProof('tok', nonce, process.pid)}\n`,
+      });
       expect(await send(privPort, `${CHALLENGE_PATH}?nonce=short`)).toMatchObject({ status: 400, code: '457' });
-      expect(await send(privPort, `${CHALLENGE_PATH}?nonce=${nonce}`, { host: 'evil.example' })).toMatchObject({ status: 403, code: '497' });
+      expect(await send(privPort, `${CHALLENGE_PATH}?nonce=${nonce}`, { host: 'evil.example' })).toMatchObject({
+        status: 403,
+        code: '497',
+      });
       expect(await send(privPort, q('SELECT 9'))).toMatchObject({ status: 403, code: '516' });
-      expect(await send(privPort, q('SELECT 9'), { 'x-clickhouse-user': 'default', 'x-clickhouse-key': 'tok' })).toMatchObject({ status: 200, body: '9\n' });
+      expect(await send(privPort, q('SELECT 9'), { 'x-clickhouse-user': 'default', 'x-clickhouse-key': 'tok' })).toMatchObject({
+        status: 200,
+        body: '9\n',
+      });
     } finally {
       await priv.close();
     }

@@ -48,9 +48,18 @@ describe('ClickHouse HTTP interface', () => {
     expect((await client.ping()).success).toBe(true);
     const rs = await client.query({ query: 'SELECT agent_key, name FROM agents FINAL ORDER BY agent_key', format: 'JSONEachRow' });
     const rows = await rs.json<{ agent_key: string; name: string }>();
-    expect(rows.map((r) => r.agent_key)).toEqual(Object.values(AGENTS).map((a) => a.key).sort());
-    const json = await (await client.query({ query: 'SELECT toUInt32(count()) AS n, count() AS big FROM agents FINAL', format: 'JSON' })).json<{ n: number; big: string }>();
-    expect(json.meta).toEqual([{ name: 'n', type: 'UInt32' }, { name: 'big', type: 'UInt64' }]);
+    expect(rows.map((r) => r.agent_key)).toEqual(
+      Object.values(AGENTS)
+        .map((a) => a.key)
+        .sort(),
+    );
+    const json = await (
+      await client.query({ query: 'SELECT toUInt32(count()) AS n, count() AS big FROM agents FINAL', format: 'JSON' })
+    ).json<{ n: number; big: string }>();
+    expect(json.meta).toEqual([
+      { name: 'n', type: 'UInt32' },
+      { name: 'big', type: 'UInt64' },
+    ]);
     expect(json.data).toEqual([{ n: Object.keys(AGENTS).length, big: String(Object.keys(AGENTS).length) }]);
   });
 
@@ -70,13 +79,27 @@ describe('ClickHouse HTTP interface', () => {
   });
 
   it('refuses a write, a second statement, a setting and file() with ClickHouse errors', async () => {
-    await expect(client.command({ query: 'INSERT INTO agents (agent_key) VALUES (\'x\')' })).rejects.toMatchObject({ code: '164', type: 'READONLY' });
+    await expect(client.command({ query: "INSERT INTO agents (agent_key) VALUES ('x')" })).rejects.toMatchObject({
+      code: '164',
+      type: 'READONLY',
+    });
     await expect(client.command({ query: 'DROP TABLE agents' })).rejects.toMatchObject({ code: '164' });
-    await expect(client.query({ query: 'SELECT 1; DROP TABLE agents', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '62', message: expect.stringContaining('Multi-statements are not allowed') });
-    await expect(client.query({ query: 'SELECT 1', clickhouse_settings: { max_execution_time: 1000 }, format: 'JSONEachRow' })).rejects.toMatchObject({ code: '164', message: expect.stringContaining("Cannot modify 'max_execution_time'") });
-    await expect(client.query({ query: 'SELECT 1 SETTINGS max_execution_time = 1000', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '164' });
-    await expect(client.query({ query: "SELECT * FROM file('/etc/hostname', 'LineAsString')", format: 'JSONEachRow' })).rejects.toMatchObject({ code: '164' });
-    const [row] = await (await client.query({ query: 'SELECT toUInt32(count()) AS n FROM agents FINAL', format: 'JSONEachRow' })).json<{ n: number }>();
+    await expect(client.query({ query: 'SELECT 1; DROP TABLE agents', format: 'JSONEachRow' })).rejects.toMatchObject({
+      code: '62',
+      message: expect.stringContaining('Multi-statements are not allowed'),
+    });
+    await expect(
+      client.query({ query: 'SELECT 1', clickhouse_settings: { max_execution_time: 1000 }, format: 'JSONEachRow' }),
+    ).rejects.toMatchObject({ code: '164', message: expect.stringContaining("Cannot modify 'max_execution_time'") });
+    await expect(client.query({ query: 'SELECT 1 SETTINGS max_execution_time = 1000', format: 'JSONEachRow' })).rejects.toMatchObject({
+      code: '164',
+    });
+    await expect(
+      client.query({ query: "SELECT * FROM file('/etc/hostname', 'LineAsString')", format: 'JSONEachRow' }),
+    ).rejects.toMatchObject({ code: '164' });
+    const [row] = await (
+      await client.query({ query: 'SELECT toUInt32(count()) AS n FROM agents FINAL', format: 'JSONEachRow' })
+    ).json<{ n: number }>();
     expect(row!.n).toBe(Object.keys(AGENTS).length);
   });
 
@@ -103,42 +126,68 @@ describe('ClickHouse HTTP interface', () => {
     expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
     expect(csv.headers.get('x-clickhouse-format')).toBe('CSVWithNames');
     expect(await csv.text()).toBe('"a"\n1\n');
-    const prefixed = await fetch(`${url}/?query=${encodeURIComponent('SELECT number FROM numbers(3)')}`, { method: 'POST', body: 'FORMAT JSONEachRow' });
+    const prefixed = await fetch(`${url}/?query=${encodeURIComponent('SELECT number FROM numbers(3)')}`, {
+      method: 'POST',
+      body: 'FORMAT JSONEachRow',
+    });
     expect(await prefixed.text()).toBe('{"number":"0"}\n{"number":"1"}\n{"number":"2"}\n');
     const quotedFormat = await fetch(`${url}/?default_format=JSONEachRow&query=${encodeURIComponent("SELECT 'FORMAT CSV' AS a")}`);
     expect([quotedFormat.headers.get('x-clickhouse-format'), await quotedFormat.text()]).toEqual(['JSONEachRow', '{"a":"FORMAT CSV"}\n']);
     const parquet = await fetch(`${url}/?query=${encodeURIComponent('SELECT 1 AS a FORMAT Parquet')}`);
     expect(parquet.headers.get('content-type')).toBe('application/octet-stream');
-    expect(Buffer.from(await parquet.arrayBuffer()).subarray(0, 4).toString()).toBe('PAR1');
+    expect(
+      Buffer.from(await parquet.arrayBuffer())
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('PAR1');
   });
 
   it('caps the result size and the time, and reports both to the client', async () => {
     const c = createClient({ url: `http://127.0.0.1:${portOf(small)}`, ...quiet });
     try {
-      await expect((await c.query({ query: 'SELECT number FROM numbers(1000000)', format: 'JSONEachRow' })).json()).rejects.toMatchObject({ code: '396' });
-      await expect(c.query({ query: 'SELECT sleepEachRow(0.5) FROM numbers(3)', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '159' });
+      await expect((await c.query({ query: 'SELECT number FROM numbers(1000000)', format: 'JSONEachRow' })).json()).rejects.toMatchObject({
+        code: '396',
+      });
+      await expect(c.query({ query: 'SELECT sleepEachRow(0.5) FROM numbers(3)', format: 'JSONEachRow' })).rejects.toMatchObject({
+        code: '159',
+      });
       // The interface is still serving afterwards, once the engine has let go of the slow query
       // (chdb cannot interrupt it; its max_execution_time ends it).
       await expect
-        .poll(async () => (await (await c.query({ query: 'SELECT 1 AS one', format: 'JSONEachRow' })).json().catch(() => null)) ?? null, { timeout: 5_000, interval: 200 })
+        .poll(async () => (await (await c.query({ query: 'SELECT 1 AS one', format: 'JSONEachRow' })).json().catch(() => null)) ?? null, {
+          timeout: 5_000,
+          interval: 200,
+        })
         .toEqual([{ one: 1 }]);
     } finally {
       await c.close();
     }
   });
 
-  it('serves without a deadline or a result cap when told to (the owner\'s private endpoint)', async () => {
+  it("serves without a deadline or a result cap when told to (the owner's private endpoint)", async () => {
     // The results `small` refuses (past 4 KiB; past 700 ms), and a one-piece Parquet result past its cap.
     const owner = createClickHouseHttp({ reader, credentials: null, limits: { maxResultBytes: Infinity, deadlineMs: Infinity } });
     const c = createClient({ url: `http://127.0.0.1:${await owner.listen('127.0.0.1', 0)}`, ...quiet });
     try {
-      const rows = await (await c.query({ query: 'SELECT number FROM numbers(1000000)', format: 'JSONEachRow' })).json<{ number: string }>();
+      const rows = await (
+        await c.query({ query: 'SELECT number FROM numbers(1000000)', format: 'JSONEachRow' })
+      ).json<{ number: string }>();
       expect(rows).toHaveLength(1_000_000);
       expect(rows[999_999]).toEqual({ number: '999999' });
-      expect(await (await c.query({ query: 'SELECT sleepEachRow(0.5) AS s FROM numbers(3)', format: 'JSONEachRow' })).json()).toEqual([{ s: 0 }, { s: 0 }, { s: 0 }]);
-      const parquet = await fetch(`http://127.0.0.1:${portOf(owner)}/?query=${encodeURIComponent('SELECT number FROM numbers(100000) FORMAT Parquet')}`);
+      expect(await (await c.query({ query: 'SELECT sleepEachRow(0.5) AS s FROM numbers(3)', format: 'JSONEachRow' })).json()).toEqual([
+        { s: 0 },
+        { s: 0 },
+        { s: 0 },
+      ]);
+      const parquet = await fetch(
+        `http://127.0.0.1:${portOf(owner)}/?query=${encodeURIComponent('SELECT number FROM numbers(100000) FORMAT Parquet')}`,
+      );
       const bytes = Buffer.from(await parquet.arrayBuffer());
-      expect({ status: parquet.status, magic: bytes.subarray(0, 4).toString(), large: bytes.length > 4_096 }).toEqual({ status: 200, magic: 'PAR1', large: true });
+      expect({ status: parquet.status, magic: bytes.subarray(0, 4).toString(), large: bytes.length > 4_096 }).toEqual({
+        status: 200,
+        magic: 'PAR1',
+        large: true,
+      });
       expect(bytes.includes('__exception__')).toBe(false);
     } finally {
       await c.close();

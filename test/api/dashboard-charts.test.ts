@@ -13,8 +13,10 @@ import { NOW, openFilledWarehouse } from './fixture.js';
  * state) in a form that works without JavaScript; unknown parameters stay a 400.
  */
 
-const agentsIn = (html: string) => [...(/<tbody id="agents">([\s\S]*?)<\/tbody>/.exec(html)![1]!.matchAll(/<a href="\/agents\/[0-9a-f]+">([^<]*)<\/a>/g))].map((m) => m[1]);
-const figure = (html: string, chart: string) => new RegExp(`<figure class="chart-figure" data-chart="${chart}">([\\s\\S]*?)</figure>`).exec(html)![1]!;
+const agentsIn = (html: string) =>
+  [.../<tbody id="agents">([\s\S]*?)<\/tbody>/.exec(html)![1]!.matchAll(/<a href="\/agents\/[0-9a-f]+">([^<]*)<\/a>/g)].map((m) => m[1]);
+const figure = (html: string, chart: string) =>
+  new RegExp(`<figure class="chart-figure" data-chart="${chart}">([\\s\\S]*?)</figure>`).exec(html)![1]!;
 
 describe('dashboard charts and agent list filters', () => {
   let wh: EmbeddedWarehouse;
@@ -27,8 +29,12 @@ describe('dashboard charts and agent list filters', () => {
     // Two agents whose names sort differently as text and naturally.
     const holdout = (n: number) =>
       agentRow({
-        agent_key: `https://holdout${n}.example.dev/mcp`, name: `Holdout ${n}`, sources: ['neuronto'],
-        first_seen: new Date(NOW - DAY_MS), last_seen: new Date(NOW), version: NOW,
+        agent_key: `https://holdout${n}.example.dev/mcp`,
+        name: `Holdout ${n}`,
+        sources: ['neuronto'],
+        first_seen: new Date(NOW - DAY_MS),
+        last_seen: new Date(NOW),
+        version: NOW,
       });
     await wh.insert('agents', [holdout(10), holdout(2)]);
     app = buildApi({ warehouse: wh });
@@ -52,10 +58,14 @@ describe('dashboard charts and agent list filters', () => {
     expect(all).toMatch(/<title>all, \d{4}-\d{2}-\d{2}: 66\.7% \(95% CI 20\.8%–93\.9%, 2 of 3\)<\/title>/);
   });
 
-  it('sums each group\'s sample per day before its interval', () => {
+  it("sums each group's sample per day before its interval", () => {
     const row = (day: string, protocol: string, source: string, up: number, down: number) =>
       ({ day, protocol, source, sampleUp: up, sampleDown: down, samplePass: 0, sampleFail: 0 }) as unknown as DailyRow;
-    const groups = rateGroups([row('2026-01-02', 'mcp', 's1', 3, 1), row('2026-01-02', 'mcp', 's2', 5, 1), row('2026-01-02', 'a2a', 's1', 0, 2)], 'protocol', 'up');
+    const groups = rateGroups(
+      [row('2026-01-02', 'mcp', 's1', 3, 1), row('2026-01-02', 'mcp', 's2', 5, 1), row('2026-01-02', 'a2a', 's1', 0, 2)],
+      'protocol',
+      'up',
+    );
     expect(groups.map((g) => g.name)).toEqual(['a2a', 'mcp']);
     expect(groups[1]!.days.get('2026-01-02')).toEqual(wilson(8, 10));
     expect(groups[0]!.days.get('2026-01-02')).toEqual(wilson(0, 2));
@@ -73,7 +83,9 @@ describe('dashboard charts and agent list filters', () => {
     for (const name of ['q', 'protocol', 'source', 'state']) expect(html).toContain(`name="${name}"`);
     expect(agentsIn((await get('/?protocol=a2a')).body)).toEqual(['Beta Agent']);
     expect(agentsIn((await get('/?source=neuronto')).body)).toEqual(['Holdout 2', 'Holdout 10']);
-    expect(agentsIn((await get('/?source=smithery&protocol=mcp')).body).sort()).toEqual(['Alpha MCP', '&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'].sort());
+    expect(agentsIn((await get('/?source=smithery&protocol=mcp')).body).sort()).toEqual(
+      ['Alpha MCP', '&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'].sort(),
+    );
     expect(agentsIn((await get('/?state=down')).body)).toEqual(['Beta Agent']);
     expect(agentsIn((await get('/?state=pass')).body)).toEqual(['Alpha MCP']);
     expect(agentsIn((await get('/?state=fail&source=smithery')).body)).toHaveLength(1);
@@ -91,9 +103,25 @@ describe('dashboard charts and agent list filters', () => {
 
   it('carries the filters into the next page link', () => {
     const d = {
-      checkerVersion: 'cv', latestRun: null, lastCompleteRun: null,
-      census: { kind: 'census', checkerVersion: 'cv', agents: { active: 0, inactive: 0 }, latest: { up: 0, down: 0, unknown: 0, skipped: 0, pass: 0, fail: 0, unknownVerdict: 0, notApplicable: 0, neverChecked: 0 }, asOf: null, computedAt: null, note: '' },
-      daily: [], chartTotals: [], chartRows: [], agents: [], nextCursor: 'CUR', q: 'a&b', filters: { ...NO_FILTERS, source: 'smithery', state: 'fail' },
+      checkerVersion: 'cv',
+      latestRun: null,
+      lastCompleteRun: null,
+      census: {
+        kind: 'census',
+        checkerVersion: 'cv',
+        agents: { active: 0, inactive: 0 },
+        latest: { up: 0, down: 0, unknown: 0, skipped: 0, pass: 0, fail: 0, unknownVerdict: 0, notApplicable: 0, neverChecked: 0 },
+        asOf: null,
+        computedAt: null,
+        note: '',
+      },
+      daily: [],
+      chartTotals: [],
+      chartRows: [],
+      agents: [],
+      nextCursor: 'CUR',
+      q: 'a&b',
+      filters: { ...NO_FILTERS, source: 'smithery', state: 'fail' },
       generatedAt: new Date(NOW).toISOString(),
     } as DashboardData;
     const html = renderDashboard(d);

@@ -55,11 +55,15 @@ describe('dashboard page', () => {
 
   it('shows the latest run as in progress, with partial figures, beside the last complete run with its intervals', () => {
     expect(html).toContain('Latest daily run <span class="badge warn">in progress</span>');
-    expect(html).toMatch(/In progress: 2 of 10 sampled checks are in\. These are partial figures of this run's sample, not the whole index\./);
+    expect(html).toMatch(
+      /In progress: 2 of 10 sampled checks are in\. These are partial figures of this run's sample, not the whole index\./,
+    );
     expect(html).toContain('Last complete run <span class="badge ok">complete</span>');
     // 2 of 3 up and 1 of 2 passing (the hidden agent's sampled check, up and passing, is not counted); Wilson 95% intervals
     expect(html).toMatch(/Agents up \(sample\)<\/dt><dd><strong>66\.7%<\/strong> <span class="ci">95% CI 20\.8%–93\.9% · 2 of 3<\/span>/);
-    expect(html).toMatch(/Passing conformance \(sample\)<\/dt><dd><strong>50\.0%<\/strong> <span class="ci">95% CI 9\.5%–90\.5% · 1 of 2<\/span>/);
+    expect(html).toMatch(
+      /Passing conformance \(sample\)<\/dt><dd><strong>50\.0%<\/strong> <span class="ci">95% CI 9\.5%–90\.5% · 1 of 2<\/span>/,
+    );
   });
 
   it('shows the census apart from the sample figures', () => {
@@ -77,7 +81,9 @@ describe('dashboard page', () => {
 
   it('escapes a hostile agent name and keeps hidden agents out', () => {
     expect(html).toContain(escapeHtml(HOSTILE_NAME));
-    expect(escapeHtml(HOSTILE_NAME)).toBe('&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(escapeHtml(HOSTILE_NAME)).toBe(
+      '&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;',
+    );
     expect(html).not.toContain('<img');
     expect(html).not.toContain('alert("x")</script>');
     expect(html).not.toContain('Hidden One');
@@ -92,7 +98,9 @@ describe('dashboard page', () => {
     // The ranked search marks the words it matched, and shows its facets as links.
     expect(agents).toContain('<mark>Beta</mark> Agent');
     expect(agents).not.toContain('Alpha MCP');
-    expect(res.body).toMatch(/<nav class="facets" aria-label="filters">.*<a href="\/\?q=beta&amp;protocol=a2a">a2a <span class="muted">1<\/span><\/a>/);
+    expect(res.body).toMatch(
+      /<nav class="facets" aria-label="filters">.*<a href="\/\?q=beta&amp;protocol=a2a">a2a <span class="muted">1<\/span><\/a>/,
+    );
     const filtered = await app.inject({ method: 'GET', url: '/?q=beta&protocol=mcp' });
     expect(/<tbody id="agents">([\s\S]*?)<\/tbody>/.exec(filtered.body)![1]).toContain('No agents match.');
     // A hidden agent is not found by its own name.

@@ -55,8 +55,15 @@ const row = (c: Change, writtenAt = NOW) => ({
 const parseXml = (xml: string): Element => xml2js(xml, { compact: false }) as Element;
 const kids = (e: Element | undefined, name: string): Element[] => (e?.elements ?? []).filter((c) => c.name === name);
 const kid = (e: Element | undefined, name: string): Element | undefined => kids(e, name)[0];
-const text = (e: Element | undefined): string => (e?.elements ?? []).map((c) => (c.type === 'text' || c.type === 'cdata' ? String(c.text ?? c.cdata) : text(c))).join('');
-const unescapeHtml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const text = (e: Element | undefined): string =>
+  (e?.elements ?? []).map((c) => (c.type === 'text' || c.type === 'cdata' ? String(c.text ?? c.cdata) : text(c))).join('');
+const unescapeHtml = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 function atomOf(body: string) {
   const feed = kid(parseXml(body), 'feed')!;
@@ -77,7 +84,8 @@ describe('change feeds', () => {
   let wh: EmbeddedWarehouse;
   let close: () => Promise<void>;
   let app: ReturnType<typeof buildApi>;
-  const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers: { host: 'index.example:8787', ...headers } });
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'GET', url, headers: { host: 'index.example:8787', ...headers } });
 
   beforeAll(async () => {
     ({ wh, close } = await openFilledWarehouse('feeds'));
@@ -85,19 +93,83 @@ describe('change feeds', () => {
     expect(cv).not.toBe(OLD_CHECKER);
     changes = [
       { id: 'c01', agent: 'alpha', kind: 'listed', at: NOW - 90 * MIN, from: null, to: 'listed', summary: 'Alpha MCP was listed' },
-      { id: 'c02', agent: 'alpha', kind: 'down', at: NOW - 80 * MIN, from: 'up', to: 'down', summary: 'Alpha MCP went down', reasons: ['timeout'] },
+      {
+        id: 'c02',
+        agent: 'alpha',
+        kind: 'down',
+        at: NOW - 80 * MIN,
+        from: 'up',
+        to: 'down',
+        summary: 'Alpha MCP went down',
+        reasons: ['timeout'],
+      },
       { id: 'c03', agent: 'alpha', kind: 'up', at: NOW - 70 * MIN, from: 'down', to: 'up', summary: 'Alpha MCP came back up' },
-      { id: 'c04', agent: 'alpha', kind: 'verdict', at: NOW - 60 * MIN, cv, from: 'pass', to: 'fail', summary: 'Alpha MCP now fails', reasons: ['MCP-003'] },
+      {
+        id: 'c04',
+        agent: 'alpha',
+        kind: 'verdict',
+        at: NOW - 60 * MIN,
+        cv,
+        from: 'pass',
+        to: 'fail',
+        summary: 'Alpha MCP now fails',
+        reasons: ['MCP-003'],
+      },
       // the same probe judged by another checker version: not this feed's history
-      { id: 'c05', agent: 'alpha', kind: 'verdict', at: NOW - 55 * MIN, cv: OLD_CHECKER, from: 'fail', to: 'pass', summary: 'old checker says pass' },
-      { id: 'c06', agent: 'alpha', kind: 'corrected', at: NOW - 50 * MIN, cv, from: 'fail', to: 'pass', summary: 'Alpha MCP: dispute answered, verdict corrected', reasons: ['re-probe passed: the card is served again'] },
+      {
+        id: 'c05',
+        agent: 'alpha',
+        kind: 'verdict',
+        at: NOW - 55 * MIN,
+        cv: OLD_CHECKER,
+        from: 'fail',
+        to: 'pass',
+        summary: 'old checker says pass',
+      },
+      {
+        id: 'c06',
+        agent: 'alpha',
+        kind: 'corrected',
+        at: NOW - 50 * MIN,
+        cv,
+        from: 'fail',
+        to: 'pass',
+        summary: 'Alpha MCP: dispute answered, verdict corrected',
+        reasons: ['re-probe passed: the card is served again'],
+      },
       { id: 'c07', agent: 'hidden', kind: 'down', at: NOW - 40 * MIN, from: 'up', to: 'down', summary: 'Hidden One went down' },
-      { id: 'c08', agent: 'hostile', kind: 'verdict', at: NOW - 30 * MIN, cv, from: 'pass', to: 'fail', summary: HOSTILE_SUMMARY, reasons: [HOSTILE_REASON] },
-      { id: 'c09', agent: 'beta', kind: 'delisted', at: NOW - 20 * MIN, from: 'listed', to: 'delisted', summary: 'Beta Agent was delisted' },
+      {
+        id: 'c08',
+        agent: 'hostile',
+        kind: 'verdict',
+        at: NOW - 30 * MIN,
+        cv,
+        from: 'pass',
+        to: 'fail',
+        summary: HOSTILE_SUMMARY,
+        reasons: [HOSTILE_REASON],
+      },
+      {
+        id: 'c09',
+        agent: 'beta',
+        kind: 'delisted',
+        at: NOW - 20 * MIN,
+        from: 'listed',
+        to: 'delisted',
+        summary: 'Beta Agent was delisted',
+      },
     ];
-    await wh.insert('agent_changes', changes.map((c) => row(c)));
+    await wh.insert(
+      'agent_changes',
+      changes.map((c) => row(c)),
+    );
     // The up change delivered again (a crash between write and commit): one entry, not two.
-    await wh.insert('agent_changes', [row(changes.find((c) => c.id === 'c03')!, NOW + 1000)]);
+    await wh.insert('agent_changes', [
+      row(
+        changes.find((c) => c.id === 'c03')!,
+        NOW + 1000,
+      ),
+    ]);
     app = buildApi({ warehouse: wh });
     await app.ready();
   });
@@ -194,7 +266,11 @@ describe('change feeds', () => {
     const res = await get(`/agents/${idOf('alpha')}/feed.atom`);
     expect(res.statusCode).toBe(200);
     const atom = atomOf(res.body);
-    expect(atom.entries.map((e) => e.id)).toEqual(shown().filter((c) => c.agent === 'alpha').map((c) => `${FEED_TAG}change:${c.id}`));
+    expect(atom.entries.map((e) => e.id)).toEqual(
+      shown()
+        .filter((c) => c.agent === 'alpha')
+        .map((c) => `${FEED_TAG}change:${c.id}`),
+    );
     expect(atom.links).toContainEqual({ rel: 'self', href: `http://index.example:8787/agents/${idOf('alpha')}/feed.atom` });
     expect(atom.links).toContainEqual({ rel: 'alternate', href: `http://index.example:8787/agents/${idOf('alpha')}` });
 
@@ -249,7 +325,8 @@ describe('change feeds', () => {
   it('with a public URL, a forged Host appears in no feed or agent page, and feeds stay public without Vary: Host', async () => {
     const pub = buildApi({ warehouse: wh, publicUrl: 'https://veronikai.example' });
     try {
-      const evil = (url: string, headers: Record<string, string> = {}) => pub.inject({ method: 'GET', url, headers: { host: 'evil.example', ...headers } });
+      const evil = (url: string, headers: Record<string, string> = {}) =>
+        pub.inject({ method: 'GET', url, headers: { host: 'evil.example', ...headers } });
       for (const url of hostDependent) {
         const res = await evil(url);
         expect(res.statusCode, url).toBe(200);
@@ -291,9 +368,18 @@ describe('change feeds', () => {
 
   it(`keeps at most ${FEED_LIMIT} entries, the newest`, async () => {
     const many: Change[] = Array.from({ length: FEED_LIMIT + 5 }, (_, i) => ({
-      id: `m${String(i).padStart(3, '0')}`, agent: 'beta', kind: i % 2 ? 'up' : 'down', at: NOW - 10 * MIN + i * 1000, from: null, to: null, summary: `bulk ${i}`,
+      id: `m${String(i).padStart(3, '0')}`,
+      agent: 'beta',
+      kind: i % 2 ? 'up' : 'down',
+      at: NOW - 10 * MIN + i * 1000,
+      from: null,
+      to: null,
+      summary: `bulk ${i}`,
     }));
-    await wh.insert('agent_changes', many.map((c) => row(c)));
+    await wh.insert(
+      'agent_changes',
+      many.map((c) => row(c)),
+    );
     const feed = (await get('/feed.json')).json();
     expect(feed.items).toHaveLength(FEED_LIMIT);
     expect(feed.items[0].id).toBe(`${FEED_TAG}change:m${String(FEED_LIMIT + 4).padStart(3, '0')}`);
@@ -305,8 +391,19 @@ describe('feed documents (pure)', () => {
   const name = 'Tom &amp; Jerry <b>]]> \u0001\uFFFF';
   const read = 'Tom &amp; Jerry <b>]]> ';
   const change: AgentChangeRow = {
-    observed_at: '2026-11-30 10:04:05.123', change_id: 'ab'.repeat(16), kind: 'listed', agent_key: 'https://x.example/mcp', agent_id: '0123456789abcdef',
-    protocol: 'mcp', name, checker_version: '', cause_event_id: 'e1', from_state: null, to_state: 'listed', summary: `${name} was listed`, reasons: [],
+    observed_at: '2026-11-30 10:04:05.123',
+    change_id: 'ab'.repeat(16),
+    kind: 'listed',
+    agent_key: 'https://x.example/mcp',
+    agent_id: '0123456789abcdef',
+    protocol: 'mcp',
+    name,
+    checker_version: '',
+    cause_event_id: 'e1',
+    from_state: null,
+    to_state: 'listed',
+    summary: `${name} was listed`,
+    reasons: [],
   };
   const ctx = { baseUrl: 'https://h.example', scope: { kind: 'agent', id: '0123456789abcdef', name } } as const;
 

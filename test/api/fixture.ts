@@ -24,7 +24,13 @@ export const AGENTS = {
   beta: { key: 'https://beta.agents-hub.dev', name: 'Beta Agent', protocol: 'a2a', sources: ['a2a-registry'] },
   hostile: { key: 'https://evil.example-host.dev/mcp', name: HOSTILE_NAME, protocol: 'mcp', sources: ['smithery'] },
   hidden: { key: 'https://hidden.owner-asked.dev/mcp', name: 'Hidden One', protocol: 'mcp', sources: ['mcp-registry'], optOut: 'hidden' },
-  unchecked: { key: 'https://quiet.owner-asked.dev/mcp', name: 'Quiet Server', protocol: 'mcp', sources: ['mcp-registry'], optOut: 'unchecked' },
+  unchecked: {
+    key: 'https://quiet.owner-asked.dev/mcp',
+    name: 'Quiet Server',
+    protocol: 'mcp',
+    sources: ['mcp-registry'],
+    optOut: 'unchecked',
+  },
   gone: { key: 'https://gone.delisted.dev/mcp', name: 'Gone Server', protocol: 'mcp', sources: [] as string[], active: 0 },
 } as const;
 export type AgentName = keyof typeof AGENTS;
@@ -71,36 +77,71 @@ export async function openFilledWarehouse(label: string): Promise<{ wh: Embedded
     'agents',
     Object.values(AGENTS).map((a) =>
       agentRow({
-        agent_key: a.key, protocol: a.protocol, name: a.name,
-        endpoint_url: a.protocol === 'mcp' ? a.key : '', card_url: a.protocol === 'a2a' ? `${a.key}/.well-known/agent-card.json` : '',
-        sources: [...a.sources], first_seen: new Date(NOW - 30 * DAY_MS), last_seen: new Date(NOW - HOUR),
-        active: 'active' in a ? a.active : 1, inactive_since: 'active' in a ? new Date(NOW - DAY_MS) : null,
-        opt_out: 'optOut' in a ? a.optOut : '', version: NOW,
+        agent_key: a.key,
+        protocol: a.protocol,
+        name: a.name,
+        endpoint_url: a.protocol === 'mcp' ? a.key : '',
+        card_url: a.protocol === 'a2a' ? `${a.key}/.well-known/agent-card.json` : '',
+        sources: [...a.sources],
+        first_seen: new Date(NOW - 30 * DAY_MS),
+        last_seen: new Date(NOW - HOUR),
+        active: 'active' in a ? a.active : 1,
+        inactive_since: 'active' in a ? new Date(NOW - DAY_MS) : null,
+        opt_out: 'optOut' in a ? a.optOut : '',
+        version: NOW,
       }),
     ),
   );
   // The search index, as the listings' processor writes it after the agents rows.
-  await indexAgents(wh, Object.values(AGENTS).map((a) => a.key));
+  await indexAgents(
+    wh,
+    Object.values(AGENTS).map((a) => a.key),
+  );
 
   // Probes judged by the verdict processor's writer (checks, verdicts, agent_latest, rollups), each
   // attributed to its agent's first source through the listing history, as in a live run.
   await wh.insert(
     'listing_history',
-    Object.values(AGENTS).flatMap((a) => (a.sources.length > 0 ? [listingHistoryRow(a.key, a.sources[0]!, new Date(NOW - 30 * DAY_MS))] : [])),
+    Object.values(AGENTS).flatMap((a) =>
+      a.sources.length > 0 ? [listingHistoryRow(a.key, a.sources[0]!, new Date(NOW - 30 * DAY_MS))] : [],
+    ),
   );
   const judged = (e: Event, result: Event['result']): JudgedProbeSpec => ({
-    id: e.id, agent: AGENTS[e.agent].key, at: new Date(e.at), protocol: AGENTS[e.agent].protocol,
-    uptime: e.uptime, result, inSample: e.inSample, runId: e.run,
+    id: e.id,
+    agent: AGENTS[e.agent].key,
+    at: new Date(e.at),
+    protocol: AGENTS[e.agent].protocol,
+    uptime: e.uptime,
+    result,
+    inSample: e.inSample,
+    runId: e.run,
   });
   // The older checker judged alpha's probes differently, and before the current one (so the
   // current version is the most recently judged one the views show).
-  await writeJudged(wh, EVENTS.filter((e) => e.agent === 'alpha').map((e) => judged(e, 'fail')), OLD_CHECKER);
-  await writeJudged(wh, EVENTS.map((e) => judged(e, e.result)), CHECKER_VERSION);
+  await writeJudged(
+    wh,
+    EVENTS.filter((e) => e.agent === 'alpha').map((e) => judged(e, 'fail')),
+    OLD_CHECKER,
+  );
+  await writeJudged(
+    wh,
+    EVENTS.map((e) => judged(e, e.result)),
+    CHECKER_VERSION,
+  );
 
   const run = (runId: string, phase: 'start' | 'finish', kind: string, at: number, counts: Record<string, number>) =>
     runRow({
-      run_id: runId, phase, kind, observed_at: new Date(at), event_id: `${runId}-${phase}`, budget: 100, sample_size: counts.sample ?? null,
-      seed: 'seed-1', counts, complete: phase === 'finish' ? 1 : 0, note: '',
+      run_id: runId,
+      phase,
+      kind,
+      observed_at: new Date(at),
+      event_id: `${runId}-${phase}`,
+      budget: 100,
+      sample_size: counts.sample ?? null,
+      seed: 'seed-1',
+      counts,
+      complete: phase === 'finish' ? 1 : 0,
+      note: '',
     });
   await wh.insert('runs', [
     run('run-complete', 'start', 'daily', T.completeStart, { sample: 4 }),

@@ -22,7 +22,12 @@ const CV = 'serialization-test-checker';
 const AGENTS = 200;
 const DAYS = 10;
 /** Synthetic agents (synthetic-index.ts): 1 checked, 19 never checked, 49 inactive; 2 gets a real attestation below. */
-const ID = { checked: agentId(syntheticKey(1)), attested: agentId(syntheticKey(2)), unchecked: agentId(syntheticKey(19)), inactive: agentId(syntheticKey(49)) };
+const ID = {
+  checked: agentId(syntheticKey(1)),
+  attested: agentId(syntheticKey(2)),
+  unchecked: agentId(syntheticKey(19)),
+  inactive: agentId(syntheticKey(49)),
+};
 const PARAM_VALUES: Record<string, string[]> = {
   id: [...Object.values(ID), '0123456789abcdef', 'not-an-id'],
   runId: [SYNTHETIC_RUN, 'no-such-run'],
@@ -55,7 +60,9 @@ function instrumented(app: ReturnType<typeof buildApi>): { raw: Captured; routes
 }
 
 const shownGetRoutes = (routes: RouteOptions[]) =>
-  routes.filter((r) => (Array.isArray(r.method) ? r.method : [r.method]).includes('GET') && (r.schema as { hide?: boolean } | undefined)?.hide !== true);
+  routes.filter(
+    (r) => (Array.isArray(r.method) ? r.method : [r.method]).includes('GET') && (r.schema as { hide?: boolean } | undefined)?.hide !== true,
+  );
 
 /** The route's URL with each parameter replaced by each of its test values (one URL per value of the first parameter), and once with an unknown query parameter. */
 function urlsOf(route: string): string[] {
@@ -80,7 +87,10 @@ async function compareAll(app: ReturnType<typeof buildApi>, raw: Captured, urls:
   return { compared, answers };
 }
 
-type Doc = { paths: Record<string, { get: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }>; components?: { schemas?: Record<string, unknown> } };
+type Doc = {
+  paths: Record<string, { get: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }>;
+  components?: { schemas?: Record<string, unknown> };
+};
 
 /** A schema of the description with its `#/components/schemas/…` references put in place (ajv then needs no document). */
 function inlined(schema: unknown, doc: Doc): unknown {
@@ -149,21 +159,56 @@ describe('response schemas drop nothing', () => {
     const { privateKeyPem } = generateSigningKeyPair();
     const key = syntheticKey(2);
     const verdict = {
-      subject: key, observedAt: new Date().toISOString(), checker: CV, suite: { id: 'veronikai-mcp', version: 1 }, result: 'fail',
-      reasons: ['MCP-001 #/: example failure'], scope: 'observation', inputsHash: 'a'.repeat(64),
+      subject: key,
+      observedAt: new Date().toISOString(),
+      checker: CV,
+      suite: { id: 'veronikai-mcp', version: 1 },
+      result: 'fail',
+      reasons: ['MCP-001 #/: example failure'],
+      scope: 'observation',
+      inputsHash: 'a'.repeat(64),
     } as unknown as Verdict;
-    await t.wh.insert('agent_latest', [{
-      checker_version: CV, agent_key: key, agent_id: ID.attested, protocol: 'mcp', source: 'mcp-registry', event_id: 'e-attested',
-      observed_at: new Date(), uptime: 'up', reason: '', http_status: 200, latency_ms: 42, in_sample: 0, our_side: 0,
-      suite_id: 'veronikai-mcp', suite_version: '1', result: 'fail', reasons: ['MCP-001 #/: example failure'], warnings: ['warn: W-1'],
-      a2a_version: '', a2a_route: '', signature: JSON.stringify(signVerdict(verdict, privateKeyPem)),
-    }]);
+    await t.wh.insert('agent_latest', [
+      {
+        checker_version: CV,
+        agent_key: key,
+        agent_id: ID.attested,
+        protocol: 'mcp',
+        source: 'mcp-registry',
+        event_id: 'e-attested',
+        observed_at: new Date(),
+        uptime: 'up',
+        reason: '',
+        http_status: 200,
+        latency_ms: 42,
+        in_sample: 0,
+        our_side: 0,
+        suite_id: 'veronikai-mcp',
+        suite_version: '1',
+        result: 'fail',
+        reasons: ['MCP-001 #/: example failure'],
+        warnings: ['warn: W-1'],
+        a2a_version: '',
+        a2a_route: '',
+        signature: JSON.stringify(signVerdict(verdict, privateKeyPem)),
+      },
+    ]);
     // Two changes, so the feeds have items to serialize.
     const change = (id: string, kind: 'down' | 'up', minutesAgo: number, from: string, to: string) =>
       agentChangeRow({
-        observed_at: new Date(Date.now() - minutesAgo * 60_000), change_id: id, kind, agent_key: syntheticKey(1), agent_id: ID.checked,
-        protocol: 'mcp', name: 'Maps Agent 1', checker_version: '', cause_event_id: `cause-${id}`, from_state: from, to_state: to,
-        summary: `went ${to}`, reasons: [],
+        observed_at: new Date(Date.now() - minutesAgo * 60_000),
+        change_id: id,
+        kind,
+        agent_key: syntheticKey(1),
+        agent_id: ID.checked,
+        protocol: 'mcp',
+        name: 'Maps Agent 1',
+        checker_version: '',
+        cause_event_id: `cause-${id}`,
+        from_state: from,
+        to_state: to,
+        summary: `went ${to}`,
+        reasons: [],
       });
     await t.wh.insert('agent_changes', [change('s1', 'down', 30, 'up', 'down'), change('s2', 'up', 20, 'down', 'up')]);
     app = buildApi({ warehouse: t.wh });
@@ -182,12 +227,37 @@ describe('response schemas drop nothing', () => {
     expect(problems).toEqual([]);
     // What was compared: the 200 answer of every route whose description says it answers JSON
     // (application/json or a +json type), and errors.
-    const ok = new Set(compared.filter((c) => c.status === 200).map((c) => c.url.split('?')[0]!.replace(/\/[0-9a-f]{16}(?=\/|$)/, '/{id}').replace(SYNTHETIC_RUN, '{runId}')));
+    const ok = new Set(
+      compared
+        .filter((c) => c.status === 200)
+        .map((c) =>
+          c.url
+            .split('?')[0]!
+            .replace(/\/[0-9a-f]{16}(?=\/|$)/, '/{id}')
+            .replace(SYNTHETIC_RUN, '{runId}'),
+        ),
+    );
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as Doc;
-    const jsonRoutes = Object.entries(doc.paths).filter(([, item]) => Object.keys(item.get.responses['200']?.content ?? {}).some((t) => /[/+]json$/.test(t))).map(([p]) => p);
-    expect(jsonRoutes).toEqual(expect.arrayContaining(['/healthz', '/agents', '/agents/{id}', '/stats/runs/latest', '/stats/runs/{runId}', '/stats/census', '/stats/daily', '/stats/agents', '/search']));
+    const jsonRoutes = Object.entries(doc.paths)
+      .filter(([, item]) => Object.keys(item.get.responses['200']?.content ?? {}).some((t) => /[/+]json$/.test(t)))
+      .map(([p]) => p);
+    expect(jsonRoutes).toEqual(
+      expect.arrayContaining([
+        '/healthz',
+        '/agents',
+        '/agents/{id}',
+        '/stats/runs/latest',
+        '/stats/runs/{runId}',
+        '/stats/census',
+        '/stats/daily',
+        '/stats/agents',
+        '/search',
+      ]),
+    );
     // A route that writes its JSON itself (a string) bypasses the serializer: nothing to drop there.
-    const asText = new Set(answers.filter((a) => a.status === 200 && !compared.some((c) => c.url === a.url)).map((a) => describedPath(a.url, doc)));
+    const asText = new Set(
+      answers.filter((a) => a.status === 200 && !compared.some((c) => c.url === a.url)).map((a) => describedPath(a.url, doc)),
+    );
     expect(jsonRoutes.filter((p) => !ok.has(p) && !asText.has(p))).toEqual([]);
 
     // And every JSON body served (whoever serialized it) is what the description says it is.
@@ -197,26 +267,42 @@ describe('response schemas drop nothing', () => {
     expect(compared.filter((c) => c.status === 404).length).toBeGreaterThan(0);
     expect(compared.filter((c) => c.status === 400).length).toBeGreaterThan(0);
     // The filled fields really were there: an agent with its attestation, listings and windows; a page of agents; daily rows.
-    const attested = compared.find((c) => c.url === `/agents/${ID.attested}`)!.served as { latestVerdict: { signature: { payload: { subject: string } } }; listings: unknown[] };
+    const attested = compared.find((c) => c.url === `/agents/${ID.attested}`)!.served as {
+      latestVerdict: { signature: { payload: { subject: string } } };
+      listings: unknown[];
+    };
     expect(attested.latestVerdict.signature.payload.subject).toBe(syntheticKey(2));
     expect(attested.listings.length).toBeGreaterThan(0);
     expect(compared.find((c) => c.url === `/agents/${ID.unchecked}`)!.served).toMatchObject({ latestCheck: null, latestVerdict: null });
     expect((compared.find((c) => c.url === `/agents/${ID.inactive}`)!.served as { inactiveSince: string }).inactiveSince).toMatch(/Z$/);
     expect((compared.find((c) => c.url === '/agents?active=all&limit=3')!.served as { agents: unknown[] }).agents).toHaveLength(3);
-    expect((compared.find((c) => c.url === '/stats/daily?days=3&protocol=mcp')!.served as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
+    expect((compared.find((c) => c.url === '/stats/daily?days=3&protocol=mcp')!.served as { rows: unknown[] }).rows.length).toBeGreaterThan(
+      0,
+    );
   }, 120_000);
 
-  it('a failing warehouse: every route\'s 500 body is the error shape, unchanged by its schema and described', async () => {
+  it("a failing warehouse: every route's 500 body is the error shape, unchanged by its schema and described", async () => {
     const failing = buildApi({
       warehouse: {
-        kind: 'embedded', readOnly: true, close: async () => {},
-        query: async () => { throw new Error('down'); }, stream: () => { throw new Error('down'); },
+        kind: 'embedded',
+        readOnly: true,
+        close: async () => {},
+        query: async () => {
+          throw new Error('down');
+        },
+        stream: () => {
+          throw new Error('down');
+        },
       },
     });
     const f = instrumented(failing);
     await failing.ready();
     try {
-      const { compared, answers } = await compareAll(failing, f.raw, shownGetRoutes(f.routes).flatMap((r) => urlsOf(r.url).slice(0, 1)));
+      const { compared, answers } = await compareAll(
+        failing,
+        f.raw,
+        shownGetRoutes(f.routes).flatMap((r) => urlsOf(r.url).slice(0, 1)),
+      );
       expect(compared.filter((c) => c.status >= 500).length).toBeGreaterThanOrEqual(8);
       expect(compared.flatMap((c) => differences(c.served, c.returned).map((d) => `GET ${c.url} (${c.status}) ${d}`))).toEqual([]);
       // Each route describes the 500 (or 503) it answers.
@@ -234,14 +320,15 @@ describe('response schemas drop nothing', () => {
       captured.set(req.id, JSON.parse(JSON.stringify(payload)));
       return payload;
     });
-    probe.get('/x', { schema: { response: { 200: { type: 'object', properties: { a: { type: 'string' }, n: { type: 'integer' } } } } } }, async () => ({ a: 'kept', n: '7', b: 'dropped' }));
+    probe.get(
+      '/x',
+      { schema: { response: { 200: { type: 'object', properties: { a: { type: 'string' }, n: { type: 'integer' } } } } } },
+      async () => ({ a: 'kept', n: '7', b: 'dropped' }),
+    );
     await probe.ready();
     const res = await probe.inject({ method: 'GET', url: '/x' });
     expect(captured.size).toBe(1);
-    expect(differences(JSON.parse(res.body), [...captured.values()][0])).toEqual([
-      'n: served 7, returned "7"',
-      'b: dropped by the schema',
-    ]);
+    expect(differences(JSON.parse(res.body), [...captured.values()][0])).toEqual(['n: served 7, returned "7"', 'b: dropped by the schema']);
     await probe.close();
   });
 });

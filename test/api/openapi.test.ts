@@ -19,7 +19,10 @@ import { HAVE_CHROMIUM, launchChromium, recordedPage, warnNoChromium } from '../
 type Doc = {
   openapi: string;
   info: { title: string; version: string };
-  paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; required?: boolean }>; responses: Record<string, Response> }>>;
+  paths: Record<
+    string,
+    Record<string, { parameters?: Array<{ in: string; name: string; required?: boolean }>; responses: Record<string, Response> }>
+  >;
   components?: { schemas?: Record<string, unknown> };
 };
 type Response = { description?: string; content?: Record<string, { schema?: Record<string, unknown> }> };
@@ -28,7 +31,15 @@ function failingWarehouse() {
   const fail = (): never => {
     throw new Error('the description must not read the warehouse');
   };
-  return { kind: 'embedded' as const, readOnly: true, query: async () => fail(), stream: () => fail(), exec: async () => fail(), insert: async () => fail(), close: async () => {} };
+  return {
+    kind: 'embedded' as const,
+    readOnly: true,
+    query: async () => fail(),
+    stream: () => fail(),
+    exec: async () => fail(),
+    insert: async () => fail(),
+    close: async () => {},
+  };
 }
 
 /** Every GET path in Fastify's printed route tree (`printRoutes({ commonPrefix: false })`): each line's label appended to its parent's. */
@@ -119,14 +130,20 @@ describe('GET /openapi.json', () => {
     const missing: string[] = [];
     for (const r of shown()) {
       const op = doc.paths[openApiPath(r.url)]?.get;
-      const ok = op?.responses['200']?.content && Object.values(op.responses['200'].content).every((c) => c.schema && Object.keys(c.schema).length > 0);
+      const ok =
+        op?.responses['200']?.content &&
+        Object.values(op.responses['200'].content).every((c) => c.schema && Object.keys(c.schema).length > 0);
       if (!ok) missing.push(`GET ${r.url}${op ? ': no response schema for 200' : ': not in paths'}`);
     }
     expect(missing).toEqual([]);
     expect(shown().length).toBeGreaterThanOrEqual(9);
     // Only GET routes are described, and only real ones.
     const described = Object.entries(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`));
-    expect(described.sort()).toEqual(shown().map((r) => `GET ${openApiPath(r.url)}`).sort());
+    expect(described.sort()).toEqual(
+      shown()
+        .map((r) => `GET ${openApiPath(r.url)}`)
+        .sort(),
+    );
   });
 
   it('hides /openapi.json, /docs and its assets; the ClickHouse interface is another server, not a route here', () => {
@@ -157,12 +174,23 @@ describe('GET /openapi.json', () => {
           continue;
         }
         // /healthz's 503 is the error shape with `status` beside it.
-        const ok = json.$ref === ERROR_REF || (p === '/healthz' && status === '503' && JSON.stringify(json.properties).includes('requestId'));
+        const ok =
+          json.$ref === ERROR_REF || (p === '/healthz' && status === '503' && JSON.stringify(json.properties).includes('requestId'));
         if (!ok) errors.push(`${p} ${status}: not the shared error schema`);
       }
     }
     expect(errors).toEqual([]);
-    for (const p of ['/agents', '/agents/{id}', '/stats/runs/latest', '/stats/runs/{runId}', '/stats/census', '/stats/daily', '/stats/agents', '/search', '/healthz']) {
+    for (const p of [
+      '/agents',
+      '/agents/{id}',
+      '/stats/runs/latest',
+      '/stats/runs/{runId}',
+      '/stats/census',
+      '/stats/daily',
+      '/stats/agents',
+      '/search',
+      '/healthz',
+    ]) {
       const responses = doc.paths[p]!.get!.responses;
       expect(Object.keys(responses), p).toEqual(expect.arrayContaining(['200', '400', '500']));
     }
@@ -174,9 +202,22 @@ describe('GET /openapi.json', () => {
     // The agent answers JSON or its page; its verdict's signature is an object (or null), not JSON in a string.
     const agent = doc.paths['/agents/{id}']!.get!.responses['200']!.content!;
     expect(Object.keys(agent).sort()).toEqual(['application/json', 'text/html']);
-    const verdict = (agent['application/json']!.schema as { properties: { latestVerdict: { properties: { signature: { type: unknown; properties: object } } } } }).properties.latestVerdict;
+    const verdict = (
+      agent['application/json']!.schema as {
+        properties: { latestVerdict: { properties: { signature: { type: unknown; properties: object } } } };
+      }
+    ).properties.latestVerdict;
     expect(verdict.properties.signature.type).toEqual(['object', 'null']);
-    expect(Object.keys(verdict.properties.signature.properties).sort()).toEqual(['alg', 'canonicalization', 'head', 'keyId', 'leafIndex', 'payload', 'proof', 'signature']);
+    expect(Object.keys(verdict.properties.signature.properties).sort()).toEqual([
+      'alg',
+      'canonicalization',
+      'head',
+      'keyId',
+      'leafIndex',
+      'payload',
+      'proof',
+      'signature',
+    ]);
   });
 });
 

@@ -55,7 +55,13 @@ describe('unknown query parameters', () => {
   });
 
   it('still accepts every known parameter', async () => {
-    for (const url of ['/agents?limit=1&protocol=mcp&source=smithery&active=all', '/stats/daily?days=7&protocol=a2a', '/stats/agents?q=a&protocol=mcp&limit=2', '/?q=alpha', '/search?q=alpha&protocol=mcp&source=smithery&state=up&transport=sse&auth=none&limit=2&offset=1&explain=1']) {
+    for (const url of [
+      '/agents?limit=1&protocol=mcp&source=smithery&active=all',
+      '/stats/daily?days=7&protocol=a2a',
+      '/stats/agents?q=a&protocol=mcp&limit=2',
+      '/?q=alpha',
+      '/search?q=alpha&protocol=mcp&source=smithery&state=up&transport=sse&auth=none&limit=2&offset=1&explain=1',
+    ]) {
       expect((await api.app().inject({ method: 'GET', url })).statusCode, url).toBe(200);
     }
   });

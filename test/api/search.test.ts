@@ -34,8 +34,19 @@ describe('GET /search', () => {
     await t?.close();
   });
   type Body = {
-    total: number; complete: boolean; facets: Record<string, Record<string, number>>;
-    hits: Array<{ id: string; key: string; name: string; protocol: string; score: number; uptime: string | null; result: string | null; explain: null | { terms: unknown[]; boosts: Record<string, number> } }>;
+    total: number;
+    complete: boolean;
+    facets: Record<string, Record<string, number>>;
+    hits: Array<{
+      id: string;
+      key: string;
+      name: string;
+      protocol: string;
+      score: number;
+      uptime: string | null;
+      result: string | null;
+      explain: null | { terms: unknown[]; boosts: Record<string, number> };
+    }>;
   };
   const get = async (url: string) => {
     const res = await app.inject({ method: 'GET', url });
@@ -50,8 +61,23 @@ describe('GET /search', () => {
         { id: agentId(key) },
       );
       const expected = indexAgent(
-        { agentId: agentId(key), agentKey: key, protocol: n % 3 === 0 ? 'a2a' : 'mcp', sources: ['mcp-registry'], version: 1, listable: true, cardSha256: '' },
-        { agentKey: key, protocol: 'mcp', name: row!.name, description: row!.description, card: null, listings: [{ source: 'mcp-registry', serverJson: '', raw: '', transport: 'streamable-http' }] },
+        {
+          agentId: agentId(key),
+          agentKey: key,
+          protocol: n % 3 === 0 ? 'a2a' : 'mcp',
+          sources: ['mcp-registry'],
+          version: 1,
+          listable: true,
+          cardSha256: '',
+        },
+        {
+          agentKey: key,
+          protocol: 'mcp',
+          name: row!.name,
+          description: row!.description,
+          card: null,
+          listings: [{ source: 'mcp-registry', serverJson: '', raw: '', transport: 'streamable-http' }],
+        },
       );
       expect(row!.impacts, `agent ${n}`).toEqual(Object.fromEntries(expected.impacts));
     }

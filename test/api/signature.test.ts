@@ -22,8 +22,14 @@ import { probeEvent, probeExchange } from '../helpers/probe-events.js';
 const keys = generateSigningKeyPair();
 const verdictOf = (subject: string) =>
   ({
-    subject, observedAt: new Date().toISOString(), checker: CHECKER_VERSION, suite: { id: 'veronikai-mcp', version: 1 }, result: 'pass',
-    reasons: ['n/a: transport rules not run: no live GET'], scope: 'observation', inputsHash: 'b'.repeat(64),
+    subject,
+    observedAt: new Date().toISOString(),
+    checker: CHECKER_VERSION,
+    suite: { id: 'veronikai-mcp', version: 1 },
+    result: 'pass',
+    reasons: ['n/a: transport rules not run: no live GET'],
+    scope: 'observation',
+    inputsHash: 'b'.repeat(64),
   }) as unknown as Verdict;
 const ATTESTATION = signVerdict(verdictOf(AGENTS.beta.key), keys.privateKeyPem);
 
@@ -50,9 +56,27 @@ describe('the verdict signature in agent responses', () => {
     await filled.wh.insert(
       'agent_latest',
       Object.entries(STORED).map(([name, signature]) => ({
-        checker_version: CHECKER_VERSION, agent_key: AGENTS[name as AgentName].key, agent_id: idOf(name as AgentName), protocol: AGENTS[name as AgentName].protocol,
-        source: '', event_id: `sig-${name}`, observed_at: now, uptime: 'up', reason: '', http_status: 200, latency_ms: 10, in_sample: 0, our_side: 0,
-        suite_id: 'veronikai-mcp', suite_version: '1', result: 'pass', reasons: [], warnings: [], a2a_version: '', a2a_route: '', signature,
+        checker_version: CHECKER_VERSION,
+        agent_key: AGENTS[name as AgentName].key,
+        agent_id: idOf(name as AgentName),
+        protocol: AGENTS[name as AgentName].protocol,
+        source: '',
+        event_id: `sig-${name}`,
+        observed_at: now,
+        uptime: 'up',
+        reason: '',
+        http_status: 200,
+        latency_ms: 10,
+        in_sample: 0,
+        our_side: 0,
+        suite_id: 'veronikai-mcp',
+        suite_version: '1',
+        result: 'pass',
+        reasons: [],
+        warnings: [],
+        a2a_version: '',
+        a2a_route: '',
+        signature,
       })),
     );
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
@@ -68,7 +92,10 @@ describe('the verdict signature in agent responses', () => {
     const res = await app.inject({ method: 'GET', url: `/agents/${idOf(name)}` });
     expect(res.statusCode, name).toBe(200);
     const requestId = String(res.headers['x-request-id']);
-    return { body: res.json() as { latestVerdict: { result: string; signature: unknown } }, warnings: lines.filter((l) => l.reqId === requestId && l.level === 40) };
+    return {
+      body: res.json() as { latestVerdict: { result: string; signature: unknown } },
+      warnings: lines.filter((l) => l.reqId === requestId && l.level === 40),
+    };
   };
 
   it('is the attestation as an object, exactly as signed: the served object verifies with the public key', async () => {
@@ -84,12 +111,19 @@ describe('the verdict signature in agent responses', () => {
     for (const [name, problem] of [
       ['alpha', 'not JSON'],
       ['hostile', 'fields payload instead of alg, canonicalization, keyId, payload, signature'],
-      ['unchecked', 'fields alg, canonicalization, extra, keyId, payload, signature instead of alg, canonicalization, keyId, payload, signature'],
+      [
+        'unchecked',
+        'fields alg, canonicalization, extra, keyId, payload, signature instead of alg, canonicalization, keyId, payload, signature',
+      ],
     ] as const) {
       const { body, warnings } = await agent(name);
       expect(body.latestVerdict, name).toMatchObject({ result: 'pass', signature: null });
       expect(warnings, name).toHaveLength(1);
-      expect(warnings[0], name).toMatchObject({ agentKey: AGENTS[name].key, problem, msg: 'stored verdict signature is not an attestation: served as null' });
+      expect(warnings[0], name).toMatchObject({
+        agentKey: AGENTS[name].key,
+        problem,
+        msg: 'stored verdict signature is not an attestation: served as null',
+      });
     }
   });
 
@@ -110,14 +144,22 @@ describe('the verdict signature in agent responses', () => {
 
   // Last: it stores a newer verdict for beta.
   it('is a batch-signed verdict with its leaf, proof and head, as the verdict writer stores it: the served object verifies', async () => {
-    const ev = probeEvent(Date.now(), 'sig-tree', AGENTS.beta.key, 'a2a', [probeExchange('card', `${AGENTS.beta.key}/.well-known/agent-card.json`, 404, '')]);
+    const ev = probeEvent(Date.now(), 'sig-tree', AGENTS.beta.key, 'a2a', [
+      probeExchange('card', `${AGENTS.beta.key}/.well-known/agent-card.json`, 404, ''),
+    ]);
     const other = probeEvent(Date.now(), 'sig-other', AGENTS.alpha.key, 'mcp', [probeExchange('mcp-get', AGENTS.alpha.key, 405, '')]);
     const judged = [judgeProbe(other, null, CURRENT_CHECKER), judgeProbe(ev, null, CURRENT_CHECKER)];
     const head = signJudged(judged, CURRENT_CHECKER.version, createPrivateKey(keys.privateKeyPem));
-    await wh.insert('agent_latest', [{ ...judged[1]!.latest, observed_at: new Date(Date.now() + 60_000), signature: treeAttestation(judged[1]!, head) }]);
+    await wh.insert('agent_latest', [
+      { ...judged[1]!.latest, observed_at: new Date(Date.now() + 60_000), signature: treeAttestation(judged[1]!, head) },
+    ]);
     const { body, warnings } = await agent('beta');
     expect(warnings).toEqual([]);
-    expect(body.latestVerdict.signature).toMatchObject({ leafIndex: 1, head: { id: head.head_id, size: 2 }, payload: { eventId: 'sig-tree', subject: AGENTS.beta.key } });
+    expect(body.latestVerdict.signature).toMatchObject({
+      leafIndex: 1,
+      head: { id: head.head_id, size: 2 },
+      payload: { eventId: 'sig-tree', subject: AGENTS.beta.key },
+    });
     expect(verifyTreeAttestation(body.latestVerdict.signature, createPublicKey(keys.publicKeyPem))).toBe(true);
     expect(verifyTreeAttestation(body.latestVerdict.signature, createPublicKey(generateSigningKeyPair().publicKeyPem))).toBe(false);
   });

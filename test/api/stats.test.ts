@@ -22,12 +22,24 @@ describe('statistics API', () => {
     const { status, body } = await get<RunStatsResponse>('/stats/runs/run-complete');
     expect(status).toBe(200);
     expect(body).toMatchObject({
-      runId: 'run-complete', status: 'complete', partial: false, kind: 'sample estimate', checkerVersion: CHECKER_VERSION,
-      startedAt: iso(T.completeStart), finishedAt: iso(T.completeFinish), planned: 4,
+      runId: 'run-complete',
+      status: 'complete',
+      partial: false,
+      kind: 'sample estimate',
+      checkerVersion: CHECKER_VERSION,
+      startedAt: iso(T.completeStart),
+      finishedAt: iso(T.completeFinish),
+      planned: 4,
     });
     // alpha up/pass, beta down/unknown, hostile up/fail; the hidden agent's sampled check is not counted
     expect(body.sample).toEqual({
-      checks: 3, up: wilson(2, 3), pass: wilson(1, 2), unknown: 0, skipped: 0, notApplicable: 0, unknownVerdict: 1,
+      checks: 3,
+      up: wilson(2, 3),
+      pass: wilson(1, 2),
+      unknown: 0,
+      skipped: 0,
+      notApplicable: 0,
+      unknownVerdict: 1,
     });
     expect(body.sample.up.low).toBeGreaterThan(0.2);
     expect(body.sample.up.high).toBeLessThan(1);
@@ -83,8 +95,21 @@ describe('statistics API', () => {
     // with its rates and intervals recomputed.
     const sharedRow = body.rows.find((r: { day: string; source: string }) => r.day === completeDay && r.source === 'mcp-registry');
     expect(sharedRow).toMatchObject({
-      protocol: 'mcp', checks: 1, up: 1, down: 0, pass: 1, fail: 0, uptime: 1, passRate: 1,
-      sampleChecks: 1, sampleUp: 1, sampleDown: 0, samplePass: 1, sampleFail: 0, sampleUptime: 1, samplePassRate: 1,
+      protocol: 'mcp',
+      checks: 1,
+      up: 1,
+      down: 0,
+      pass: 1,
+      fail: 0,
+      uptime: 1,
+      passRate: 1,
+      sampleChecks: 1,
+      sampleUp: 1,
+      sampleDown: 0,
+      samplePass: 1,
+      sampleFail: 0,
+      sampleUptime: 1,
+      samplePassRate: 1,
     });
     expect(sharedRow!.sampleUptimeLow).toBeCloseTo(wilson(1, 1).low!, 9);
     expect(sharedRow!.samplePassRateLow).toBeCloseTo(wilson(1, 1).low!, 9);
@@ -94,7 +119,9 @@ describe('statistics API', () => {
     expect(smitheryRow).toMatchObject({ checks: 1, sampleUp: 1, sampleDown: 0 });
     expect(smitheryRow!.sampleUptimeLow).toBeCloseTo(wilson(1, 1).low!, 9);
     // newest day first
-    expect([...body.totals.map((t: { day: string }) => t.day)]).toEqual([...body.totals.map((t: { day: string }) => t.day)].sort().reverse());
+    expect([...body.totals.map((t: { day: string }) => t.day)]).toEqual(
+      [...body.totals.map((t: { day: string }) => t.day)].sort().reverse(),
+    );
 
     const a2a = await get<DailyResponse>('/stats/daily?days=30&protocol=a2a');
     expect(a2a.body.rows.every((r: { protocol: string }) => r.protocol === 'a2a')).toBe(true);
@@ -115,7 +142,15 @@ describe('statistics API', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ id: idOf('alpha'), name: 'Alpha MCP', checkerVersion: CHECKER_VERSION, lastCheckedAt: iso(T.p1) });
     expect(body.listings).toEqual([]);
-    expect(body.latestCheck).toMatchObject({ at: iso(T.p1), eventId: 'p1', uptime: 'up', httpStatus: 200, latencyMs: 120, inSample: true, ourSide: false });
+    expect(body.latestCheck).toMatchObject({
+      at: iso(T.p1),
+      eventId: 'p1',
+      uptime: 'up',
+      httpStatus: 200,
+      latencyMs: 120,
+      inSample: true,
+      ourSide: false,
+    });
     // the current checker's verdict, not the older checker's 'fail'
     expect(body.latestVerdict).toMatchObject({ checkerVersion: CHECKER_VERSION, result: 'pass', reasons: [] });
     expect(body.uptime['24h']).toMatchObject({ uptime: 1, checks: 1, latencyP50Ms: 120 });
@@ -135,7 +170,9 @@ describe('statistics API', () => {
     const names = body.agents.map((a: { name: string }) => a.name);
     expect(names).not.toContain('Hidden One');
     expect(names).not.toContain('Gone Server'); // inactive
-    expect(names).toEqual(['Alpha MCP', 'Beta Agent', 'Quiet Server', AGENTS.hostile.name].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
+    expect(names).toEqual(
+      ['Alpha MCP', 'Beta Agent', 'Quiet Server', AGENTS.hostile.name].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
+    );
     expect((await get<AgentSearchResponse>('/stats/agents?q=hidden')).body.agents).toEqual([]);
   });
 
@@ -144,11 +181,21 @@ describe('statistics API', () => {
     expect(body).toMatchObject({ checkerVersion: CHECKER_VERSION, more: false });
     expect(body.agents).toEqual([
       {
-        id: idOf('alpha'), name: 'Alpha MCP', protocol: 'mcp', sources: ['mcp-registry', 'smithery'], optOut: '',
-        lastCheckedAt: iso(T.p1), uptime: 'up', result: 'pass', uptime7d: 2 / 3, uptime30d: 2 / 3,
+        id: idOf('alpha'),
+        name: 'Alpha MCP',
+        protocol: 'mcp',
+        sources: ['mcp-registry', 'smithery'],
+        optOut: '',
+        lastCheckedAt: iso(T.p1),
+        uptime: 'up',
+        result: 'pass',
+        uptime7d: 2 / 3,
+        uptime30d: 2 / 3,
       },
     ]);
-    expect((await get<AgentSearchResponse>('/stats/agents?q=agents-hub.dev')).body.agents.map((a: { name: string }) => a.name)).toEqual(['Beta Agent']);
+    expect((await get<AgentSearchResponse>('/stats/agents?q=agents-hub.dev')).body.agents.map((a: { name: string }) => a.name)).toEqual([
+      'Beta Agent',
+    ]);
     const quiet = (await get<AgentSearchResponse>('/stats/agents?q=quiet')).body.agents[0];
     expect(quiet).toMatchObject({ optOut: 'unchecked', lastCheckedAt: null, uptime: null, result: null, uptime7d: null });
     const page = await get<AgentSearchResponse>('/stats/agents?limit=1');
@@ -158,7 +205,9 @@ describe('statistics API', () => {
     const walked: string[] = [];
     let cursor: string | null = null;
     do {
-      const res: Awaited<ReturnType<typeof get<AgentSearchResponse>>> = await get<AgentSearchResponse>(`/stats/agents?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: Awaited<ReturnType<typeof get<AgentSearchResponse>>> = await get<AgentSearchResponse>(
+        `/stats/agents?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       walked.push(...res.body.agents.map((a: { name: string }) => a.name));
       cursor = res.body.nextCursor;
     } while (cursor);

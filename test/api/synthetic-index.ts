@@ -137,7 +137,10 @@ export async function addSyntheticAgents(wh: Warehouse, o: SyntheticOptions): Pr
  * and the API's read model as the verdict processor writes it (agent_status by key ranges,
  * run_samples, census_totals), where the migrations have those tables.
  */
-export async function finishSyntheticIndex(wh: Warehouse, o: { agents: number; days: number; checkerVersion: string; log?: (l: string) => void }): Promise<void> {
+export async function finishSyntheticIndex(
+  wh: Warehouse,
+  o: { agents: number; days: number; checkerVersion: string; log?: (l: string) => void },
+): Promise<void> {
   const p = { days: o.days, cv: o.checkerVersion, agents: o.agents };
   await timed(o.log, 'daily_rollups', () =>
     wh.exec(
@@ -179,7 +182,11 @@ export async function finishSyntheticIndex(wh: Warehouse, o: { agents: number; d
     );
     for (let i = 0; i < sample.length; i += 500) {
       const part = sample.slice(i, i + 500);
-      await refreshRunSamples(wh, { checkerVersion: o.checkerVersion, agentKeys: part.map((s) => s.agent_key), eventIds: part.map((s) => s.event_id) });
+      await refreshRunSamples(wh, {
+        checkerVersion: o.checkerVersion,
+        agentKeys: part.map((s) => s.agent_key),
+        eventIds: part.map((s) => s.event_id),
+      });
     }
     await refreshCensus(wh, o.checkerVersion);
   });

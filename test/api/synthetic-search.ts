@@ -30,11 +30,21 @@ export async function addSyntheticSearch(wh: Warehouse, o: { from: number; to: n
   const name = terms('Weather Agent 5');
   const url = terms('a5 example dev mcp');
   const desc = terms('A synthetic weather server with tools for teams number 5');
-  if (name.length !== 3 || url.length !== 4 || desc.length !== 7) throw new Error(`synthetic search: template analyses to ${JSON.stringify([name, url, desc])}`);
+  if (name.length !== 3 || url.length !== 4 || desc.length !== 7)
+    throw new Error(`synthetic search: template analyses to ${JSON.stringify([name, url, desc])}`);
   const [uName, uUrl, uDesc] = [unit('name', 3), unit('url', 4), unit('description', 7)];
   const topicStems = `['${o.topics.map((t) => one(t)).join("','")}']`;
   const audienceStems = `['${AUDIENCES.map(one).join("','")}']`;
-  const [agent, example, dev, mcp, synthet, server, tool, number] = ['agent', 'example', 'dev', 'mcp', 'synthetic', 'server', 'tools', 'number'].map(one);
+  const [agent, example, dev, mcp, synthet, server, tool, number] = [
+    'agent',
+    'example',
+    'dev',
+    'mcp',
+    'synthetic',
+    'server',
+    'tools',
+    'number',
+  ].map(one);
   const n = '(number + {from:UInt64})';
   const id = `substring(lower(hex(SHA256(concat('https://a', toString(${n}), '.example.dev/mcp')))), 1, 16)`;
   // Each term once with its summed field weights (BM25F adds a term's fields): agent n < 997 has its
@@ -54,12 +64,12 @@ export async function addSyntheticSearch(wh: Warehouse, o: { from: number; to: n
   const BLOCK = 100_000;
   for (let from = o.from; from < o.to; from += BLOCK) {
     const p = { from, count: Math.min(BLOCK, o.to - from) };
-    await wh.exec(`INSERT INTO search_postings (term, rank, agent_id, content) SELECT term, ${IMPACT_SCALE} - impact, id, cityHash64(id) FROM (${impacts})`, p);
-    await wh.exec(`INSERT INTO search_terms (term, df) SELECT term, count() FROM (${impacts}) GROUP BY term`, p);
     await wh.exec(
-      `INSERT INTO search_terms (term, df) SELECT '', count() FROM numbers({count:UInt64}) WHERE ${listable}`,
+      `INSERT INTO search_postings (term, rank, agent_id, content) SELECT term, ${IMPACT_SCALE} - impact, id, cityHash64(id) FROM (${impacts})`,
       p,
     );
+    await wh.exec(`INSERT INTO search_terms (term, df) SELECT term, count() FROM (${impacts}) GROUP BY term`, p);
+    await wh.exec(`INSERT INTO search_terms (term, df) SELECT '', count() FROM numbers({count:UInt64}) WHERE ${listable}`, p);
     await wh.exec(
       `INSERT INTO search_documents (agent_id, agent_key, version, listable, content, card_sha256, protocol, sources, transports, auth_required,
          name, title, description, impacts)

@@ -18,7 +18,9 @@ const { options } = createRequire(import.meta.url)(join(ROOT, '.dependency-cruis
 async function graph(): Promise<{ from: string; to: string; types: string[] }[]> {
   const { output } = await cruise(['src/cli/main.ts'], { ...options, baseDir: ROOT, tsPreCompilationDeps: false, outputType: 'json' });
   const result = (typeof output === 'string' ? JSON.parse(output) : output) as ICruiseResult;
-  return result.modules.flatMap((m) => m.dependencies.map((d) => ({ from: m.source, to: d.resolved, types: d.dependencyTypes as string[] })));
+  return result.modules.flatMap((m) =>
+    m.dependencies.map((d) => ({ from: m.source, to: d.resolved, types: d.dependencyTypes as string[] })),
+  );
 }
 const edges = await graph();
 
@@ -51,16 +53,25 @@ describe('each command loads what it uses', () => {
   it('the check of the test itself: run reaches them all', () => {
     const modules = reach('src/cli/commands/run.ts');
     const hit = (re: RegExp) => modules.some((m) => re.test(m));
-    expect([hit(/^src\/warehouse\//), hit(/^src\/kafka\//), hit(/^src\/api\//), hit(/^node_modules\/chdb\//), hit(/^node_modules\/kafkajs\//)]).toEqual([true, true, true, true, true]);
+    expect([
+      hit(/^src\/warehouse\//),
+      hit(/^src\/kafka\//),
+      hit(/^src\/api\//),
+      hit(/^node_modules\/chdb\//),
+      hit(/^node_modules\/kafkajs\//),
+    ]).toEqual([true, true, true, true, true]);
   });
 
   it('the entry imports the command modules only through the table, dynamically', () => {
-        // (A command may use another's module, as run uses crawl's.)
+    // (A command may use another's module, as run uses crawl's.)
     const intoCommands = edges.filter((e) => e.to.startsWith('src/cli/commands/') && !e.from.startsWith('src/cli/commands/'));
     expect(intoCommands.length).toBeGreaterThan(10);
-    for (const e of intoCommands) expect({ ...e, types: e.types.includes('dynamic-import') }).toEqual({ from: 'src/cli/command-table.ts', to: e.to, types: true });
+    for (const e of intoCommands)
+      expect({ ...e, types: e.types.includes('dynamic-import') }).toEqual({ from: 'src/cli/command-table.ts', to: e.to, types: true });
     // Nothing the entry or the table import statically reaches a command.
-    const staticFromEntry = edges.filter((e) => (e.from === 'src/cli/main.ts' || e.from === 'src/cli/command-table.ts') && !e.types.includes('dynamic-import')).map((e) => e.to);
+    const staticFromEntry = edges
+      .filter((e) => (e.from === 'src/cli/main.ts' || e.from === 'src/cli/command-table.ts') && !e.types.includes('dynamic-import'))
+      .map((e) => e.to);
     expect(staticFromEntry.filter((m) => m.startsWith('src/')).sort()).toEqual(['src/cli/command-table.ts']);
   });
 });

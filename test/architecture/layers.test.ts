@@ -47,7 +47,12 @@ describe('the layering check itself', () => {
     'cli/main.ts': ["import '../usecases/replay.js';"],
     'usecases/replay.ts': ["import '../runtime/run.js';", "import '../cli/main.js';"],
     'runtime/run.ts': ["import '../api/server.js';", "import '../usecases/replay.js';"],
-    'api/server.ts': ["import '../warehouse/read.js';", "import '../runtime/run.js';", "import '../kafka/client.js';", "import '../http/client.js';"],
+    'api/server.ts': [
+      "import '../warehouse/read.js';",
+      "import '../runtime/run.js';",
+      "import '../kafka/client.js';",
+      "import '../http/client.js';",
+    ],
     'producers/probe.ts': ["import '../conformance/rules.js';", "import '../http/client.js';", "import '../processors/judge.js';"],
     'processors/judge.ts': ["import '../producers/probe.js';", "import './verdict.js';"],
     'processors/verdict.ts': [],

@@ -38,11 +38,28 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
     await addSyntheticAgents(t.wh, { from: 0, to: AGENTS, days: DAYS, checkerVersion: CV });
     await finishSyntheticIndex(t.wh, { agents: AGENTS, days: DAYS, checkerVersion: CV });
     const key = syntheticKey(1);
-    const change = (id: string, kind: AgentChangeRow['kind'], minutesAgo: number, from: string | null, to: string | null, summary: string) =>
+    const change = (
+      id: string,
+      kind: AgentChangeRow['kind'],
+      minutesAgo: number,
+      from: string | null,
+      to: string | null,
+      summary: string,
+    ) =>
       agentChangeRow({
-        observed_at: new Date(Date.now() - minutesAgo * 60_000), change_id: id, kind, agent_key: key, agent_id: AGENT, protocol: 'mcp',
-        name: 'Maps Agent 1', checker_version: kind === 'verdict' || kind === 'corrected' ? CV : '', cause_event_id: `cause-${id}`,
-        from_state: from, to_state: to, summary, reasons: [],
+        observed_at: new Date(Date.now() - minutesAgo * 60_000),
+        change_id: id,
+        kind,
+        agent_key: key,
+        agent_id: AGENT,
+        protocol: 'mcp',
+        name: 'Maps Agent 1',
+        checker_version: kind === 'verdict' || kind === 'corrected' ? CV : '',
+        cause_event_id: `cause-${id}`,
+        from_state: from,
+        to_state: to,
+        summary,
+        reasons: [],
       });
     await t.wh.insert('agent_changes', [
       change('b1', 'down', 300, 'up', 'down', 'went down'),
@@ -75,7 +92,7 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
     expect(await v.violations()).toEqual([]);
   }
 
-  it('renders the dashboard\'s charts with their Wilson bands, and requests nothing from elsewhere', async () => {
+  it("renders the dashboard's charts with their Wilson bands, and requests nothing from elsewhere", async () => {
     const v = await visit('/');
     const charts = await v.page.$$eval('figure[data-chart] svg.chart', (svgs) =>
       svgs.map((svg) => ({
@@ -133,7 +150,9 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
     await v.page.setViewport({ width: 360, height: 800 });
     const layout = await v.page.evaluate(() => {
       const cell = document.querySelector('#uptime-windows tbody td')!;
-      const gap = document.querySelector('#corrections')!.getBoundingClientRect().top - document.querySelector('#changes table')!.getBoundingClientRect().bottom;
+      const gap =
+        document.querySelector('#corrections')!.getBoundingClientRect().top -
+        document.querySelector('#changes table')!.getBoundingClientRect().bottom;
       const cs = getComputedStyle(cell);
       const content = cell.getBoundingClientRect().height - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
       return { text: cell.textContent, lines: Math.round(content / parseFloat(cs.lineHeight)), gap };

@@ -43,7 +43,19 @@ async function runOnce(registry: FixtureRegistry, extra: string[]): Promise<CliR
   const dataDir = mkdtempSync(join(tmpdir(), 'veronikai-allow-loopback-'));
   dirs.push(dataDir);
   const r = await runCli(
-    ['run', '--once', '--port', '0', '--data-dir', dataDir, '--source', 'mcp-registry', '--source-url', `mcp-registry=${registry.url}`, ...extra],
+    [
+      'run',
+      '--once',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--source',
+      'mcp-registry',
+      '--source-url',
+      `mcp-registry=${registry.url}`,
+      ...extra,
+    ],
     {},
     120_000,
   );
@@ -59,7 +71,9 @@ async function checks(dataDir: string): Promise<Array<{ uptime: string; reason: 
 
 /** The census line of a daily report: `up U, down D, unknown N, skipped S`. */
 function census(stdout: string): { up: number; down: number; unknown: number; skipped: number } {
-  const m = /census of latest states .*?: 1 active agent\(s\), 0 inactive; up (\d+), down (\d+), unknown (\d+), skipped (\d+);/.exec(stdout);
+  const m = /census of latest states .*?: 1 active agent\(s\), 0 inactive; up (\d+), down (\d+), unknown (\d+), skipped (\d+);/.exec(
+    stdout,
+  );
   expect(m, stdout).not.toBeNull();
   return { up: Number(m![1]), down: Number(m![2]), unknown: Number(m![3]), skipped: Number(m![4]) };
 }
@@ -97,6 +111,8 @@ describe('--allow-loopback is offered, alike, by every command that reaches agen
     const r = await runCli([command, '--help']);
     expect(r.code, r.stderr).toBe(0);
     const help = r.stdout.replace(/\s+/g, ' ');
-    expect(help).toContain('--allow-loopback testing only: let probes reach 127.0.0.0/8 and ::1 (every request this command makes to an agent); no other address the SSRF guard refuses is ever reached (command line only)');
+    expect(help).toContain(
+      '--allow-loopback testing only: let probes reach 127.0.0.0/8 and ::1 (every request this command makes to an agent); no other address the SSRF guard refuses is ever reached (command line only)',
+    );
   });
 });

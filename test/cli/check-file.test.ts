@@ -23,7 +23,11 @@ const env = { VERONIKAI_DATA_DIR: dir, VERONIKAI_SIGNING_KEY: '' };
 
 /** The good 0.3 card with \xff\xfe inside protocolVersion ("0.3.\xff\xfe0"). */
 const badCard = Buffer.concat([
-  ...readFileSync(join(FIXTURES, 'a2a/good-0.3.json'), 'utf8').split('"0.3.0"').flatMap((part, i) => (i === 0 ? [Buffer.from(part)] : [Buffer.from('"0.3.'), Buffer.from([0xff, 0xfe]), Buffer.from('0"'), Buffer.from(part)])),
+  ...readFileSync(join(FIXTURES, 'a2a/good-0.3.json'), 'utf8')
+    .split('"0.3.0"')
+    .flatMap((part, i) =>
+      i === 0 ? [Buffer.from(part)] : [Buffer.from('"0.3.'), Buffer.from([0xff, 0xfe]), Buffer.from('0"'), Buffer.from(part)],
+    ),
 ]);
 const badCardPath = join(dir, 'card-ff-fe.json');
 writeFileSync(badCardPath, badCard);
@@ -57,23 +61,31 @@ describe('check reads a local file within its cap, from one descriptor', () => {
     expect(() => checkFile(dir, {}, ctx)).toThrow(/is not a regular file \(a directory\)/);
   });
 
-  it.skipIf(!existsSync('/proc/self/pagemap'))('the command refuses /proc/self/pagemap with a usage error, in bounded memory', async () => {
-    // A data-segment limit (2 GB) stops a reader that would hold the whole file; a bounded one never nears it.
-    const child = spawn('sh', ['-c', 'ulimit -d 2000000 && exec "$@"', 'sh', process.execPath, join(ROOT, 'bin', 'veronikai.js'), 'check', '/proc/self/pagemap'], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, VERONIKAI_CANARY_URLS: '', LOG_LEVEL: 'silent', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearTimeout(timer);
-    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-    expect(stderr).toContain(`/proc/self/pagemap is larger than ${MAX_FILE_BYTES} bytes`);
-  }, 40_000);
+  it.skipIf(!existsSync('/proc/self/pagemap'))(
+    'the command refuses /proc/self/pagemap with a usage error, in bounded memory',
+    async () => {
+      // A data-segment limit (2 GB) stops a reader that would hold the whole file; a bounded one never nears it.
+      const child = spawn(
+        'sh',
+        ['-c', 'ulimit -d 2000000 && exec "$@"', 'sh', process.execPath, join(ROOT, 'bin', 'veronikai.js'), 'check', '/proc/self/pagemap'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ...env, VERONIKAI_CANARY_URLS: '', LOG_LEVEL: 'silent', NO_COLOR: '1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      clearTimeout(timer);
+      expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+      expect(stderr).toContain(`/proc/self/pagemap is larger than ${MAX_FILE_BYTES} bytes`);
+    },
+    40_000,
+  );
 
   it('refuses a FIFO without waiting for a writer', async () => {
     const fifo = join(dir, 'card.fifo');
@@ -106,7 +118,14 @@ describe('check judges bytes that are not UTF-8 as the crawler names them (inval
   it('a server.json that is not UTF-8 fails MCP-Q-001', () => {
     const good = readFileSync(join(FIXTURES, 'mcp/good.json'));
     const bad = join(dir, 'server.json');
-    writeFileSync(bad, Buffer.concat([good.subarray(0, good.indexOf('"description"') + 16), Buffer.from([0xc3, 0x28]), good.subarray(good.indexOf('"description"') + 16)]));
+    writeFileSync(
+      bad,
+      Buffer.concat([
+        good.subarray(0, good.indexOf('"description"') + 16),
+        Buffer.from([0xc3, 0x28]),
+        good.subarray(good.indexOf('"description"') + 16),
+      ]),
+    );
     const [v] = checkFile(bad, { kind: 'server-json' }, ctx).verdicts;
     expect(v!.result).toBe('fail');
     expect(v!.findings).toMatchObject([{ ruleId: 'MCP-Q-001', message: expect.stringContaining('not valid UTF-8') }]);

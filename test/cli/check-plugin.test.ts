@@ -41,7 +41,9 @@ describe('check on an Agent Plugins package', () => {
 
   it('lists the plugin rules with their specification sections', async () => {
     const r = await runCli(['check', '--list-rules', '--json']);
-    const rules = (JSON.parse(r.stdout) as { rules: Array<{ id: string; suiteId: string; spec: { section: string; url: string } }> }).rules.filter((x) => x.id.startsWith('PLG-'));
+    const rules = (
+      JSON.parse(r.stdout) as { rules: Array<{ id: string; suiteId: string; spec: { section: string; url: string } }> }
+    ).rules.filter((x) => x.id.startsWith('PLG-'));
     expect(rules).toHaveLength(21);
     for (const rule of rules) {
       expect(rule.suiteId).toBe('veronikai-agent-plugins');

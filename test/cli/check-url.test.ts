@@ -23,7 +23,9 @@ describe('veronikai check <url>', () => {
     expect(report.result).toBe('pass');
     expect(report.qualification).toMatch(/GET-only/);
     // listing URL, then agent-card.json, then the legacy agent.json that answered
-    expect(a2a.paths).toEqual(expect.arrayContaining(['/agents/missing-card.json', '/.well-known/agent-card.json', '/.well-known/agent.json']));
+    expect(a2a.paths).toEqual(
+      expect.arrayContaining(['/agents/missing-card.json', '/.well-known/agent-card.json', '/.well-known/agent.json']),
+    );
   });
 
   it('judges a live MCP endpoint with the transport rules', async () => {

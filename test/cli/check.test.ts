@@ -10,7 +10,11 @@ import { FIXTURES } from '../conformance/helpers.js';
 
 /** End to end: `node bin/veronikai.js check …` as an agent owner runs it. */
 
-interface Out { code: number; stdout: string; stderr: string }
+interface Out {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'veronikai-check-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -100,7 +104,12 @@ describe('veronikai check', () => {
     const r = JSON.parse(results.json!.stdout);
     expect(r.result).toBe('fail');
     const structure = r.verdicts.find((v: { suite: { id: string } }) => v.suite.id === 'veronikai-a2a-structure');
-    expect(structure.a2a).toMatchObject({ route: 'inferred', valid: false, tolerantValid: true, schema: 'schemas/protocol/a2a/0.3.0/a2a.json' });
+    expect(structure.a2a).toMatchObject({
+      route: 'inferred',
+      valid: false,
+      tolerantValid: true,
+      schema: 'schemas/protocol/a2a/0.3.0/a2a.json',
+    });
   });
 
   it('--format sarif writes SARIF 2.1.0', () => {
@@ -109,9 +118,16 @@ describe('veronikai check', () => {
     expect(s.version).toBe('2.1.0');
     expect(s.runs[0].results.map((r: { ruleId: string }) => r.ruleId)).toContain('A2A-STRUCT-002');
     // The fixture is inside the working directory (the repository root): relative to %SRCROOT%.
-    expect(s.runs[0].results[0].locations[0].physicalLocation.artifactLocation).toEqual({ uri: 'test/fixtures/conformance/a2a/struct-002-protocol-version-42.json', uriBaseId: '%SRCROOT%' });
+    expect(s.runs[0].results[0].locations[0].physicalLocation.artifactLocation).toEqual({
+      uri: 'test/fixtures/conformance/a2a/struct-002-protocol-version-42.json',
+      uriBaseId: '%SRCROOT%',
+    });
     expect(Object.keys(s.runs[0].originalUriBaseIds)).toEqual(['%SRCROOT%']);
-    expect(s.runs[0].results.every((r: { partialFingerprints?: Record<string, string> }) => /^[0-9a-f]{64}$/.test(r.partialFingerprints?.['veronikaiFinding/v1'] ?? ''))).toBe(true);
+    expect(
+      s.runs[0].results.every((r: { partialFingerprints?: Record<string, string> }) =>
+        /^[0-9a-f]{64}$/.test(r.partialFingerprints?.['veronikaiFinding/v1'] ?? ''),
+      ),
+    ).toBe(true);
   });
 
   it('--format junit writes one test case per rule, the failed rule a failure, with the exit code of the check', () => {
@@ -154,7 +170,9 @@ describe('veronikai check', () => {
   it('--rule on a rule that needs a live GET, on a file: unable to complete (exit 2), saying to check a URL', () => {
     expect(results.ruleLive!.code, results.ruleLive!.stderr).toBe(2);
     expect(results.ruleLive!.stdout).toContain('? UNABLE TO COMPLETE');
-    expect(results.ruleLive!.stdout).toContain('A2A-CARD-001 was not run: it needs a live GET, and a file check fetches nothing: check the URL instead.');
+    expect(results.ruleLive!.stdout).toContain(
+      'A2A-CARD-001 was not run: it needs a live GET, and a file check fetches nothing: check the URL instead.',
+    );
     const r = JSON.parse(results.ruleLiveJson!.stdout);
     expect(results.ruleLiveJson!.code).toBe(2);
     expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
@@ -184,7 +202,11 @@ describe('veronikai check', () => {
   it('an error while signing that is not a usage error exits 2 with a message, never 1', async () => {
     const notADir = join(dataDir, 'plain-file');
     writeFileSync(notADir, 'x');
-    const r = await runCli(['check', fx('a2a/good-0.3.json'), '--json', '--sign'], { VERONIKAI_DATA_DIR: notADir, VERONIKAI_SIGNING_KEY: '', VERONIKAI_SIGNING_KEY_FILE: '' });
+    const r = await runCli(['check', fx('a2a/good-0.3.json'), '--json', '--sign'], {
+      VERONIKAI_DATA_DIR: notADir,
+      VERONIKAI_SIGNING_KEY: '',
+      VERONIKAI_SIGNING_KEY_FILE: '',
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/the check could not complete \(error while signing the verdicts\)/);
     expect(r.stdout).toBe('');
@@ -201,7 +223,7 @@ describe('veronikai check', () => {
     report.verdicts.forEach((v: never, i: number) => expect(verifyVerdict(v, report.attestations[i], key.publicKey)).toBe(true));
   });
 
-  it('a URL runs the crawler\'s guarded GET chain: a loopback target is refused and the check cannot complete (exit 2)', () => {
+  it("a URL runs the crawler's guarded GET chain: a loopback target is refused and the check cannot complete (exit 2)", () => {
     const out = results.blockedUrl!;
     expect(out.code, out.stderr).toBe(2);
     const report = JSON.parse(out.stdout);

@@ -9,7 +9,10 @@ import { ROOT } from '../helpers/cli.js';
 
 describe('the command table', () => {
   it('has one entry per module under src/cli/commands, each name once', () => {
-    const modules = readdirSync(join(ROOT, 'src', 'cli', 'commands')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+    const modules = readdirSync(join(ROOT, 'src', 'cli', 'commands'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice(0, -3))
+      .sort();
     const names = COMMANDS.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
     expect([...names].sort()).toEqual(modules);
@@ -19,7 +22,10 @@ describe('the command table', () => {
     for (const entry of COMMANDS) {
       const program = new Command('veronikai');
       (await entry.load())(program);
-      expect(program.commands.map((c) => c.name()), entry.name).toEqual([entry.name]);
+      expect(
+        program.commands.map((c) => c.name()),
+        entry.name,
+      ).toEqual([entry.name]);
       expect(entry.summary.length, entry.name).toBeGreaterThan(10);
     }
   });

@@ -17,7 +17,14 @@ const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 /** Files in the data directory that hold secrets, where a command has written them. */
 function secretFiles(dir: string): string[] {
-  const candidates = [instancePath(dir), join(dir, SIGNING_KEY_FILE), join(dir, SIGNING_PUBLIC_KEY_FILE), ...readdirSync(dir).filter((f) => /password/.test(f)).map((f) => join(dir, f))];
+  const candidates = [
+    instancePath(dir),
+    join(dir, SIGNING_KEY_FILE),
+    join(dir, SIGNING_PUBLIC_KEY_FILE),
+    ...readdirSync(dir)
+      .filter((f) => /password/.test(f))
+      .map((f) => join(dir, f)),
+  ];
   return candidates.filter((f) => existsSync(f));
 }
 
@@ -66,7 +73,12 @@ describe.skipIf(process.platform === 'win32')('the data directory of the command
     expect(modeOf(dir)).toBe(0o700);
     const said = r.stderr.split('\n').filter((l) => l.includes('was open to other users'));
     expect(said).toHaveLength(1);
-    expect(JSON.parse(said[0]!)).toMatchObject({ level: 40, dataDir: dir, mode: '0755', msg: `data directory ${dir} was open to other users (mode 0755): set to 0700` });
+    expect(JSON.parse(said[0]!)).toMatchObject({
+      level: 40,
+      dataDir: dir,
+      mode: '0755',
+      msg: `data directory ${dir} was open to other users (mode 0755): set to 0700`,
+    });
   }, 60_000);
 
   it('api keeps the directory 0700 and its instance file 0600; with --public-url a forged Host is in no feed link', async () => {

@@ -51,6 +51,8 @@ describe('veronikai dispute', () => {
     const r = await dispute('https://nobody.example/mcp', '--reason', 'we are up');
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('veronikai: no agent in the index has the key https://nobody.example/mcp: check the URL (the card URL for an A2A agent, the endpoint URL for an MCP server)\n');
+    expect(r.stderr).toBe(
+      'veronikai: no agent in the index has the key https://nobody.example/mcp: check the URL (the card URL for an A2A agent, the endpoint URL for an MCP server)\n',
+    );
   }, 60_000);
 });

@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { HAVE_PYTHON_MCP, startAuthorizationServer, startCardServer, craftedCard, startProtectedMcp, startPythonModernPeer, type Listening } from '../helpers/inspect-peers.js';
+import {
+  HAVE_PYTHON_MCP,
+  startAuthorizationServer,
+  startCardServer,
+  craftedCard,
+  startProtectedMcp,
+  startPythonModernPeer,
+  type Listening,
+} from '../helpers/inspect-peers.js';
 import { startA2AAgent, startMcpLegacySse, startMcpStreamableStateful, type Peer } from '../helpers/peers.js';
 
 let legacy: Peer;
@@ -16,7 +24,12 @@ let as: { issuer: string; close: () => Promise<void> };
 let guarded: Listening & { url: string };
 const TOKEN = 'cli-owner-token-93f1e2';
 beforeAll(async () => {
-  [legacy, sse, a2a, bad] = await Promise.all([startMcpStreamableStateful(), startMcpLegacySse(), startA2AAgent(), startCardServer(craftedCard({ skills: [] }))]);
+  [legacy, sse, a2a, bad] = await Promise.all([
+    startMcpStreamableStateful(),
+    startMcpLegacySse(),
+    startA2AAgent(),
+    startCardServer(craftedCard({ skills: [] })),
+  ]);
   as = await startAuthorizationServer('dcr');
   guarded = await startProtectedMcp({ issuer: as.issuer, acceptToken: TOKEN });
 });
@@ -35,15 +48,30 @@ interface Summary {
 }
 
 describe('veronikai inspect', () => {
-  it('--json: the protocols summary has exactly the issue\'s fields (legacy MCP, confirmed; exit 0)', async () => {
+  it("--json: the protocols summary has exactly the issue's fields (legacy MCP, confirmed; exit 0)", async () => {
     const r = await runCli(['inspect', legacy.url, '--allow-loopback', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as Summary;
     expect(Object.keys(j.protocols).sort()).toEqual(['a2a', 'mcp']);
     expect(Object.keys(j.protocols.mcp).sort()).toEqual(MCP_KEYS);
     expect(Object.keys(j.protocols.a2a).sort()).toEqual(A2A_KEYS);
-    expect(j.protocols.mcp).toEqual({ state: 'confirmed', era: 'legacy', toolsListStable: true, cacheMetadata: false, extensions: [], auth: null });
-    expect(j.protocols.a2a).toEqual({ state: 'not_detected', cardUrl: null, legacyPathOnly: false, secretsFound: 0, oidc: 'absent', skillsWithoutDescription: 0, securitySchemesDeclared: false });
+    expect(j.protocols.mcp).toEqual({
+      state: 'confirmed',
+      era: 'legacy',
+      toolsListStable: true,
+      cacheMetadata: false,
+      extensions: [],
+      auth: null,
+    });
+    expect(j.protocols.a2a).toEqual({
+      state: 'not_detected',
+      cardUrl: null,
+      legacyPathOnly: false,
+      secretsFound: 0,
+      oidc: 'absent',
+      skillsWithoutDescription: 0,
+      securitySchemesDeclared: false,
+    });
   });
 
   it('--json on a protected endpoint: auth summary with every field; --header sent but never printed', async () => {
@@ -51,14 +79,37 @@ describe('veronikai inspect', () => {
     const j = JSON.parse(r.stdout) as Summary;
     expect(j.protocols.mcp.state).toBe('indicated');
     expect(Object.keys(j.protocols.mcp.auth!).sort()).toEqual(AUTH_KEYS);
-    expect(j.protocols.mcp.auth).toMatchObject({ required: true, issuer: as.issuer, openidConfiguration: true, oauthMetadata: true, registration: 'dcr' });
+    expect(j.protocols.mcp.auth).toMatchObject({
+      required: true,
+      issuer: as.issuer,
+      openidConfiguration: true,
+      oauthMetadata: true,
+      registration: 'dcr',
+    });
     expect(r.code).toBe(0); // warnings only (DCR only)
 
-    const withToken = await runCli(['inspect', guarded.url, '--protocol', 'mcp', '--allow-loopback', '--json', '--header', `Authorization: Bearer ${TOKEN}`]);
+    const withToken = await runCli([
+      'inspect',
+      guarded.url,
+      '--protocol',
+      'mcp',
+      '--allow-loopback',
+      '--json',
+      '--header',
+      `Authorization: Bearer ${TOKEN}`,
+    ]);
     expect(withToken.code, withToken.stderr).toBe(0);
     expect((JSON.parse(withToken.stdout) as Summary).protocols.mcp).toMatchObject({ state: 'confirmed', era: 'legacy' });
     expect(withToken.stdout + withToken.stderr).not.toContain(TOKEN);
-    const term = await runCli(['inspect', guarded.url, '--protocol', 'mcp', '--allow-loopback', '--header', `Authorization: Bearer ${TOKEN}`]);
+    const term = await runCli([
+      'inspect',
+      guarded.url,
+      '--protocol',
+      'mcp',
+      '--allow-loopback',
+      '--header',
+      `Authorization: Bearer ${TOKEN}`,
+    ]);
     expect(term.stdout + term.stderr).not.toContain(TOKEN);
   });
 
@@ -88,7 +139,13 @@ describe('veronikai inspect', () => {
     expect(json.code).toBe(1);
     const sarif = await runCli(['inspect', url, '--protocol', 'a2a', '--allow-loopback', '--format', 'sarif']);
     expect(sarif.code).toBe(1);
-    const s = JSON.parse(sarif.stdout) as { version: string; runs: Array<{ tool: { driver: { rules: Array<{ id: string; helpUri: string }> } }; results: Array<{ ruleId: string; level: string }> }> };
+    const s = JSON.parse(sarif.stdout) as {
+      version: string;
+      runs: Array<{
+        tool: { driver: { rules: Array<{ id: string; helpUri: string }> } };
+        results: Array<{ ruleId: string; level: string }>;
+      }>;
+    };
     expect(s.version).toBe('2.1.0');
     expect(s.runs[0]!.results.find((x) => x.ruleId === 'INS-A2A-002')!.level).toBe('error');
     expect(s.runs[0]!.tool.driver.rules.find((x) => x.id === 'INS-A2A-002')!.helpUri).toMatch(/^https:\/\/a2a-protocol\.org\//);
@@ -111,9 +168,27 @@ describe('veronikai inspect', () => {
   it.skipIf(!HAVE_PYTHON_MCP)('modern era on the Python SDK peer: --json summary', async () => {
     const p = await startPythonModernPeer({ extension: true });
     try {
-      const r = await runCli(['inspect', p.url, '--allow-loopback', '--json', '--protocol', 'mcp', '--time-limit', '30s', '--max-requests', '10']);
+      const r = await runCli([
+        'inspect',
+        p.url,
+        '--allow-loopback',
+        '--json',
+        '--protocol',
+        'mcp',
+        '--time-limit',
+        '30s',
+        '--max-requests',
+        '10',
+      ]);
       expect(r.code, r.stderr).toBe(0);
-      expect((JSON.parse(r.stdout) as Summary).protocols.mcp).toEqual({ state: 'confirmed', era: 'modern', toolsListStable: true, cacheMetadata: true, extensions: ['com.example/inspect-test'], auth: null });
+      expect((JSON.parse(r.stdout) as Summary).protocols.mcp).toEqual({
+        state: 'confirmed',
+        era: 'modern',
+        toolsListStable: true,
+        cacheMetadata: true,
+        extensions: ['com.example/inspect-test'],
+        auth: null,
+      });
     } finally {
       await p.close();
     }

@@ -92,7 +92,14 @@ describe('the platform of `run`', () => {
     const log = testLogger('lifecycle');
     const config = loadConfig({ dataDir: dataDir(), brokers, sourceUrl: [`mcp-registry=${registry.url}`] }, {});
     // One retry: the default backoff of minutes is for a warehouse that comes back.
-    platform = await startPlatform(config, { log, api: false, probes: false, topicPrefix: uniqueTopicPrefix(import.meta.url), sign: TEST_SIGNING_KEY, sinkRetries: 1 });
+    platform = await startPlatform(config, {
+      log,
+      api: false,
+      probes: false,
+      topicPrefix: uniqueTopicPrefix(import.meta.url),
+      sign: TEST_SIGNING_KEY,
+      sinkRetries: 1,
+    });
     let settled = false;
     void platform.failed.then(() => (settled = true));
     // Nothing has failed yet: `failed` settles on a failure only.

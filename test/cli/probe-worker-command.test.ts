@@ -59,7 +59,13 @@ describe('the probe-worker command with --allow-loopback', () => {
 
     const probes = await readTopicUntil(kafka, topics.probes, (v) => codec.decodeAs('Probe', v), 1, 60_000);
     expect(probes).toHaveLength(1);
-    expect(probes[0]).toMatchObject({ requestId: request.id, agentKey: request.agentKey, targetUrl: peer.url, robots: 'allowed', errorClass: null });
+    expect(probes[0]).toMatchObject({
+      requestId: request.id,
+      agentKey: request.agentKey,
+      targetUrl: peer.url,
+      robots: 'allowed',
+      errorClass: null,
+    });
     expect(probes[0]!.exchanges.map((e) => [e.role, e.status])).toEqual([['mcp-get', 200]]);
     expect(peer.paths).toContain(new URL(peer.url).pathname);
 

@@ -20,7 +20,7 @@ describe('query surfaces cannot be talked out of read-only', () => {
   let client: ClickHouseClient;
   let url: string;
   const sql = (...args: string[]) => runCli(['sql', ...args, '--data-dir', dir]);
-  const rows = async (query: string) => (await (await client.query({ query, format: 'JSONEachRow' })).json<Record<string, unknown>>());
+  const rows = async (query: string) => await (await client.query({ query, format: 'JSONEachRow' })).json<Record<string, unknown>>();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'veronikai-query-surfaces-'));
@@ -29,9 +29,21 @@ describe('query surfaces cannot be talked out of read-only', () => {
     expect(await runCli(['migrate', '--data-dir', dir])).toMatchObject({ code: 0 });
     const agent = (k: string, optOut: string) =>
       `('id-${k}', 'https://${k}.example/mcp', 'mcp', '${k}', '', '', '', ['mcp-registry'], map(), now64(3), now64(3), now64(3), 1, NULL, 0, '${optOut}', '${optOut ? 'private reason of the owner' : ''}', 1)`;
-    expect(await sql(`INSERT INTO agents VALUES ${agent('shown', '')}, ${agent('hidden', 'hidden')}`, '--write')).toMatchObject({ code: 0 });
-    expect(await sql("INSERT INTO webhook_deliveries (subscription_id, delivery_id, error) VALUES ('s', 'd', 'connect ECONNREFUSED receiver.internal')", '--write')).toMatchObject({ code: 0 });
-    expect(await sql("INSERT INTO corrections (dispute_id, agent_key, reason, outcome) VALUES ('d1', 'https://shown.example/mcp', 'the dispute reason', 'answered')", '--write')).toMatchObject({ code: 0 });
+    expect(await sql(`INSERT INTO agents VALUES ${agent('shown', '')}, ${agent('hidden', 'hidden')}`, '--write')).toMatchObject({
+      code: 0,
+    });
+    expect(
+      await sql(
+        "INSERT INTO webhook_deliveries (subscription_id, delivery_id, error) VALUES ('s', 'd', 'connect ECONNREFUSED receiver.internal')",
+        '--write',
+      ),
+    ).toMatchObject({ code: 0 });
+    expect(
+      await sql(
+        "INSERT INTO corrections (dispute_id, agent_key, reason, outcome) VALUES ('d1', 'https://shown.example/mcp', 'the dispute reason', 'answered')",
+        '--write',
+      ),
+    ).toMatchObject({ code: 0 });
     api = spawnCli(['api', '--data-dir', dir, '--port', '0', '--clickhouse-port', '0'], { VERONIKAI_CLICKHOUSE_HTTP_PASSWORD: PASSWORD });
     await api.waitForStdout(URL_LINE, 60_000);
     url = URL_LINE.exec(api.stdout)![1]!;
@@ -79,7 +91,7 @@ describe('query surfaces cannot be talked out of read-only', () => {
   it('serves the public schema: no hidden agent, no opt-out reason, no operator table, no other session', async () => {
     expect(await rows('SELECT name FROM agents ORDER BY name')).toEqual([{ name: 'shown' }]);
     expect(await rows("SELECT count() AS n FROM agents WHERE agent_key = 'https://hidden.example/mcp'")).toEqual([{ n: '0' }]);
-    expect((await rows('SELECT dispute_id FROM corrections'))).toEqual([{ dispute_id: 'd1' }]);
+    expect(await rows('SELECT dispute_id FROM corrections')).toEqual([{ dispute_id: 'd1' }]);
     for (const query of [
       "SELECT opt_out_reason FROM default.agents WHERE opt_out = 'hidden'",
       'SELECT error FROM default.webhook_deliveries',
@@ -88,7 +100,9 @@ describe('query surfaces cannot be talked out of read-only', () => {
       'SELECT query FROM system.processes',
       'SELECT count() FROM webhook_deliveries',
     ]) {
-      await expect(client.query({ query, format: 'JSONEachRow' }), query).rejects.toMatchObject({ code: expect.stringMatching(/^(164|60|47|16)$/) });
+      await expect(client.query({ query, format: 'JSONEachRow' }), query).rejects.toMatchObject({
+        code: expect.stringMatching(/^(164|60|47|16)$/),
+      });
     }
     // The catalogue a BI tool reads lists the public views only.
     const tables = (await rows("SELECT name FROM system.tables WHERE database = 'veronikai_public' ORDER BY name")).map((r) => r.name);
@@ -106,9 +120,12 @@ describe('query surfaces cannot be talked out of read-only', () => {
     const before = peak();
     // A one-piece JSON answer of 300 million rows (about 10 GB): the engine stops it at the public
     // session's result limits instead of building it, and says so.
-    const res = await fetch(`${url}/?query=${encodeURIComponent('SELECT repeat(toString(number), 4) AS s FROM numbers(300000000) FORMAT JSON')}`, {
-      headers: { authorization: `Basic ${Buffer.from(`default:${PASSWORD}`).toString('base64')}` },
-    });
+    const res = await fetch(
+      `${url}/?query=${encodeURIComponent('SELECT repeat(toString(number), 4) AS s FROM numbers(300000000) FORMAT JSON')}`,
+      {
+        headers: { authorization: `Basic ${Buffer.from(`default:${PASSWORD}`).toString('base64')}` },
+      },
+    );
     const body = Buffer.from(await res.arrayBuffer());
     expect(body.length).toBeLessThan(400 * 1024 * 1024);
     expect(body.subarray(-4096).toString('utf8')).toMatch(/Limit for result exceeded|Code: 396/);

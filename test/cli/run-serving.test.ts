@@ -34,8 +34,15 @@ describe('veronikai run serves its data directory', () => {
     expect(await runCli(['migrate', '--data-dir', dir])).toMatchObject({ code: 0 });
     // Rows of a table the daily run leaves alone (documents are written only by probes), so the
     // answer while `run` serves can be compared with the one after it stopped.
-    const values = ['a', 'b', 'c'].map((k, i) => `('${k.repeat(64)}', '{"name":"${k}"}', 1, 12, 'https://${k}.example/.well-known/agent-card.json', '2026-01-0${i + 1} 00:00:00.000')`).join(', ');
-    expect(await sql(`INSERT INTO documents (sha256, text, valid_utf8, bytes, url, observed_at) VALUES ${values}`, '--write')).toMatchObject({ code: 0, stderr: '' });
+    const values = ['a', 'b', 'c']
+      .map(
+        (k, i) =>
+          `('${k.repeat(64)}', '{"name":"${k}"}', 1, 12, 'https://${k}.example/.well-known/agent-card.json', '2026-01-0${i + 1} 00:00:00.000')`,
+      )
+      .join(', ');
+    expect(
+      await sql(`INSERT INTO documents (sha256, text, valid_utf8, bytes, url, observed_at) VALUES ${values}`, '--write'),
+    ).toMatchObject({ code: 0, stderr: '' });
   }, 60_000);
 
   afterAll(async () => {
@@ -49,7 +56,19 @@ describe('veronikai run serves its data directory', () => {
 
   it('answers sql and the ClickHouse interface while running, and sql the same once stopped', async () => {
     run = spawnCli(
-      ['run', '--data-dir', dir, '--port', '0', '--clickhouse-port', '0', '--source', 'mcp-registry', '--source-url', `mcp-registry=${registry.url}`],
+      [
+        'run',
+        '--data-dir',
+        dir,
+        '--port',
+        '0',
+        '--clickhouse-port',
+        '0',
+        '--source',
+        'mcp-registry',
+        '--source-url',
+        `mcp-registry=${registry.url}`,
+      ],
       // Its own broker, whatever the environment names.
       { VERONIKAI_KAFKA_BROKERS: '' },
     );
@@ -69,7 +88,9 @@ describe('veronikai run serves its data directory', () => {
     // Without the instance, opening the directory would fail on chdb's lock.
     const served = await sql(QUERY);
     expect(served).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(served.stdout)).toEqual(['a', 'b', 'c'].map((k) => ({ sha256: k.repeat(64), url: `https://${k}.example/.well-known/agent-card.json`, bytes: 12 })));
+    expect(JSON.parse(served.stdout)).toEqual(
+      ['a', 'b', 'c'].map((k) => ({ sha256: k.repeat(64), url: `https://${k}.example/.well-known/agent-card.json`, bytes: 12 })),
+    );
     const write = await sql('DROP TABLE documents');
     expect(write.code).toBe(1);
     expect(write.stderr).toMatch(/refused/);
@@ -78,12 +99,36 @@ describe('veronikai run serves its data directory', () => {
     const client = createClient({ url, database: 'veronikai', password, log: { level: ClickHouseLogLevel.OFF } });
     const anonymous = createClient({ url, database: 'veronikai', log: { level: ClickHouseLogLevel.OFF } });
     try {
-      await expect(anonymous.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '516', type: 'AUTHENTICATION_FAILED' });
+      await expect(anonymous.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toMatchObject({
+        code: '516',
+        type: 'AUTHENTICATION_FAILED',
+      });
       // It serves the public schema: the judged documents are the owner's only (they could name a hidden agent).
-      const rows = await (await client.query({ query: 'SELECT name FROM system.tables WHERE name = {t:String}', query_params: { t: 'agents' }, format: 'JSONEachRow' })).json<{ name: string }>();
+      const rows = await (
+        await client.query({
+          query: 'SELECT name FROM system.tables WHERE name = {t:String}',
+          query_params: { t: 'agents' },
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string }>();
       expect(rows).toEqual([{ name: 'agents' }]);
       await expect(client.query({ query: 'SELECT url FROM documents FINAL', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '60' });
-      await expect(client.insert({ table: 'documents', values: [{ sha256: 'd'.repeat(64), text: '{}', valid_utf8: 1, bytes: 2, url: 'https://d.example/', observed_at: '2026-01-04 00:00:00.000' }], format: 'JSONEachRow' })).rejects.toMatchObject({
+      await expect(
+        client.insert({
+          table: 'documents',
+          values: [
+            {
+              sha256: 'd'.repeat(64),
+              text: '{}',
+              valid_utf8: 1,
+              bytes: 2,
+              url: 'https://d.example/',
+              observed_at: '2026-01-04 00:00:00.000',
+            },
+          ],
+          format: 'JSONEachRow',
+        }),
+      ).rejects.toMatchObject({
         code: '164',
         type: 'READONLY',
       });

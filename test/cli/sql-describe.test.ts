@@ -56,7 +56,12 @@ describe('veronikai sql: the reading verbs besides SELECT', () => {
   it('answers these verbs on a writing connection too, and in jsonl', async () => {
     const r = await sql('DESCRIBE v_agents_current__v2', '--write', '--format', 'jsonl');
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Row).name)).toContain('opt_out');
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as Row).name),
+    ).toContain('opt_out');
   });
 
   it('holds the one-piece verbs to --max-rows as well', async () => {
@@ -131,7 +136,11 @@ describe.skipIf(!binary)('veronikai sql: the deadline on a ClickHouse server', (
 
   it('stops a slow read at --sql-timeout on the server too', async () => {
     const started = Date.now();
-    const r = await runCli(['sql', SLOW_QUERY, '--warehouse', server.url, '--clickhouse-database', 'default', '--sql-timeout', '1s'], {}, 60_000);
+    const r = await runCli(
+      ['sql', SLOW_QUERY, '--warehouse', server.url, '--clickhouse-database', 'default', '--sql-timeout', '1s'],
+      {},
+      60_000,
+    );
     expect(r.code).toBe(1);
     // The client's deadline and the server's max_execution_time are the same second: either may say it first.
     expect(r.stderr).toMatch(/^veronikai sql: timeout.*--sql-timeout 1s/m);

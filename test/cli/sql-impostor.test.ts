@@ -23,7 +23,10 @@ describe('veronikai sql with an instance file whose port an impostor holds', () 
     dir = mkdtempSync(join(tmpdir(), 'veronikai-sql-impostor-'));
     expect(await runCli(['migrate', '--data-dir', dir])).toMatchObject({ code: 0 });
     const rows = ['a', 'b']
-      .map((k, i) => `SELECT 'id-${k}', 'https://${k}.example/mcp', 'mcp', '${k}', '', '', '', ['mcp-registry'], map(), '2026-01-0${i + 1} 00:00:00.000', now64(3), now64(3), 1, NULL, 0, '', '', 1`)
+      .map(
+        (k, i) =>
+          `SELECT 'id-${k}', 'https://${k}.example/mcp', 'mcp', '${k}', '', '', '', ['mcp-registry'], map(), '2026-01-0${i + 1} 00:00:00.000', now64(3), now64(3), 1, NULL, 0, '', '', 1`,
+      )
       .join(' UNION ALL ');
     expect(await runCli(['sql', `INSERT INTO agents ${rows}`, '--write', '--data-dir', dir])).toMatchObject({ code: 0, stderr: '' });
 
@@ -39,7 +42,13 @@ describe('veronikai sql with an instance file whose port an impostor holds', () 
     });
     await new Promise<void>((r) => impostor.listen(0, '127.0.0.1', r));
     const port = (impostor.address() as { port: number }).port;
-    writeInstanceFile(dir, { v: 1, pid: process.pid, startedAt: new Date().toISOString(), apiUrl: null, clickhouse: { host: '127.0.0.1', port, token: TOKEN } });
+    writeInstanceFile(dir, {
+      v: 1,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      apiUrl: null,
+      clickhouse: { host: '127.0.0.1', port, token: TOKEN },
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -47,19 +56,25 @@ describe('veronikai sql with an instance file whose port an impostor holds', () 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends the impostor no token and no query, and prints the directory\'s own rows', async () => {
+  it("sends the impostor no token and no query, and prints the directory's own rows", async () => {
     const out = await runCli(['sql', QUERY, '--format', 'jsonl', '--data-dir', dir]);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toBe('{"agent_key":"https://a.example/mcp"}\n{"agent_key":"https://b.example/mcp"}\n');
     expect(out.stdout).not.toContain('impostor');
-    expect(out.stderr).toMatch(/^veronikai sql: not using .*instance\.json: what answers on port \d+ does not prove it is process \d+ holding the instance file's token; opening the warehouse here\n$/);
+    expect(out.stderr).toMatch(
+      /^veronikai sql: not using .*instance\.json: what answers on port \d+ does not prove it is process \d+ holding the instance file's token; opening the warehouse here\n$/,
+    );
 
     // All it got: a challenge with a random nonce. No token in any form, no query.
     const seen = JSON.stringify(received);
     expect(seen).not.toContain(TOKEN);
     expect(seen).not.toContain(Buffer.from(`default:${TOKEN}`).toString('base64'));
     expect(seen).not.toContain('agents');
-    expect(received.every((r) => r.method === 'GET' && r.body === '' && r.headers.authorization === undefined && r.headers['x-clickhouse-key'] === undefined)).toBe(true);
+    expect(
+      received.every(
+        (r) => r.method === 'GET' && r.body === '' && r.headers.authorization === undefined && r.headers['x-clickhouse-key'] === undefined,
+      ),
+    ).toBe(true);
     expect(received.map((r) => r.url.replace(/[0-9a-f]{64}/, '<nonce>'))).toEqual(['/veronikai/challenge?nonce=<nonce>']);
     // The file names a live pid: it is left alone (only a file whose process is gone is removed).
     expect(existsSync(instancePath(dir))).toBe(true);

@@ -14,13 +14,17 @@ describe('veronikai sql while an instance serves the data directory', () => {
   let dir: string;
   let api: SpawnedCli | null = null;
   const sql = (...args: string[]) => runCli(['sql', ...args, '--data-dir', dir]);
-  const QUERY = 'SELECT agent_key, sources, count() OVER () AS total, toDateTime64(first_seen, 3, \'UTC\') AS first_seen FROM agents FINAL ORDER BY agent_key';
+  const QUERY =
+    "SELECT agent_key, sources, count() OVER () AS total, toDateTime64(first_seen, 3, 'UTC') AS first_seen FROM agents FINAL ORDER BY agent_key";
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'veronikai-sql-running-'));
     expect(await runCli(['migrate', '--data-dir', dir])).toMatchObject({ code: 0 });
     const values = ['a', 'b', 'c']
-      .map((k, i) => `('id-${k}', 'https://${k}.example/mcp', 'mcp', '${k}', '', '', '', ['mcp-registry'], map(), '2026-01-0${i + 1} 00:00:00.000', now64(3), now64(3), 1, NULL, 0, '', '', 1)`)
+      .map(
+        (k, i) =>
+          `('id-${k}', 'https://${k}.example/mcp', 'mcp', '${k}', '', '', '', ['mcp-registry'], map(), '2026-01-0${i + 1} 00:00:00.000', now64(3), now64(3), 1, NULL, 0, '', '', 1)`,
+      )
       .join(', ');
     expect(await sql(`INSERT INTO agents VALUES ${values}`, '--write')).toMatchObject({ code: 0, stderr: '' });
   }, 60_000);

@@ -25,7 +25,11 @@ describe.skipIf(!hasScript)('logs: human lines on a terminal, JSON lines elsewhe
   const bin = join(ROOT, 'bin', 'veronikai.js');
 
   it('on a terminal: no JSON line, each log a short human line', () => {
-    const out = execFileSync('script', ['-qec', `node '${bin}' migrate --data-dir '${dataDir()}'`, '/dev/null'], { env, encoding: 'utf8', timeout: 60_000 });
+    const out = execFileSync('script', ['-qec', `node '${bin}' migrate --data-dir '${dataDir()}'`, '/dev/null'], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     const lines = out.split(/\r?\n/).filter((l) => l.trim() !== '');
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);

@@ -20,9 +20,15 @@ const A2A = 'https://agent.recipes-agent.dev';
 const card = readFileSync('test/fixtures/conformance/a2a/good-0.3.json', 'utf8');
 const events = [
   probeEvent(T, 'v1', MCP, 'mcp', [probeExchange('mcp-get', MCP, 405, '', { allow: 'POST' })]),
-  probeEvent(T + 1, 'v2', MCP2, 'mcp', [probeExchange('mcp-get', MCP2, 200, 'event: endpoint\ndata: /x\n\n', { 'content-type': 'text/event-stream' })]),
-  probeEvent(T + 2, 'v3', A2A, 'a2a', [probeExchange('card', `${A2A}/.well-known/agent-card.json`, 200, card, { 'content-type': 'application/json' })]),
-  probeEvent(T + 3, 'v4', `${A2A}/down`, 'a2a', [probeExchange('card', `${A2A}/down/.well-known/agent-card.json`, null, '', {}, 'refused')]),
+  probeEvent(T + 1, 'v2', MCP2, 'mcp', [
+    probeExchange('mcp-get', MCP2, 200, 'event: endpoint\ndata: /x\n\n', { 'content-type': 'text/event-stream' }),
+  ]),
+  probeEvent(T + 2, 'v3', A2A, 'a2a', [
+    probeExchange('card', `${A2A}/.well-known/agent-card.json`, 200, card, { 'content-type': 'application/json' }),
+  ]),
+  probeEvent(T + 3, 'v4', `${A2A}/down`, 'a2a', [
+    probeExchange('card', `${A2A}/down/.well-known/agent-card.json`, null, '', {}, 'refused'),
+  ]),
   // The next day's probe of an unchanged agent: judged from the memo, signed in the same batch.
   probeEvent(T + 4, 'v5', MCP, 'mcp', [probeExchange('mcp-get', MCP, 405, '', { allow: 'POST' })]),
 ];
@@ -34,10 +40,19 @@ describe('veronikai verify', () => {
   beforeAll(async () => {
     t = await withWarehouse('cli-verify');
     const listed = (key: string, description: string) => ({
-      agent_key: key, observed_at: new Date(T - 3_600_000), event_id: `l-${key}`, source: 'mcp-registry', item_id: key,
-      status: 'active', endpoint_transport: 'streamable-http', server_json: serverJsonFor(`io.github.x/${key.length}`, description, key),
+      agent_key: key,
+      observed_at: new Date(T - 3_600_000),
+      event_id: `l-${key}`,
+      source: 'mcp-registry',
+      item_id: key,
+      status: 'active',
+      endpoint_transport: 'streamable-http',
+      server_json: serverJsonFor(`io.github.x/${key.length}`, description, key),
     });
-    await t.wh.insert('listing_history', [listed(MCP, 'Short but honest thirty chars.'), listed(MCP2, 'A long and descriptive explanation of what this server offers.')]);
+    await t.wh.insert('listing_history', [
+      listed(MCP, 'Short but honest thirty chars.'),
+      listed(MCP2, 'A long and descriptive explanation of what this server offers.'),
+    ]);
     // The data directory's own key, as `run` would generate it.
     const key = loadSigningKey({ dataDir: t.dir });
     await new VerdictWriter(t.wh, CURRENT_CHECKER, key.privateKey).write(events);

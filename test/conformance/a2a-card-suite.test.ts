@@ -5,8 +5,18 @@ import { ctxOf, recipeCard, ruleIds } from './helpers.js';
 const ctx = ctxOf('t');
 const good = recipeCard();
 const card = (over: Record<string, unknown>) => checkA2ACard({ value: recipeCard(over) }, ctx).card;
-const ex = (status: number | null, extra: Partial<HttpExchange> = {}): HttpExchange => ({ url: 'https://agent.acme-recipes.dev/x', status, headers: {}, ...extra });
-const obs = (exchanges: HttpExchange[], extra: Partial<A2AObservation> = {}): A2AObservation => ({ exchanges, robots: 'allowed', canary: 'ok', ...extra });
+const ex = (status: number | null, extra: Partial<HttpExchange> = {}): HttpExchange => ({
+  url: 'https://agent.acme-recipes.dev/x',
+  status,
+  headers: {},
+  ...extra,
+});
+const obs = (exchanges: HttpExchange[], extra: Partial<A2AObservation> = {}): A2AObservation => ({
+  exchanges,
+  robots: 'allowed',
+  canary: 'ok',
+  ...extra,
+});
 
 describe('suite veronikai-a2a-get-card v1 (seed 000)', () => {
   it('passes a complete card; an empty tags list is still a tags list', () => {
@@ -42,7 +52,9 @@ describe('suite veronikai-a2a-get-card v1 (seed 000)', () => {
   it('a skill needs id, name and description present as strings; only the top level needs non-empty text (seed 000)', () => {
     expect(card({ skills: [{ id: '', name: '', description: '', tags: [] }] }).result).toBe('pass');
     expect(card({ skills: [{ id: ' ', name: 'S', description: '\t', tags: [] }] }).result).toBe('pass');
-    expect(card({ skills: [{ id: null, name: 'S', description: 'd', tags: [] }] }).findings.map((f) => f.message)).toEqual(['skill 0 id must be a string, found null']);
+    expect(card({ skills: [{ id: null, name: 'S', description: 'd', tags: [] }] }).findings.map((f) => f.message)).toEqual([
+      'skill 0 id must be a string, found null',
+    ]);
     expect(ruleIds(card({ skills: [{ id: '', name: '', description: '', tags: 'x' }] }))).toEqual(['A2A-CARD-014']);
     expect(ruleIds(card({ name: '', skills: [{ id: '', name: '', description: '', tags: [] }] }))).toEqual(['A2A-CARD-005']);
   });

@@ -7,7 +7,10 @@ const ctx = ctxOf('t');
 const card03 = () => recipeCard({ protocolVersion: '0.3.0', skills: [{ id: 's', name: 'S', description: 'Does S.', tags: ['t'] }] });
 const card10 = () => {
   const { protocolVersion: _p, url: _u, ...rest } = card03();
-  return { ...rest, supportedInterfaces: [{ url: 'https://agent.acme-recipes.dev/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
+  return {
+    ...rest,
+    supportedInterfaces: [{ url: 'https://agent.acme-recipes.dev/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  };
 };
 
 describe('seed 001 §5: the three defects, as tests', () => {
@@ -15,7 +18,9 @@ describe('seed 001 §5: the three defects, as tests', () => {
     const ans = structuralAnswer({ ...card03(), protocolVersion: 42 });
     expect(ans.attribution).toMatchObject({ route: 'inferred', basis: 'url', family: '0.3' });
     expect(ans.strict!.valid).toBe(false);
-    expect(ans.strict!.violations).toEqual([expect.objectContaining({ ruleId: 'A2A-STRUCT-002', kind: 'type', pointer: '/protocolVersion' })]);
+    expect(ans.strict!.violations).toEqual([
+      expect.objectContaining({ ruleId: 'A2A-STRUCT-002', kind: 'type', pointer: '/protocolVersion' }),
+    ]);
     expect(ans.tolerantValid).toBe(false);
     const v = checkA2ACard({ value: { ...card03(), protocolVersion: 42 } }, ctx).structure;
     expect(v.result).toBe('fail');
@@ -39,7 +44,9 @@ describe('seed 001 §5: the three defects, as tests', () => {
     const ans = structuralAnswer(c);
     expect(ans.attribution).toMatchObject({ route: 'inferred', family: '0.3' });
     expect(ans.strict!.valid).toBe(false);
-    expect(ans.strict!.violations).toEqual([expect.objectContaining({ ruleId: 'A2A-STRUCT-001', kind: 'missing', pointer: '/protocolVersion' })]);
+    expect(ans.strict!.violations).toEqual([
+      expect.objectContaining({ ruleId: 'A2A-STRUCT-001', kind: 'missing', pointer: '/protocolVersion' }),
+    ]);
     expect(ans.tolerantValid).toBe(true);
     const v = checkA2ACard({ value: c }, ctx).structure;
     expect(v.result).toBe('fail');
@@ -55,24 +62,57 @@ describe('seed 001 §5: the three defects, as tests', () => {
 
 describe('attribution rules 1-5, in order', () => {
   it('rule 1: a JSON-LD @context naming the A2A agent-card vocabulary is declared, and wins over supportedInterfaces', () => {
-    expect(attribute({ '@context': 'https://a2a-protocol.org/v1/agent-card.jsonld', url: 'x' })).toMatchObject({ route: 'declared', basis: 'json-ld-context', family: '1.0', claimed: '1' });
-    expect(attribute({ '@context': ['https://schema.org', { '@vocab': 'https://a2a-protocol.org/v0.3/agent-card#' }], supportedInterfaces: [] })).toMatchObject({ route: 'declared', family: '0.3' });
+    expect(attribute({ '@context': 'https://a2a-protocol.org/v1/agent-card.jsonld', url: 'x' })).toMatchObject({
+      route: 'declared',
+      basis: 'json-ld-context',
+      family: '1.0',
+      claimed: '1',
+    });
+    expect(
+      attribute({ '@context': ['https://schema.org', { '@vocab': 'https://a2a-protocol.org/v0.3/agent-card#' }], supportedInterfaces: [] }),
+    ).toMatchObject({ route: 'declared', family: '0.3' });
     // no version in the context: the rule cannot read one and falls through
-    expect(attribute({ '@context': 'https://a2a-protocol.org/agent-card.jsonld', url: 'x' })).toMatchObject({ route: 'inferred', basis: 'url' });
+    expect(attribute({ '@context': 'https://a2a-protocol.org/agent-card.jsonld', url: 'x' })).toMatchObject({
+      route: 'inferred',
+      basis: 'url',
+    });
     // an unrelated context is not a claim
     expect(attribute({ '@context': 'https://schema.org/v1/', name: 'x' })).toMatchObject({ route: 'none' });
     expect(contextVersion('https://a2a-protocol.org/v1.0/agent-card.jsonld')).toBe('1.0');
   });
 
   it('rule 2: supportedInterfaces reads as 1.0; with a top-level protocolVersion it is a conflict', () => {
-    expect(attribute({ supportedInterfaces: [] })).toMatchObject({ route: 'inferred', basis: 'supported-interfaces', family: '1.0', alternative: '0.3' });
-    expect(attribute({ supportedInterfaces: [], protocolVersion: '0.2.5' })).toMatchObject({ route: 'conflict', family: '1.0', alternative: '0.2', claimed: '0.2.5' });
-    expect(attribute({ supportedInterfaces: [], protocolVersion: '1.0' })).toMatchObject({ route: 'conflict', family: '1.0', alternative: '0.3' });
-    expect(attribute({ supportedInterfaces: [], protocolVersion: 7 })).toMatchObject({ route: 'conflict', alternative: '0.3', claimed: null });
+    expect(attribute({ supportedInterfaces: [] })).toMatchObject({
+      route: 'inferred',
+      basis: 'supported-interfaces',
+      family: '1.0',
+      alternative: '0.3',
+    });
+    expect(attribute({ supportedInterfaces: [], protocolVersion: '0.2.5' })).toMatchObject({
+      route: 'conflict',
+      family: '1.0',
+      alternative: '0.2',
+      claimed: '0.2.5',
+    });
+    expect(attribute({ supportedInterfaces: [], protocolVersion: '1.0' })).toMatchObject({
+      route: 'conflict',
+      family: '1.0',
+      alternative: '0.3',
+    });
+    expect(attribute({ supportedInterfaces: [], protocolVersion: 7 })).toMatchObject({
+      route: 'conflict',
+      alternative: '0.3',
+      claimed: null,
+    });
   });
 
   it('rule 3: a protocolVersion string is declared; a non-string falls through', () => {
-    expect(attribute({ protocolVersion: '0.2.1', url: 'x' })).toMatchObject({ route: 'declared', family: '0.2', recognised: true, alternative: null });
+    expect(attribute({ protocolVersion: '0.2.1', url: 'x' })).toMatchObject({
+      route: 'declared',
+      family: '0.2',
+      recognised: true,
+      alternative: null,
+    });
     expect(attribute({ protocolVersion: 0.3, url: 'x' })).toMatchObject({ route: 'inferred', basis: 'url' });
     expect(attribute({ protocolVersion: 0.3 })).toMatchObject({ route: 'none' });
   });
@@ -99,11 +139,26 @@ describe('attribution rules 1-5, in order', () => {
 
 describe('version families', () => {
   it.each([
-    ['0.2.0', '0.2', true], ['0.2.5', '0.2', true], ['0.2.6', '0.2', true], ['v0.2', '0.2', true],
-    ['0.3', '0.3', true], ['0.3.0', '0.3', true], ['0.3.1-rc1', '0.3', true],
-    ['1', '1.0', true], ['1.0', '1.0', true], ['1.0.1', '1.0', true], ['1.2', '1.0', true],
-    ['0.1', '0.2', false], ['0', '0.2', false], ['0.4', '0.3', false], ['0.9-beta', '0.3', false],
-    ['2.0', '1.0', false], ['3', '1.0', false], ['latest', '0.3', false], ['', '0.3', false], ['A2A/0.3', '0.3', false],
+    ['0.2.0', '0.2', true],
+    ['0.2.5', '0.2', true],
+    ['0.2.6', '0.2', true],
+    ['v0.2', '0.2', true],
+    ['0.3', '0.3', true],
+    ['0.3.0', '0.3', true],
+    ['0.3.1-rc1', '0.3', true],
+    ['1', '1.0', true],
+    ['1.0', '1.0', true],
+    ['1.0.1', '1.0', true],
+    ['1.2', '1.0', true],
+    ['0.1', '0.2', false],
+    ['0', '0.2', false],
+    ['0.4', '0.3', false],
+    ['0.9-beta', '0.3', false],
+    ['2.0', '1.0', false],
+    ['3', '1.0', false],
+    ['latest', '0.3', false],
+    ['', '0.3', false],
+    ['A2A/0.3', '0.3', false],
   ])('%j → %s (recognised %s)', (v, family, recognised) => {
     expect(readVersion(v)).toEqual({ family, recognised });
   });
@@ -133,7 +188,10 @@ describe('required fields and their types', () => {
   it('checks 1.0 per-interface fields and needs supportedInterfaces', () => {
     const d = card10();
     d.supportedInterfaces = [{ url: 'https://a' } as never];
-    expect(structuralAnswer(d).strict!.violations.map((v) => v.pointer)).toEqual(['/supportedInterfaces/0/protocolBinding', '/supportedInterfaces/0/protocolVersion']);
+    expect(structuralAnswer(d).strict!.violations.map((v) => v.pointer)).toEqual([
+      '/supportedInterfaces/0/protocolBinding',
+      '/supportedInterfaces/0/protocolVersion',
+    ]);
     const c = { ...card03(), protocolVersion: '1.0' };
     expect(structuralAnswer(c).strict!.violations.map((v) => v.pointer)).toEqual(['/supportedInterfaces']);
   });

@@ -21,8 +21,12 @@ const verdict = checkA2ACard({ text: '{"name": "x"}' }, ctxOf('https://agent.acm
 
 describe('canonical JSON', () => {
   it('sorts keys, drops whitespace and writes numbers in shortest form', () => {
-    expect(canonicalJson({ b: [1, 2.5, -0, 1e21], a: { d: null, c: 'é\n' }, u: undefined })).toBe('{"a":{"c":"é\\n","d":null},"b":[1,2.5,0,1e+21]}');
-    expect(canonicalJson({ '\u00e9': 1, z: 2, A: 3, '\ud83d\ude00': 4, '\ufb33': 5 })).toBe('{"A":3,"z":2,"\u00e9":1,"\ud83d\ude00":4,"\ufb33":5}');
+    expect(canonicalJson({ b: [1, 2.5, -0, 1e21], a: { d: null, c: 'é\n' }, u: undefined })).toBe(
+      '{"a":{"c":"é\\n","d":null},"b":[1,2.5,0,1e+21]}',
+    );
+    expect(canonicalJson({ '\u00e9': 1, z: 2, A: 3, '\ud83d\ude00': 4, '\ufb33': 5 })).toBe(
+      '{"A":3,"z":2,"\u00e9":1,"\ud83d\ude00":4,"\ufb33":5}',
+    );
   });
   it('is independent of key order and round-trips through JSON.parse', () => {
     fc.assert(
@@ -45,7 +49,16 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
 
   it('signs exactly subject, observed-at, inputs hash, checker, suite, scope, result and reasons, and verifies', () => {
     const att = signVerdict(verdict, privateKeyPem);
-    expect(Object.keys(att.payload).sort()).toEqual(['checker', 'inputsHash', 'observedAt', 'reasons', 'result', 'scope', 'subject', 'suite']);
+    expect(Object.keys(att.payload).sort()).toEqual([
+      'checker',
+      'inputsHash',
+      'observedAt',
+      'reasons',
+      'result',
+      'scope',
+      'subject',
+      'suite',
+    ]);
     expect(att.payload.scope).toBe('document');
     expect(att.payload).toEqual(attestationPayload(verdict));
     expect(att.payload.checker).toBe('VeronikAI/0.1+attestations.3');
@@ -67,15 +80,18 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
     expect(tamper((a) => (a.payload.suite.version = 2))).toBe(false);
     expect(tamper((a) => (a.payload.scope = 'observation'))).toBe(false);
     expect(tamper((a) => ((a.payload as unknown as Record<string, unknown>).extra = 1))).toBe(false);
-    expect(tamper((a) => {
-      const sig = Buffer.from(a.signature, 'base64url');
-      sig[10] = sig[10]! ^ 1;
-      a.signature = sig.toString('base64url');
-    })).toBe(false);
+    expect(
+      tamper((a) => {
+        const sig = Buffer.from(a.signature, 'base64url');
+        sig[10] = sig[10]! ^ 1;
+        a.signature = sig.toString('base64url');
+      }),
+    ).toBe(false);
     const other = generateSigningKeyPair();
     expect(verifyAttestation(att, other.publicKeyPem)).toBe(false);
     expect(verifyVerdict({ ...verdict, result: 'pass' }, att, publicKeyPem)).toBe(false);
-    for (const junk of [null, 1, 'x', {}, { ...att, alg: 'RS256' }, { ...att, signature: 5 }]) expect(verifyAttestation(junk, publicKeyPem)).toBe(false);
+    for (const junk of [null, 1, 'x', {}, { ...att, alg: 'RS256' }, { ...att, signature: 5 }])
+      expect(verifyAttestation(junk, publicKeyPem)).toBe(false);
   });
 
   it('the signed payload says what was judged: scope, and the half of suite v2 that did not run', () => {
@@ -83,7 +99,13 @@ describe('attestations (Ed25519 over the canonical payload)', () => {
     const good = weatherServerJson({ remotes: [{ type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }] });
     const file = signVerdict(checkServerJson({ value: good }, ctx), privateKeyPem).payload;
     expect(file).toMatchObject({ result: 'pass', scope: 'document', reasons: ['n/a: transport rules not run: no live GET'] });
-    const obs = { remote: { type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }, get: { url: 'https://mcp.acme.dev/mcp', status: 405, headers: {} }, robots: 'allowed', canary: 'ok', serverJson: null } as const;
+    const obs = {
+      remote: { type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' },
+      get: { url: 'https://mcp.acme.dev/mcp', status: 405, headers: {} },
+      robots: 'allowed',
+      canary: 'ok',
+      serverJson: null,
+    } as const;
     const endpoint = signVerdict(judgeMcpEndpoint(obs, ctx).verdict, privateKeyPem).payload;
     expect(endpoint).toMatchObject({ result: 'pass', scope: 'observation', reasons: ['n/a: quality rules not run: no server.json'] });
     const whole = signVerdict(judgeMcpObservation({ ...obs, serverJson: good }, ctx).verdict, privateKeyPem).payload;

@@ -18,7 +18,9 @@ describe.skipIf(!HAVE_CORPUS)('golden run over the shared corpus', () => {
     expect(golden, 'golden/corpus-summary.json exists (`npm run goldens` creates it)').not.toBeNull();
     expect(current!.checker).toBe(golden!.checker);
     if (current!.corpusFingerprint !== golden!.corpusFingerprint) {
-      throw new Error('the shared corpus changed since golden/corpus-summary.json was written: regenerate it with `npm run goldens` and review the new counts');
+      throw new Error(
+        'the shared corpus changed since golden/corpus-summary.json was written: regenerate it with `npm run goldens` and review the new counts',
+      );
     }
     expect(current).toEqual(golden);
   });

@@ -5,7 +5,14 @@ import { CATALOGUE, RULES } from '../../src/conformance/catalogue.js';
 import { flag, verdictRecorder } from '../../src/conformance/findings.js';
 import { parseIp } from '../../src/core/ip-ranges.js';
 import { escapePointer, sanitize } from '../../src/core/json-util.js';
-import { isPlaceholderDescription, normalizeText, PLACEHOLDER_PATTERNS, PLACEHOLDERS, RAW_TEMPLATE_MARKERS, repeatsName } from '../../src/conformance/mcp-quality.js';
+import {
+  isPlaceholderDescription,
+  normalizeText,
+  PLACEHOLDER_PATTERNS,
+  PLACEHOLDERS,
+  RAW_TEMPLATE_MARKERS,
+  repeatsName,
+} from '../../src/conformance/mcp-quality.js';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -21,7 +28,9 @@ function canonicalReference(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalReference).join(',')}]`;
   if (typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    const keys = Object.keys(o).filter((k) => o[k] !== undefined && typeof o[k] !== 'function' && typeof o[k] !== 'symbol').sort();
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined && typeof o[k] !== 'function' && typeof o[k] !== 'symbol')
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalReference(o[k])}`).join(',')}}`;
   }
   if (typeof v === 'number') return Number.isFinite(v) ? (Object.is(v, -0) ? '0' : String(v)) : 'null';
@@ -30,7 +39,10 @@ function canonicalReference(v: unknown): string {
 
 describe('canonical JSON', () => {
   it('is the plain recursive writer on arbitrary values, lone surrogates and all, and hashInputs hashes its UTF-8', () => {
-    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', '😀', 'é', 'a') }));
+    const text = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', '😀', 'é', 'a') }),
+    );
     const value = fc.letrec((tie) => ({
       v: fc.oneof(
         { depthSize: 'small' },
@@ -67,9 +79,33 @@ describe('canonical JSON', () => {
 });
 
 describe('normalizeText scan', () => {
-  const reference = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const reference = (s: string): string =>
+    s
+      .toLowerCase()
+      .normalize('NFKC')
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
   it('equals the Unicode-class regex it replaced', () => {
-    const unit = fc.constantFrom('Ａ', 'ﬁ', '①', 'İ', 'ẞ', '\u0301', '\ud800', '\udc00', '😀', '٣', ' ', '-', '_', 'a', 'Z', '9', '\t', '—');
+    const unit = fc.constantFrom(
+      'Ａ',
+      'ﬁ',
+      '①',
+      'İ',
+      'ẞ',
+      '\u0301',
+      '\ud800',
+      '\udc00',
+      '😀',
+      '٣',
+      ' ',
+      '-',
+      '_',
+      'a',
+      'Z',
+      '9',
+      '\t',
+      '—',
+    );
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string(), fc.string({ unit })), (s) => {
         expect(normalizeText(s)).toBe(reference(s));
@@ -81,14 +117,21 @@ describe('normalizeText scan', () => {
 
 describe('repeatsName with a bounded strip', () => {
   const GENERIC = new Set(['mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for']);
-  const strip = (n: string): string => n.split(' ').filter((w) => w && !GENERIC.has(w)).join(' ');
+  const strip = (n: string): string =>
+    n
+      .split(' ')
+      .filter((w) => w && !GENERIC.has(w))
+      .join(' ');
   const reference = (desc: string, name: unknown): boolean => {
     if (typeof name !== 'string' || name.trim() === '' || desc.length > 2000 || name.length > 2000) return false;
     const d = normalizeText(desc);
     const candidates = new Set<string>([normalizeText(name)]);
     const slash = name.lastIndexOf('/');
     if (slash >= 0) candidates.add(normalizeText(name.slice(slash + 1)));
-    const dotted = name.slice(slash + 1).split('.').pop();
+    const dotted = name
+      .slice(slash + 1)
+      .split('.')
+      .pop();
     if (dotted) candidates.add(normalizeText(dotted));
     const dStripped = strip(d);
     for (const c of candidates) {
@@ -100,7 +143,23 @@ describe('repeatsName with a bounded strip', () => {
     return false;
   };
   it('equals the reference on generated names and descriptions', () => {
-    const word = fc.constantFrom('mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for', 'weather', 'io.github', 'acme', 'Weather', 'MCP', '');
+    const word = fc.constantFrom(
+      'mcp',
+      'server',
+      'the',
+      'a',
+      'an',
+      'model',
+      'context',
+      'protocol',
+      'for',
+      'weather',
+      'io.github',
+      'acme',
+      'Weather',
+      'MCP',
+      '',
+    );
     const phrase = fc.tuple(fc.array(word, { maxLength: 8 }), fc.constantFrom(' ', '-', '.', '/', '  ')).map(([ws, sep]) => ws.join(sep));
     fc.assert(
       fc.property(phrase, fc.oneof(phrase, fc.string(), fc.constant(42)), (desc, name) => {
@@ -133,8 +192,11 @@ describe('json-util fast paths', () => {
   it('escapePointer and sanitize answer as their plain forms', () => {
     const unit = fc.constantFrom('~', '/', 'a', '\u0000', '\u200b', '😀', 'é', ' ');
     const sanitizeRef = (text: string, max: number): string => {
-      // eslint-disable-next-line no-control-regex -- the reference sanitizer replaces control characters
-      const t = (text.length > max * 4 ? text.slice(0, max * 4) : text).replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, '\uFFFD');
+      const t = (text.length > max * 4 ? text.slice(0, max * 4) : text).replace(
+        // eslint-disable-next-line no-control-regex -- the reference sanitizer replaces control characters
+        /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g,
+        '\uFFFD',
+      );
       const chars = Array.from(t);
       return chars.length > max ? chars.slice(0, max).join('') + '…' : chars.join('');
     };
@@ -177,10 +239,18 @@ describe('the one recorder, as verdicts read it', () => {
 describe('MCP text rules fast paths', () => {
   it('normalizeText on ASCII text equals the Unicode-class regex', () => {
     const unit = fc.constantFrom(' ', '.', '/', '-', '_', 'A', 'z', 'Q', '0', '9', '\t', ':', '@', '`', '[', '{');
-    const reference = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-    fc.assert(fc.property(fc.string({ unit, maxLength: 60 }), (s) => {
-      expect(normalizeText(s)).toBe(reference(s));
-    }), { numRuns: 10_000 });
+    const reference = (s: string): string =>
+      s
+        .toLowerCase()
+        .normalize('NFKC')
+        .replace(/[^\p{L}\p{N}]+/gu, ' ')
+        .trim();
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 60 }), (s) => {
+        expect(normalizeText(s)).toBe(reference(s));
+      }),
+      { numRuns: 10_000 },
+    );
   });
 
   it('isPlaceholderDescription answers as the set and every pattern tried in turn', () => {
@@ -190,28 +260,90 @@ describe('MCP text rules fast paths', () => {
       const n = normalizeText(desc);
       return PLACEHOLDERS.has(n) || PLACEHOLDER_PATTERNS.some((re) => re.test(n));
     };
-    const word = fc.constantFrom('description', 'your', 'server', 'goes', 'here', 'add', 'a', 'short', 'todo', 'lorem', 'ipsum', 'TBD', 'mcp', 'x', 'descriptions', 'placeholder', 'write', 'n/a', '<your', '{{x}}', 'hello world');
+    const word = fc.constantFrom(
+      'description',
+      'your',
+      'server',
+      'goes',
+      'here',
+      'add',
+      'a',
+      'short',
+      'todo',
+      'lorem',
+      'ipsum',
+      'TBD',
+      'mcp',
+      'x',
+      'descriptions',
+      'placeholder',
+      'write',
+      'n/a',
+      '<your',
+      '{{x}}',
+      'hello world',
+    );
     const phrase = fc.tuple(fc.array(word, { maxLength: 7 }), fc.constantFrom(' ', '-', ': ', '  ')).map(([ws, sep]) => ws.join(sep));
-    fc.assert(fc.property(fc.oneof(phrase, fc.string()), (d) => {
-      expect(isPlaceholderDescription(d)).toBe(reference(d));
-    }), { numRuns: 10_000 });
+    fc.assert(
+      fc.property(fc.oneof(phrase, fc.string()), (d) => {
+        expect(isPlaceholderDescription(d)).toBe(reference(d));
+      }),
+      { numRuns: 10_000 },
+    );
     for (const p of PLACEHOLDERS) expect(isPlaceholderDescription(p)).toBe(true);
   });
 
   it('repeatsName strips generic words only, near misses kept', () => {
     const GENERIC = new Set(['mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for']);
-    const strip = (n: string): string => n.split(' ').filter((w) => w && !GENERIC.has(w)).join(' ');
+    const strip = (n: string): string =>
+      n
+        .split(' ')
+        .filter((w) => w && !GENERIC.has(w))
+        .join(' ');
     const reference = (desc: string, name: string): boolean => {
       if (name.trim() === '' || desc.length > 2000 || name.length > 2000) return false;
       const d = normalizeText(desc);
       const slash = name.lastIndexOf('/');
-      const cands = [normalizeText(name), ...(slash >= 0 ? [normalizeText(name.slice(slash + 1))] : []), normalizeText(name.slice(slash + 1).split('.').pop() ?? '')];
+      const cands = [
+        normalizeText(name),
+        ...(slash >= 0 ? [normalizeText(name.slice(slash + 1))] : []),
+        normalizeText(
+          name
+            .slice(slash + 1)
+            .split('.')
+            .pop() ?? '',
+        ),
+      ];
       return cands.some((c) => c !== '' && (d === c || (strip(c) !== '' && strip(d) === strip(c))));
     };
-    const word = fc.constantFrom('mcp', 'server', 'the', 'a', 'an', 'model', 'context', 'protocol', 'for', 'ab', 'ann', 'models', 'fo', 'thex', 'mcps', 'protocols', 'contexts', 'servers', 'weather', 'x');
+    const word = fc.constantFrom(
+      'mcp',
+      'server',
+      'the',
+      'a',
+      'an',
+      'model',
+      'context',
+      'protocol',
+      'for',
+      'ab',
+      'ann',
+      'models',
+      'fo',
+      'thex',
+      'mcps',
+      'protocols',
+      'contexts',
+      'servers',
+      'weather',
+      'x',
+    );
     const phrase = fc.tuple(fc.array(word, { maxLength: 6 }), fc.constantFrom(' ', '-', '.', '/')).map(([ws, sep]) => ws.join(sep));
-    fc.assert(fc.property(phrase, phrase, (desc, name) => {
-      expect(repeatsName(desc, name)).toBe(reference(desc, name));
-    }), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(phrase, phrase, (desc, name) => {
+        expect(repeatsName(desc, name)).toBe(reference(desc, name));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });

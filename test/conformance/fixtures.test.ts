@@ -68,7 +68,10 @@ describe('rule fixtures', () => {
         expect(j, `fixture ${f} exists`).toBeDefined();
         const vs = verdictsOf(j!);
         expect(ruleFindings(vs, rule.id)).toEqual([]);
-        expect(vs.some((v) => v.rulesEvaluated.includes(rule.id)), `${rule.id} evaluated on ${f}`).toBe(true);
+        expect(
+          vs.some((v) => v.rulesEvaluated.includes(rule.id)),
+          `${rule.id} evaluated on ${f}`,
+        ).toBe(true);
       });
     }
   }
@@ -82,7 +85,9 @@ describe('golden verdicts', () => {
     expect(golden!.suites).toEqual(current.suites);
     expect(Object.keys(current.verdicts).sort()).toEqual(Object.keys(golden!.verdicts).sort());
     for (const k of Object.keys(current.verdicts)) {
-      expect(current.verdicts[k], `verdicts of ${k} changed: bump CHECKER_VERSION and regenerate with \`npm run goldens\``).toEqual(golden!.verdicts[k]);
+      expect(current.verdicts[k], `verdicts of ${k} changed: bump CHECKER_VERSION and regenerate with \`npm run goldens\``).toEqual(
+        golden!.verdicts[k],
+      );
     }
   });
 });

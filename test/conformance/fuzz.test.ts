@@ -29,7 +29,7 @@ const RETAINED_MB = 8;
 const MB = 1024 * 1024;
 
 setFlagsFromString('--expose-gc');
-const gc = ((globalThis as { gc?: () => void }).gc ?? (runInNewContext('gc') as () => void));
+const gc = (globalThis as { gc?: () => void }).gc ?? (runInNewContext('gc') as () => void);
 
 /** Runs a batch, sampling the heap after each input; returns the peak and retained growth in bytes. */
 function heapAround(batch: (sample: () => void) => void): { peak: number; retained: number } {
@@ -56,7 +56,8 @@ function verdictOf(run: CheckRun): CheckRun {
   return run;
 }
 
-const judge = (bytes: Uint8Array, kind?: 'card' | 'server-json') => verdictOf(checkDocumentBytes(bytes, 'fuzz.json', kind ? { kind } : {}, ctx));
+const judge = (bytes: Uint8Array, kind?: 'card' | 'server-json') =>
+  verdictOf(checkDocumentBytes(bytes, 'fuzz.json', kind ? { kind } : {}, ctx));
 const strictUtf8 = (b: Uint8Array) => {
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(b);
@@ -73,13 +74,35 @@ const goodServer = JSON.parse(fixture('mcp/good.json').toString()) as Record<str
 const SEEDS: Array<{ bytes: Buffer; kind: 'card' | 'server-json' }> = [
   { bytes: fixture('a2a/good-0.3.json'), kind: 'card' },
   { bytes: fixture('a2a/good-1.0.json'), kind: 'card' },
-  { bytes: Buffer.from(JSON.stringify({ ...goodCard, name: 'Küchen-Agent 🍳', description: 'Rezepte für den Kühlschrank — 冷蔵庫のレシピ' })), kind: 'card' },
+  {
+    bytes: Buffer.from(
+      JSON.stringify({ ...goodCard, name: 'Küchen-Agent 🍳', description: 'Rezepte für den Kühlschrank — 冷蔵庫のレシピ' }),
+    ),
+    kind: 'card',
+  },
   { bytes: fixture('mcp/good.json'), kind: 'server-json' },
-  { bytes: Buffer.from(JSON.stringify({ ...goodServer, description: 'Serveur météo — données 天気 ☀️ for the world' })), kind: 'server-json' },
+  {
+    bytes: Buffer.from(JSON.stringify({ ...goodServer, description: 'Serveur météo — données 天気 ☀️ for the world' })),
+    kind: 'server-json',
+  },
 ];
 
 /** Byte sequences that are never valid UTF-8, wherever they are put. */
-const INVALID = [[0xff], [0xfe], [0xff, 0xfe], [0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xc3, 0x28], [0xe2, 0x28, 0xa1]];
+const INVALID = [
+  [0xff],
+  [0xfe],
+  [0xff, 0xfe],
+  [0x80],
+  [0xbf],
+  [0xc0, 0x80],
+  [0xc1, 0xbf],
+  [0xe0, 0x80, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf5, 0x80, 0x80, 0x80],
+  [0xc3, 0x28],
+  [0xe2, 0x28, 0xa1],
+];
 
 const RUNS = 150;
 
@@ -87,15 +110,22 @@ describe('fuzz: check on a document always ends as a verdict, in bounded memory'
   it('random bytes, as a card, a server.json and detected', () => {
     const heap = heapAround((sample) => {
       fc.assert(
-        fc.property(fc.oneof(fc.uint8Array({ maxLength: 4096 }), fc.string({ unit: 'binary', maxLength: 1024 }).map((s) => new TextEncoder().encode(s))), (bytes) => {
-          const valid = strictUtf8(bytes);
-          for (const kind of ['card', 'server-json', undefined] as const) {
-            const run = judge(bytes, kind);
-            // not UTF-8: never a pass; not JSON either, it fails for that, else with the crawler's word for it
-            if (!valid) expect(run.verdicts[0]!.reasons[0]).toMatch(/^(A2A-CARD-003|MCP-Q-001) #: .*(invalid_utf8|does not parse as JSON)/);
-          }
-          sample();
-        }),
+        fc.property(
+          fc.oneof(
+            fc.uint8Array({ maxLength: 4096 }),
+            fc.string({ unit: 'binary', maxLength: 1024 }).map((s) => new TextEncoder().encode(s)),
+          ),
+          (bytes) => {
+            const valid = strictUtf8(bytes);
+            for (const kind of ['card', 'server-json', undefined] as const) {
+              const run = judge(bytes, kind);
+              // not UTF-8: never a pass; not JSON either, it fails for that, else with the crawler's word for it
+              if (!valid)
+                expect(run.verdicts[0]!.reasons[0]).toMatch(/^(A2A-CARD-003|MCP-Q-001) #: .*(invalid_utf8|does not parse as JSON)/);
+            }
+            sample();
+          },
+        ),
         { numRuns: RUNS },
       );
     });
@@ -124,17 +154,30 @@ describe('fuzz: check on a document always ends as a verdict, in bounded memory'
     for (const { bytes, kind } of SEEDS) expect(judge(bytes, kind).verdicts[0]!.result).toBe('pass');
     const heap = heapAround((sample) => {
       fc.assert(
-        fc.property(fc.constantFrom(...SEEDS), fc.constantFrom(...INVALID), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean(), ({ bytes, kind }, bad, at, replace) => {
-          const i = Math.floor(at * bytes.length);
-          const corrupt = Buffer.concat([bytes.subarray(0, i), Buffer.from(bad), bytes.subarray(replace ? Math.min(bytes.length, i + bad.length) : i)]);
-          for (const k of [kind, undefined]) {
-            const [first] = judge(corrupt, k).verdicts;
-            expect(first!.result).toBe('fail');
-            // The bytes may break the JSON too: then that is the first finding; else the crawler's word for it.
-            expect(first!.findings[0]).toMatchObject({ ruleId: expect.stringMatching(/^(A2A-CARD-003|MCP-Q-001)$/), message: expect.stringMatching(/invalid_utf8|does not parse as JSON/) });
-          }
-          sample();
-        }),
+        fc.property(
+          fc.constantFrom(...SEEDS),
+          fc.constantFrom(...INVALID),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          fc.boolean(),
+          ({ bytes, kind }, bad, at, replace) => {
+            const i = Math.floor(at * bytes.length);
+            const corrupt = Buffer.concat([
+              bytes.subarray(0, i),
+              Buffer.from(bad),
+              bytes.subarray(replace ? Math.min(bytes.length, i + bad.length) : i),
+            ]);
+            for (const k of [kind, undefined]) {
+              const [first] = judge(corrupt, k).verdicts;
+              expect(first!.result).toBe('fail');
+              // The bytes may break the JSON too: then that is the first finding; else the crawler's word for it.
+              expect(first!.findings[0]).toMatchObject({
+                ruleId: expect.stringMatching(/^(A2A-CARD-003|MCP-Q-001)$/),
+                message: expect.stringMatching(/invalid_utf8|does not parse as JSON/),
+              });
+            }
+            sample();
+          },
+        ),
         { numRuns: RUNS },
       );
     });
@@ -148,13 +191,20 @@ describe('fuzz: check on a document always ends as a verdict, in bounded memory'
     const oversized: Array<[string, () => Buffer]> = [
       ['not UTF-8 at the cap', () => Buffer.alloc(MAX_FILE_BYTES, 0xff)],
       ['a string value at the cap', () => json({ ...goodCard, description: 'x'.repeat(MAX_FILE_BYTES - 2048) })],
-      ['a valid card ending in a bad byte at the cap', () => Buffer.concat([json({ ...goodCard, description: 'é'.repeat((MAX_FILE_BYTES - 4096) / 2) }), Buffer.from([0xff])])],
+      [
+        'a valid card ending in a bad byte at the cap',
+        () => Buffer.concat([json({ ...goodCard, description: 'é'.repeat((MAX_FILE_BYTES - 4096) / 2) }), Buffer.from([0xff])]),
+      ],
       ['deep nesting (1 MiB)', () => Buffer.from('{"a":'.repeat(MB / 5))],
       ['deep arrays (1 MiB)', () => Buffer.from('['.repeat(MB))],
       ['30 000 skills', () => json({ ...goodCard, skills: Array.from({ length: 30_000 }, (_, i) => ({ ...skill, id: `s${i}` })) })],
       ['1 000 000 ill-typed skills (2 MiB)', () => json({ ...goodCard, skills: Array.from({ length: 1_000_000 }, () => 0) })],
       ['50 000 keys', () => json(Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i])))],
-      ['20 000 private remotes', () => json({ ...goodServer, remotes: Array.from({ length: 20_000 }, (_, i) => ({ type: 'sse', url: `http://10.0.${i % 250}.1/x` })) })],
+      [
+        '20 000 private remotes',
+        () =>
+          json({ ...goodServer, remotes: Array.from({ length: 20_000 }, (_, i) => ({ type: 'sse', url: `http://10.0.${i % 250}.1/x` })) }),
+      ],
     ];
     for (const [name, make] of oversized) {
       let size = 0;
@@ -167,7 +217,9 @@ describe('fuzz: check on a document always ends as a verdict, in bounded memory'
         sample();
       });
       expect(kind, name).toMatch(/^(a2a-card|mcp-server-json)$/);
-      expect(heap.peak, `${name}: ${(heap.peak / MB).toFixed(1)} MB for ${(size / MB).toFixed(1)} MB`).toBeLessThan(OVERSIZED_BASE_MB * MB + OVERSIZED_FACTOR * size);
+      expect(heap.peak, `${name}: ${(heap.peak / MB).toFixed(1)} MB for ${(size / MB).toFixed(1)} MB`).toBeLessThan(
+        OVERSIZED_BASE_MB * MB + OVERSIZED_FACTOR * size,
+      );
       expect(heap.retained, name).toBeLessThan(RETAINED_MB * MB);
     }
   });

@@ -23,13 +23,20 @@ export function fixtureVerdicts(): GoldenVerdicts {
   return { checker: CHECKER_VERSION, suites: SUITES, verdicts: Object.fromEntries(listFixtures().map((f) => [f, judgeFixture(f)])) };
 }
 
-interface Row { n: number; valid: number; invalid: number }
+interface Row {
+  n: number;
+  valid: number;
+  invalid: number;
+}
 export type CorpusSummary = ReturnType<typeof summariseCorpus>;
 
 const A2A_DIRS = ['a2a-cards', 'a2a-compliance-examples'];
 
 function corpusFiles(dir: string): string[] {
-  return readdirSync(join(CORPUS, dir)).filter((f) => f.endsWith('.json')).sort().map((f) => join(dir, f));
+  return readdirSync(join(CORPUS, dir))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 /**

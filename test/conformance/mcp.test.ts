@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkServerJson, judgeMcpEndpoint, judgeMcpObservation, type HttpExchange, type McpObservation } from '../../src/conformance/index.js';
+import {
+  checkServerJson,
+  judgeMcpEndpoint,
+  judgeMcpObservation,
+  type HttpExchange,
+  type McpObservation,
+} from '../../src/conformance/index.js';
 import { isPlaceholderDescription, repeatsName, SEMVER } from '../../src/conformance/mcp-quality.js';
 import { firstSseEvent, isJsonRpcError, offersBearer } from '../../src/conformance/mcp-transport.js';
 import { ctxOf, ruleIds, weatherServerJson } from './helpers.js';
@@ -65,7 +71,12 @@ describe('MCP quality (suite veronikai-mcp-conformance v2)', () => {
   });
 });
 
-const ex = (status: number | null, headers: Record<string, string> = {}, body?: string, extra: Partial<HttpExchange> = {}): HttpExchange => ({
+const ex = (
+  status: number | null,
+  headers: Record<string, string> = {},
+  body?: string,
+  extra: Partial<HttpExchange> = {},
+): HttpExchange => ({
   url: 'https://mcp.acme-weather.dev/mcp',
   status,
   headers,
@@ -169,8 +180,12 @@ describe('MCP transport on the one GET', () => {
     expect(r.uptime.state).toBe('up');
   });
   it('warns when the probed endpoint differs from the declared remote', () => {
-    expect(ruleIds(t(ex(405), { remote: { type: 'streamable-http', url: 'https://mcp.acme-weather.dev/other' }, serverJson: good }).verdict)).toEqual(['MCP-T-103']);
-    expect(ruleIds(t(ex(405), { remote: null, serverJson: weatherServerJson(remote('https://mcp.acme-weather.dev/v2')) }).verdict)).toEqual(['MCP-T-103']);
+    expect(
+      ruleIds(t(ex(405), { remote: { type: 'streamable-http', url: 'https://mcp.acme-weather.dev/other' }, serverJson: good }).verdict),
+    ).toEqual(['MCP-T-103']);
+    expect(ruleIds(t(ex(405), { remote: null, serverJson: weatherServerJson(remote('https://mcp.acme-weather.dev/v2')) }).verdict)).toEqual(
+      ['MCP-T-103'],
+    );
     expect(ruleIds(t(ex(405, {}, undefined, { url: 'https://MCP.acme-weather.dev:443/mcp/' })).verdict)).toEqual([]);
   });
   it('judgeMcpEndpoint runs the transport rules alone', () => {
@@ -190,7 +205,10 @@ describe('MCP transport on the one GET', () => {
     expect(file.result).toBe('pass');
     expect(file.scope).toBe('document');
     expect(file.reasons).toEqual(['n/a: transport rules not run: no live GET']);
-    expect(checkServerJson({ text: '{' }, ctx).reasons).toEqual(['MCP-Q-001 #: server.json does not parse as JSON', 'n/a: transport rules not run: no live GET']);
+    expect(checkServerJson({ text: '{' }, ctx).reasons).toEqual([
+      'MCP-Q-001 #: server.json does not parse as JSON',
+      'n/a: transport rules not run: no live GET',
+    ]);
     const noGet = t(null);
     expect(noGet.verdict).toMatchObject({ result: 'pass', scope: 'document' });
     expect(noGet.verdict.reasons).toEqual(['n/a: transport rules not run: no live GET']);

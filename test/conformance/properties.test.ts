@@ -25,21 +25,60 @@ const ctx = ctxOf('p');
 const RUNS = 300;
 
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'toJSON'];
-const CARD_KEYS = ['@context', 'name', 'description', 'url', 'version', 'protocolVersion', 'capabilities', 'defaultInputModes', 'defaultOutputModes', 'skills', 'provider', 'supportedInterfaces', 'additionalInterfaces', 'tags', 'id', 'organization', 'protocolBinding', 'transport'];
+const CARD_KEYS = [
+  '@context',
+  'name',
+  'description',
+  'url',
+  'version',
+  'protocolVersion',
+  'capabilities',
+  'defaultInputModes',
+  'defaultOutputModes',
+  'skills',
+  'provider',
+  'supportedInterfaces',
+  'additionalInterfaces',
+  'tags',
+  'id',
+  'organization',
+  'protocolBinding',
+  'transport',
+];
 const MCP_KEYS = ['$schema', 'name', 'title', 'description', 'version', 'remotes', 'type', 'url', 'repository', 'websiteUrl', 'packages'];
 
 /** JSON values whose objects use card/server.json keys, hostile keys and wrong types, built through JSON text so `__proto__` is an own key. */
 function jsonish(keys: string[]): fc.Arbitrary<string> {
   const key = fc.oneof(fc.constantFrom(...keys), fc.constantFrom(...HOSTILE_KEYS), fc.string({ maxLength: 8 }));
   const leaf = fc.oneof(
-    fc.constantFrom('null', 'true', 'false', '0', '-0', '1e308', '42', '""', '" "', '"https://a.dev/x"', '"http://10.0.0.1/"', '"0.3.0"', '"1.0"', '"streamable-http"', '"sse"', '"{x}"', '"https://a2a-protocol.org/v1/agent-card.jsonld"'),
+    fc.constantFrom(
+      'null',
+      'true',
+      'false',
+      '0',
+      '-0',
+      '1e308',
+      '42',
+      '""',
+      '" "',
+      '"https://a.dev/x"',
+      '"http://10.0.0.1/"',
+      '"0.3.0"',
+      '"1.0"',
+      '"streamable-http"',
+      '"sse"',
+      '"{x}"',
+      '"https://a2a-protocol.org/v1/agent-card.jsonld"',
+    ),
     fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
     fc.double().map((d) => (Number.isFinite(d) ? JSON.stringify(d) : '0')),
   );
   const { value } = fc.letrec<{ value: string; arr: string; obj: string }>((tie) => ({
     value: fc.oneof({ maxDepth: 5, depthSize: 'small' }, leaf, tie('arr'), tie('obj')),
     arr: fc.array(tie('value'), { maxLength: 5 }).map((xs) => `[${xs.join(',')}]`),
-    obj: fc.array(fc.tuple(key, tie('value')), { maxLength: 8 }).map((kv) => `{${kv.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+    obj: fc
+      .array(fc.tuple(key, tie('value')), { maxLength: 8 })
+      .map((kv) => `{${kv.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
   }));
   return value;
 }
@@ -115,24 +154,57 @@ describe('the engine on arbitrary input', () => {
     const weird = fc.anything({ maxDepth: 2 });
     const exchange = fc.record({
       url: fc.oneof(fc.constant('https://mcp.acme.dev/mcp'), fc.webUrl(), weird),
-      status: fc.oneof(fc.constantFrom(200, 204, 301, 400, 401, 402, 403, 404, 405, 429, 500, 503), fc.integer({ min: 0, max: 999 }), fc.constant(null), weird),
-      headers: fc.oneof(fc.dictionary(fc.constantFrom('content-type', 'www-authenticate', '__proto__', 'constructor'), fc.oneof(fc.constantFrom('text/event-stream', 'text/html', 'application/json', 'Bearer'), fc.string())), weird),
-      body: fc.oneof(fc.constantFrom('event: endpoint\ndata: /m\n\n', '{"jsonrpc":"2.0","error":{}}', '<html>', '{"resource":"x"}'), fc.string({ maxLength: 100 }), weird),
+      status: fc.oneof(
+        fc.constantFrom(200, 204, 301, 400, 401, 402, 403, 404, 405, 429, 500, 503),
+        fc.integer({ min: 0, max: 999 }),
+        fc.constant(null),
+        weird,
+      ),
+      headers: fc.oneof(
+        fc.dictionary(
+          fc.constantFrom('content-type', 'www-authenticate', '__proto__', 'constructor'),
+          fc.oneof(fc.constantFrom('text/event-stream', 'text/html', 'application/json', 'Bearer'), fc.string()),
+        ),
+        weird,
+      ),
+      body: fc.oneof(
+        fc.constantFrom('event: endpoint\ndata: /m\n\n', '{"jsonrpc":"2.0","error":{}}', '<html>', '{"resource":"x"}'),
+        fc.string({ maxLength: 100 }),
+        weird,
+      ),
       bodyTruncated: fc.oneof(fc.boolean(), weird),
-      errorClass: fc.oneof(fc.constantFrom(null, 'timeout', 'reset', 'refused', 'dns', 'blocked_address', 'constructor', '__proto__'), weird),
+      errorClass: fc.oneof(
+        fc.constantFrom(null, 'timeout', 'reset', 'refused', 'dns', 'blocked_address', 'constructor', '__proto__'),
+        weird,
+      ),
     });
     const robots = fc.oneof(fc.constantFrom('allowed', 'disallowed', 'unknown'), weird);
     const canary = fc.oneof(fc.constantFrom('ok', 'failed', 'unknown'), weird);
     fc.assert(
-      fc.property(fc.array(exchange, { maxLength: 4 }), exchange, fc.option(exchange), robots, canary, fc.oneof(jsonish(MCP_KEYS).map((t) => JSON.parse(t) as unknown), fc.constant(null)), fc.oneof(fc.record({ type: fc.oneof(fc.constantFrom('sse', 'streamable-http'), weird), url: fc.oneof(fc.webUrl(), weird) }), fc.constant(null)), (exchanges, get, meta, r, c, serverJson, remote) => {
-        const a2a = deepFreeze({ exchanges, robots: r, canary: c }) as unknown as A2AObservation;
-        const mcp = deepFreeze({ remote, get, metadata: meta, robots: r, canary: c, serverJson }) as unknown as McpObservation;
-        const ra = judgeA2AObservation(a2a, ctx);
-        const rm = judgeMcpObservation(mcp, ctx);
-        sane([ra.card, ra.structure, rm.verdict]);
-        expect(['up', 'down', 'unknown', 'skipped']).toContain(ra.uptime.state);
-        expect(['up', 'down', 'unknown', 'skipped']).toContain(rm.uptime.state);
-      }),
+      fc.property(
+        fc.array(exchange, { maxLength: 4 }),
+        exchange,
+        fc.option(exchange),
+        robots,
+        canary,
+        fc.oneof(
+          jsonish(MCP_KEYS).map((t) => JSON.parse(t) as unknown),
+          fc.constant(null),
+        ),
+        fc.oneof(
+          fc.record({ type: fc.oneof(fc.constantFrom('sse', 'streamable-http'), weird), url: fc.oneof(fc.webUrl(), weird) }),
+          fc.constant(null),
+        ),
+        (exchanges, get, meta, r, c, serverJson, remote) => {
+          const a2a = deepFreeze({ exchanges, robots: r, canary: c }) as unknown as A2AObservation;
+          const mcp = deepFreeze({ remote, get, metadata: meta, robots: r, canary: c, serverJson }) as unknown as McpObservation;
+          const ra = judgeA2AObservation(a2a, ctx);
+          const rm = judgeMcpObservation(mcp, ctx);
+          sane([ra.card, ra.structure, rm.verdict]);
+          expect(['up', 'down', 'unknown', 'skipped']).toContain(ra.uptime.state);
+          expect(['up', 'down', 'unknown', 'skipped']).toContain(rm.uptime.state);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -143,7 +215,13 @@ describe('the engine on arbitrary input', () => {
       let reads = 0;
       const o = { ...plain };
       const v = (plain as Record<string, unknown>)[key];
-      Object.defineProperty(o, key, { enumerable: true, get: () => { if (++reads > 2) throw new TypeError('boom'); return v; } });
+      Object.defineProperty(o, key, {
+        enumerable: true,
+        get: () => {
+          if (++reads > 2) throw new TypeError('boom');
+          return v;
+        },
+      });
       return o;
     };
     const server = weatherServerJson({ remotes: [] });
@@ -206,8 +284,18 @@ const card10Fields = fc.record(
     capabilities: fc.constantFrom({}, [], null),
     defaultInputModes: fc.constantFrom(['text'], [], [1], 'text'),
     defaultOutputModes: fc.constantFrom(['text'], []),
-    skills: fc.constantFrom([{ id: 'i', name: 'n', description: 'd', tags: ['t'] }], [], [{ id: 'i' }], [{ id: 'i', name: 'n', description: 'd', tags: [1] }]),
-    supportedInterfaces: fc.constantFrom([{ url: 'https://a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], [], [{ url: 'https://a' }], 'x'),
+    skills: fc.constantFrom(
+      [{ id: 'i', name: 'n', description: 'd', tags: ['t'] }],
+      [],
+      [{ id: 'i' }],
+      [{ id: 'i', name: 'n', description: 'd', tags: [1] }],
+    ),
+    supportedInterfaces: fc.constantFrom(
+      [{ url: 'https://a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      [],
+      [{ url: 'https://a' }],
+      'x',
+    ),
     protocolVersion: fc.constantFrom('0.3.0', '0.2.5', '1.0', 'latest', 42, null),
     url: fc.constantFrom('https://a', 7, null),
     provider: fc.constantFrom({ organization: 'o', url: 'https://o' }, { organization: 'o' }),
@@ -236,7 +324,13 @@ describe('seed 001 §4.2 as a property', () => {
       fc.property(jsonish(CARD_KEYS), (text) => {
         const doc = JSON.parse(text) as unknown;
         const a = attribute(doc);
-        if ((a.family === '0.3' || a.family === '0.2') && a.basis !== 'json-ld-context' && doc && typeof doc === 'object' && !Array.isArray(doc)) {
+        if (
+          (a.family === '0.3' || a.family === '0.2') &&
+          a.basis !== 'json-ld-context' &&
+          doc &&
+          typeof doc === 'object' &&
+          !Array.isArray(doc)
+        ) {
           expect(checkStructure(doc as Record<string, unknown>, '1.0').valid).toBe(false);
         }
       }),

@@ -42,7 +42,13 @@ describe('JSON report (version 1)', () => {
       const j = judgeFixture(f);
       const vs = verdictsOf(j);
       const kind = j.mcp ? 'mcp-server-json' : 'a2a-card';
-      const report = buildReport({ input: f, kind, scope: f.startsWith('observations/') ? 'live' : 'document', verdicts: vs, uptime: j.uptime ?? null });
+      const report = buildReport({
+        input: f,
+        kind,
+        scope: f.startsWith('observations/') ? 'live' : 'document',
+        verdicts: vs,
+        uptime: j.uptime ?? null,
+      });
       const ok = validate(JSON.parse(JSON.stringify(report)));
       expect(ok, `${f}: ${JSON.stringify(validate.errors)}`).toBe(true);
       expect(report.exitCode).toBe(report.result === 'fail' ? 1 : report.result === 'unknown' ? 2 : 0);
@@ -51,7 +57,12 @@ describe('JSON report (version 1)', () => {
 
   it('counts rules, marks live rules not run on a file, and qualifies a pass', () => {
     const good = JSON.stringify(weatherServerJson());
-    const r = buildReport({ input: 's.json', kind: 'mcp-server-json', scope: 'document', verdicts: [checkServerJson({ text: good }, ctx)] });
+    const r = buildReport({
+      input: 's.json',
+      kind: 'mcp-server-json',
+      scope: 'document',
+      verdicts: [checkServerJson({ text: good }, ctx)],
+    });
     expect(r.result).toBe('pass');
     expect(r.summary.notRun).toBe(RULES.filter((x) => x.suite === 'mcp' && x.needs === 'live').length);
     expect(r.summary.failed).toBe(0);
@@ -66,7 +77,13 @@ describe('JSON report (version 1)', () => {
     expect(p.result).toBe('pass');
     expect(p.qualification).toMatch(/^LIMITED/);
     const broken = checkA2ACard({ text: '{' }, ctx);
-    const b = buildReport({ input: 'x.json', kind: 'a2a-card', scope: 'document', verdicts: [broken.card, broken.structure], selectedRule: 'A2A-CARD-005' });
+    const b = buildReport({
+      input: 'x.json',
+      kind: 'a2a-card',
+      scope: 'document',
+      verdicts: [broken.card, broken.structure],
+      selectedRule: 'A2A-CARD-005',
+    });
     expect(b.rules.find((x) => x.id === 'A2A-CARD-005')!.outcome).toBe('blocked');
     expect(b.result).toBe('unknown');
     expect(b.exitCode).toBe(2);
@@ -86,7 +103,15 @@ describe('JSON report (version 1)', () => {
       const text = renderTerminal({ ...cardRun(), selectedRule: id });
       expect(text).toContain('? UNABLE TO COMPLETE');
       expect(text).toContain(`${id} was not run: it needs a live GET, and a file check fetches nothing: check the URL instead.`);
-      const sarif = renderSarif({ ...cardRun(), selectedRule: id }) as { runs: Array<{ invocations: Array<{ exitCode: number; executionSuccessful: boolean; toolExecutionNotifications?: Array<{ message: { text: string } }> }> }> };
+      const sarif = renderSarif({ ...cardRun(), selectedRule: id }) as {
+        runs: Array<{
+          invocations: Array<{
+            exitCode: number;
+            executionSuccessful: boolean;
+            toolExecutionNotifications?: Array<{ message: { text: string } }>;
+          }>;
+        }>;
+      };
       expect(sarif.runs[0]!.invocations[0]).toMatchObject({ exitCode: 2, executionSuccessful: false });
       expect(sarif.runs[0]!.invocations[0]!.toolExecutionNotifications![0]!.message.text).toMatch(/needs a live GET/);
     }
@@ -101,7 +126,13 @@ describe('JSON report (version 1)', () => {
   });
 
   it('an endpoint check (--kind mcp) lists the quality rules as not run; selecting one is unable to complete', () => {
-    const obs = { remote: { type: 'streamable-http', url: 'https://mcp.w.dev/mcp' }, get: { url: 'https://mcp.w.dev/mcp', status: 405, headers: {} }, robots: 'allowed', canary: 'ok', serverJson: null } as const;
+    const obs = {
+      remote: { type: 'streamable-http', url: 'https://mcp.w.dev/mcp' },
+      get: { url: 'https://mcp.w.dev/mcp', status: 405, headers: {} },
+      robots: 'allowed',
+      canary: 'ok',
+      serverJson: null,
+    } as const;
     const { verdict } = judgeMcpEndpoint(obs, ctx);
     const run: CheckRun = { input: 'https://mcp.w.dev/mcp', kind: 'mcp-endpoint', scope: 'live', verdicts: [verdict] };
     const full = buildReport(run);
@@ -139,7 +170,9 @@ describe('JSON report (version 1)', () => {
     const { card } = checkA2ACard({ value: doc }, ctx);
     expect(card.findings.some((f) => f.ruleId === 'A2A-CARD-014')).toBe(false);
     expect(card.rulesFlagged).toEqual(['A2A-CARD-013', 'A2A-CARD-014']);
-    expect(buildReport({ input: 'c.json', kind: 'a2a-card', scope: 'document', verdicts: [card], selectedRule: 'A2A-CARD-014' }).result).toBe('fail');
+    expect(
+      buildReport({ input: 'c.json', kind: 'a2a-card', scope: 'document', verdicts: [card], selectedRule: 'A2A-CARD-014' }).result,
+    ).toBe('fail');
   });
 
   it('a mixed outcome (one verdict fails, another is incomplete) exits 1 in every format: a definite failure wins', () => {
@@ -148,7 +181,11 @@ describe('JSON report (version 1)', () => {
     const failed = checkA2ACard({ text: cardText }, ctx).structure;
     expect(failed.result).toBe('fail');
     // the card suite could not complete (as after an internal error); the structural check failed
-    const incomplete = { ...card, result: 'unknown' as const, reasons: ['unknown: internal error in the checker (TypeError); please report it'] };
+    const incomplete = {
+      ...card,
+      result: 'unknown' as const,
+      reasons: ['unknown: internal error in the checker (TypeError); please report it'],
+    };
     expect(structure.result).toBe('pass');
     const run: CheckRun = { input: 'card.json', kind: 'a2a-card', scope: 'document', verdicts: [incomplete, failed], text: cardText };
     const report = buildReport(run);
@@ -190,7 +227,15 @@ describe('terminal and SARIF', () => {
   it('SARIF 2.1.0 with rules, levels, regions and help links', () => {
     const sarif = renderSarif(cardRun()) as {
       version: string;
-      runs: Array<{ tool: { driver: { rules: Array<{ id: string; helpUri: string }> } }; results: Array<{ ruleId: string; ruleIndex: number; level: string; locations: Array<{ physicalLocation: { region?: { startLine: number } } }> }> }>;
+      runs: Array<{
+        tool: { driver: { rules: Array<{ id: string; helpUri: string }> } };
+        results: Array<{
+          ruleId: string;
+          ruleIndex: number;
+          level: string;
+          locations: Array<{ physicalLocation: { region?: { startLine: number } } }>;
+        }>;
+      }>;
     };
     expect(sarif.version).toBe('2.1.0');
     const run = sarif.runs[0]!;

@@ -72,7 +72,12 @@ function documentRun(text: string, input: string, kind: 'a2a-card' | 'mcp-server
   return { input, kind, scope: 'document', verdicts: [card, structure], text };
 }
 
-const corpusFiles = (dir: string): string[] => (HAVE_CORPUS ? readdirSync(join(CORPUS, dir)).filter((f) => f.endsWith('.json')).sort() : []);
+const corpusFiles = (dir: string): string[] =>
+  HAVE_CORPUS
+    ? readdirSync(join(CORPUS, dir))
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
 
 describe('the vendored SARIF 2.1.0 schema', () => {
   it('is the official file (sha256 as in schemas/sarif/SOURCES.md), identified as our logs say', () => {
@@ -93,7 +98,11 @@ describe('the vendored SARIF 2.1.0 schema', () => {
 describe('check: every real card and server.json, and every fixture', () => {
   const kinds = [
     ...corpusFiles('a2a-cards').map((f) => ({ file: join(CORPUS, 'a2a-cards', f), name: f, kind: 'a2a-card' as const })),
-    ...corpusFiles('a2a-compliance-examples').map((f) => ({ file: join(CORPUS, 'a2a-compliance-examples', f), name: f, kind: 'a2a-card' as const })),
+    ...corpusFiles('a2a-compliance-examples').map((f) => ({
+      file: join(CORPUS, 'a2a-compliance-examples', f),
+      name: f,
+      kind: 'a2a-card' as const,
+    })),
     ...corpusFiles('mcp-server-json').map((f) => ({ file: join(CORPUS, 'mcp-server-json', f), name: f, kind: 'mcp-server-json' as const })),
   ];
 
@@ -123,14 +132,22 @@ describe('check: every real card and server.json, and every fixture', () => {
       const live = f.startsWith('observations/');
       const j = judgeFixture(f);
       const text = live ? undefined : readFileSync(join(FIXTURES, f), 'utf8');
-      const run: CheckRun = { input: live ? `https://agent.example.org/${f}` : join(ROOT, 'test', 'fixtures', 'conformance', f), kind: j.mcp ? 'mcp-server-json' : 'a2a-card', scope: live ? 'live' : 'document', verdicts: verdictsOf(j), uptime: j.uptime ?? null, text };
+      const run: CheckRun = {
+        input: live ? `https://agent.example.org/${f}` : join(ROOT, 'test', 'fixtures', 'conformance', f),
+        kind: j.mcp ? 'mcp-server-json' : 'a2a-card',
+        scope: live ? 'live' : 'document',
+        verdicts: verdictsOf(j),
+        uptime: j.uptime ?? null,
+        text,
+      };
       const log = checked(renderSarif(run, buildReport(run), { root: ROOT }), f);
       if (!live) for (const a of artifacts(log)) expect(a).toEqual({ uri: `test/fixtures/conformance/${f}`, uriBaseId: SRCROOT });
     }
   });
 
   it('fingerprints follow the finding, not the line, and stay put across runs', () => {
-    const text = '{\n  "name": "Recipe Agent",\n  "url": "https://agent.acme-recipes.dev/a2a",\n  "skills": [{ "id": "a", "name": "A", "description": "d", "tags": [42, 43] }]\n}';
+    const text =
+      '{\n  "name": "Recipe Agent",\n  "url": "https://agent.acme-recipes.dev/a2a",\n  "skills": [{ "id": "a", "name": "A", "description": "d", "tags": [42, 43] }]\n}';
     const first = checked(renderSarif(documentRun(text, 'card.json', 'a2a-card'), undefined, { root: ROOT }), 'first');
     const again = checked(renderSarif(documentRun(text, 'card.json', 'a2a-card'), undefined, { root: ROOT }), 'again');
     const shifted = checked(renderSarif(documentRun(`\n\n${text}`, 'card.json', 'a2a-card'), undefined, { root: ROOT }), 'shifted');
@@ -150,7 +167,9 @@ describe('artifact locations', () => {
     expect(localArtifact('/w/repository/card.json', { root: '/w/repo' })).toEqual({ uri: 'file:///w/repository/card.json' });
     expect(localArtifact('C:\\Users\\me\\my card.json')).toEqual({ uri: 'file:///C:/Users/me/my%20card.json' });
     expect(localArtifact('dir\\a:b.json')).toEqual({ uri: 'dir/a%3Ab.json' });
-    expect(urlArtifact('https://agent.example.org/my agent/.well-known/agent-card.json#/skills/0')).toEqual({ uri: 'https://agent.example.org/my%20agent/.well-known/agent-card.json#/skills/0' });
+    expect(urlArtifact('https://agent.example.org/my agent/.well-known/agent-card.json#/skills/0')).toEqual({
+      uri: 'https://agent.example.org/my%20agent/.well-known/agent-card.json#/skills/0',
+    });
   });
 });
 
@@ -184,7 +203,21 @@ describe('inspect', () => {
     durationMs: 3,
   });
   const inspect = (exchanges: InspectExchange[], protocol: 'a2a' | 'mcp') =>
-    buildInspectReport({ input: `${AGENT}/`, protocol, inspected: [protocol], exchanges, credentialsSent: false, requests: exchanges.length, requestBudget: 40, timeLimitMs: 60_000, timedOut: false, budgetExhausted: false, startedAt: '2026-12-01T20:04:28.000Z', durationMs: 40, userAgent: 'VeronikAI-inspect/test' });
+    buildInspectReport({
+      input: `${AGENT}/`,
+      protocol,
+      inspected: [protocol],
+      exchanges,
+      credentialsSent: false,
+      requests: exchanges.length,
+      requestBudget: 40,
+      timeLimitMs: 60_000,
+      timedOut: false,
+      budgetExhausted: false,
+      startedAt: '2026-12-01T20:04:28.000Z',
+      durationMs: 40,
+      userAgent: 'VeronikAI-inspect/test',
+    });
 
   it.skipIf(!HAVE_CORPUS)('validates on every real card served at a URL with a space', () => {
     let results = 0;
@@ -200,7 +233,18 @@ describe('inspect', () => {
 
   it('validates when nothing answers, and when no card is found', () => {
     checked(renderInspectSarif(inspect([get(`${AGENT}/.well-known/agent-card.json`, null, '')], 'a2a')), 'refused');
-    const log = checked(renderInspectSarif(inspect([get(`${AGENT}/.well-known/agent-card.json`, 404, '<html></html>', 'text/html'), get(`${AGENT}/.well-known/agent.json`, 404, '', 'text/html')], 'a2a')), 'not found');
+    const log = checked(
+      renderInspectSarif(
+        inspect(
+          [
+            get(`${AGENT}/.well-known/agent-card.json`, 404, '<html></html>', 'text/html'),
+            get(`${AGENT}/.well-known/agent.json`, 404, '', 'text/html'),
+          ],
+          'a2a',
+        ),
+      ),
+      'not found',
+    );
     expect(log.runs[0]!.results.map((r) => r.ruleId)).toEqual(['INS-GEN-001']);
   });
 });

@@ -7,7 +7,10 @@ import { ROOT } from './helpers.js';
 
 /** The vendored schemas are the pinned files, and the engine's required-field tables match them. */
 
-const sha256 = (p: string) => createHash('sha256').update(readFileSync(join(ROOT, p))).digest('hex');
+const sha256 = (p: string) =>
+  createHash('sha256')
+    .update(readFileSync(join(ROOT, p)))
+    .digest('hex');
 const sources = readFileSync(join(ROOT, 'schemas', 'protocol', 'SOURCES.md'), 'utf8');
 
 describe('vendored protocol schemas', () => {
@@ -28,20 +31,36 @@ describe('vendored protocol schemas', () => {
 
 const SHARED_SPECS = resolve(ROOT, '..', 'shared', 'specs');
 
-describe.skipIf(!existsSync(join(SHARED_SPECS, 'mcp-registry')))('MCP server.json schemas (referenced in ../shared/specs, not copied)', () => {
-  it('have the sha256 that SOURCES.md records', () => {
-    const refs = [...sources.matchAll(/^\| (mcp-registry\/[^ |]+) \| ([0-9a-f]{64}) \|$/gm)];
-    expect(refs.length).toBe(6);
-    for (const [, file, hash] of refs) {
-      expect(createHash('sha256').update(readFileSync(join(SHARED_SPECS, file!))).digest('hex'), file).toBe(hash);
-    }
-  });
-});
+describe.skipIf(!existsSync(join(SHARED_SPECS, 'mcp-registry')))(
+  'MCP server.json schemas (referenced in ../shared/specs, not copied)',
+  () => {
+    it('have the sha256 that SOURCES.md records', () => {
+      const refs = [...sources.matchAll(/^\| (mcp-registry\/[^ |]+) \| ([0-9a-f]{64}) \|$/gm)];
+      expect(refs.length).toBe(6);
+      for (const [, file, hash] of refs) {
+        expect(
+          createHash('sha256')
+            .update(readFileSync(join(SHARED_SPECS, file!)))
+            .digest('hex'),
+          file,
+        ).toBe(hash);
+      }
+    });
+  },
+);
 
 type Table = ReadonlyArray<readonly [string, string]>;
 const asMap = (t: Table) => Object.fromEntries([...t].sort(([a], [b]) => (a < b ? -1 : 1)));
 
-function jsonSchemaTable(schema: { definitions: Record<string, { required?: string[]; properties: Record<string, { type?: string; $ref?: string; items?: { type?: string; $ref?: string } }> }> }, def: string) {
+function jsonSchemaTable(
+  schema: {
+    definitions: Record<
+      string,
+      { required?: string[]; properties: Record<string, { type?: string; $ref?: string; items?: { type?: string; $ref?: string } }> }
+    >;
+  },
+  def: string,
+) {
   const d = schema.definitions[def]!;
   const out: Record<string, string> = {};
   for (const name of d.required ?? []) {

@@ -43,7 +43,10 @@ function updateVerdicts(): void {
         `behaviour changed for ${changed.length} fixtures (${changed.slice(0, 5).join(', ')}) but CHECKER_VERSION is still ${current.checker}: bump it in src/conformance/version.ts, then regenerate`,
       );
     }
-    if (changed.length > 0) console.warn(`--allow-same-version: ${changed.length} fixtures changed under unchanged ${current.checker} (allowed only before its first release): ${changed.join(', ')}`);
+    if (changed.length > 0)
+      console.warn(
+        `--allow-same-version: ${changed.length} fixtures changed under unchanged ${current.checker} (allowed only before its first release): ${changed.join(', ')}`,
+      );
   }
   writeFileSync(GOLDEN_VERDICTS, formatVerdicts(current));
   console.log(`wrote ${GOLDEN_VERDICTS}`);

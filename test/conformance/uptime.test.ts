@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { classifyA2AUptime, classifyMcpUptime, MCP_UP_STATUSES, type HttpExchange } from '../../src/conformance/index.js';
 
-const ex = (status: number | null, errorClass: string | null = null): HttpExchange => ({ url: 'https://a.dev/x', status, headers: {}, errorClass });
-const a2a = (exchanges: HttpExchange[], robots = 'allowed', canary = 'ok') => classifyA2AUptime({ exchanges, robots: robots as 'allowed', canary: canary as 'ok' });
+const ex = (status: number | null, errorClass: string | null = null): HttpExchange => ({
+  url: 'https://a.dev/x',
+  status,
+  headers: {},
+  errorClass,
+});
+const a2a = (exchanges: HttpExchange[], robots = 'allowed', canary = 'ok') =>
+  classifyA2AUptime({ exchanges, robots: robots as 'allowed', canary: canary as 'ok' });
 const mcp = (get: HttpExchange | null, robots = 'allowed', canary = 'ok') =>
   classifyMcpUptime({ remote: null, get, robots: robots as 'allowed', canary: canary as 'ok', serverJson: null });
 
@@ -23,7 +29,8 @@ describe('uptime (seed 003 §2)', () => {
   });
 
   it('MCP: the listed statuses are up; 429, timeouts and unconfirmed resets unknown; the rest down', () => {
-    for (const s of [200, 202, 204, 301, 302, 307, 308, 400, 401, 402, 403, 405, 406, 409, 415, 421]) expect(mcp(ex(s)).state, String(s)).toBe('up');
+    for (const s of [200, 202, 204, 301, 302, 307, 308, 400, 401, 402, 403, 405, 406, 409, 415, 421])
+      expect(mcp(ex(s)).state, String(s)).toBe('up');
     expect([...MCP_UP_STATUSES].sort((a, b) => a - b)).toEqual([200, 202, 204, 400, 401, 402, 403, 405, 406, 409, 415, 421]);
     expect(mcp(ex(429)).state).toBe('unknown');
     expect(mcp(ex(null, 'timeout')).state).toBe('unknown');

@@ -50,7 +50,8 @@ describe('one IP table for the SSRF guard and the conformance rules', () => {
         const [a, b, c, d] = ipaddr.IPv4.parse(v4).octets;
         const hi = ((a! << 8) | b!).toString(16);
         const lo = ((c! << 8) | d!).toString(16);
-        for (const form of [`::ffff:${v4}`, `::ffff:0:${v4}`, `64:ff9b::${v4}`, `2002:${hi}:${lo}::1`, `::${hi}:${lo}`]) expectAgreement(form);
+        for (const form of [`::ffff:${v4}`, `::ffff:0:${v4}`, `64:ff9b::${v4}`, `2002:${hi}:${lo}::1`, `::${hi}:${lo}`])
+          expectAgreement(form);
       }
     }
   });
@@ -62,7 +63,14 @@ describe('one IP table for the SSRF guard and the conformance rules', () => {
       expect(classifyHost(a), a).toBeNull();
     }
     // Never routed: outside 2000::/3, IPv4-compatible, Teredo (2001::/23), a metadata service.
-    for (const a of ['4000::1', '::808:808', '::8.8.8.8', '2001:0:4136:e378:8000:63bf:f7f7:f7f7', '168.63.129.16', '::ffff:168.63.129.16']) {
+    for (const a of [
+      '4000::1',
+      '::808:808',
+      '::8.8.8.8',
+      '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+      '168.63.129.16',
+      '::ffff:168.63.129.16',
+    ]) {
       expect(classifyAddress(a).public, a).toBe(false);
       expect(classifyHost(a), a).not.toBeNull();
     }
@@ -73,9 +81,15 @@ describe('one IP table for the SSRF guard and the conformance rules', () => {
     const v6 = fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => new ipaddr.IPv6(g).toString());
     // Bias towards the carriers and the special /16s, where the rules are densest.
     const v6Special = fc
-      .tuple(fc.constantFrom(0, 0x64, 0x100, 0x2001, 0x2002, 0x3fff, 0x5f00, 0xfc00, 0xfe80, 0xff00), fc.array(fc.nat(0xffff), { minLength: 7, maxLength: 7 }))
+      .tuple(
+        fc.constantFrom(0, 0x64, 0x100, 0x2001, 0x2002, 0x3fff, 0x5f00, 0xfc00, 0xfe80, 0xff00),
+        fc.array(fc.nat(0xffff), { minLength: 7, maxLength: 7 }),
+      )
       .map(([g0, rest]) => new ipaddr.IPv6([g0, ...rest]).toString());
-    fc.assert(fc.property(fc.oneof(v4, v6, v6Special), (a) => expectAgreement(a)), { numRuns: 5000 });
+    fc.assert(
+      fc.property(fc.oneof(v4, v6, v6Special), (a) => expectAgreement(a)),
+      { numRuns: 5000 },
+    );
   });
 
   it('reads "::a.b.c.d" as IPv4-compatible, as the URL parser does', () => {

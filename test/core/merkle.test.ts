@@ -31,7 +31,10 @@ describe('the Merkle tree of a batch', () => {
       const tree = merkleTree(leaves);
       expect(tree.root.equals(mth(data)), `root of ${n}`).toBe(true);
       for (let m = 0; m < n; m++) {
-        expect(tree.proofs[m]!.map((p) => p.toString('hex')), `path ${m} of ${n}`).toEqual(path(m, data).map((p) => p.toString('hex')));
+        expect(
+          tree.proofs[m]!.map((p) => p.toString('hex')),
+          `path ${m} of ${n}`,
+        ).toEqual(path(m, data).map((p) => p.toString('hex')));
         expect(verifyInclusion(leaves[m]!, m, n, tree.proofs[m]!, tree.root)).toBe(true);
         if (n > 1) {
           expect(verifyInclusion(leaves[(m + 1) % n]!, m, n, tree.proofs[m]!, tree.root)).toBe(false);

@@ -14,13 +14,7 @@ import { startPlatform, type Platform } from '../../src/runtime/platform.js';
 import { orgAgent, startFixtureA2aRegistryOrg } from '../helpers/fixture-a2aregistry-org.js';
 import { entry, startFixtureRegistry } from '../helpers/fixture-mcp-registry.js';
 import { kafkaBrokers, testLogger, uniqueTopicPrefix } from '../helpers/kafka.js';
-import {
-  startA2AAgent,
-  startMcpLegacySse,
-  startMcpStreamableStateless,
-  startMcpWithBearerAuth,
-  type Peer,
-} from '../helpers/peers.js';
+import { startA2AAgent, startMcpLegacySse, startMcpStreamableStateless, startMcpWithBearerAuth, type Peer } from '../helpers/peers.js';
 import { createHash, createPublicKey } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { eventCodec } from '../../src/events/codec.js';
@@ -127,10 +121,7 @@ describe('daily run end to end', () => {
       entry('io.github.acme/bearer', { remoteUrl: bearer!.url }),
       entry('io.github.acme/dead', { remoteUrl: deadMcp }),
     ]);
-    const org = await startFixtureA2aRegistryOrg([
-      orgAgent('a1', `${a2a!.origin}/.well-known/agent-card.json`),
-      orgAgent('a2', deadA2a),
-    ]);
+    const org = await startFixtureA2aRegistryOrg([orgAgent('a1', `${a2a!.origin}/.well-known/agent-card.json`), orgAgent('a2', deadA2a)]);
     closeFixtures = [() => registry.close(), () => org.close()];
 
     dataDir = mkdtempSync(join(tmpdir(), 'veronikai-daily-'));
@@ -190,8 +181,7 @@ describe('daily run end to end', () => {
        ORDER BY agent_key`,
       { cv: CHECKER_VERSION },
     );
-    const key = (protocol: 'a2a' | 'mcp', url: string) =>
-      agentKey(protocol, protocol === 'mcp' ? { endpointUrl: url } : { cardUrl: url })!;
+    const key = (protocol: 'a2a' | 'mcp', url: string) => agentKey(protocol, protocol === 'mcp' ? { endpointUrl: url } : { cardUrl: url })!;
     const [streamable, sse, bearer, a2a] = peers;
     const expected = new Map([
       [key('mcp', streamable!.url), ['up', 'fail', 'mcp-registry']],
@@ -261,7 +251,12 @@ describe('daily run end to end', () => {
     // The A2A card and the bearer server's RFC 9728 metadata are documents, each named by the hash of its bytes.
     const named = new Set(probes.flatMap(documentHashes));
     // (The A2A listing names the well-known URL itself, so the card's role is `card`.)
-    expect(exchanges.filter((x) => x.bodyKept === 'document').map((x) => x.role).sort()).toEqual(['card', 'resource-metadata']);
+    expect(
+      exchanges
+        .filter((x) => x.bodyKept === 'document')
+        .map((x) => x.role)
+        .sort(),
+    ).toEqual(['card', 'resource-metadata']);
     const byHash = new Map<string, DocumentEvent>(documents.map((d) => [d.sha256, d]));
     for (const h of named) {
       const d = byHash.get(h)!;
@@ -278,7 +273,13 @@ describe('daily run end to end', () => {
   });
 
   it('judges the same probes alike with bodies inline (as before) and with documents by hash', async () => {
-    const engine = new ProbeEngine({ contact: 'probes@veronikai.test', allowLoopback: true, timeoutMs: 2000, bodyWindowMs: 300, maxRetries: 0 });
+    const engine = new ProbeEngine({
+      contact: 'probes@veronikai.test',
+      allowLoopback: true,
+      timeoutMs: 2000,
+      bodyWindowMs: 300,
+      maxRetries: 0,
+    });
     const [streamable, sse, bearer, a2a] = peers;
     const targets = [
       { protocol: 'mcp' as const, url: streamable!.url, transport: 'streamable-http' },
@@ -315,7 +316,11 @@ describe('daily run end to end', () => {
       logger: log,
       pollMs: 200,
       // A fresh document store reads the documents topic again from its start (a rebuilt warehouse).
-      groups: { verdicts: uniqueGroupId('daily-replay'), listingHistory: platform.groups.listings[1]!, documents: uniqueGroupId('daily-replay-documents') },
+      groups: {
+        verdicts: uniqueGroupId('daily-replay'),
+        listingHistory: platform.groups.listings[1]!,
+        documents: uniqueGroupId('daily-replay-documents'),
+      },
       compareWith: CHECKER_VERSION,
     });
     await pinCheckerVersion(platform.warehouse, CHECKER_VERSION, 'after the replay test');

@@ -35,13 +35,41 @@ const WAIT = { timeoutMs: 45_000, intervalMs: 250 };
 const REASON_1 = 'Our server was only <b>restarting</b> & is up again: please check it once more.';
 const REASON_2 = 'Still up & fine; "unknown" <i>never</i> applied.';
 
-interface CheckRow { event_id: string; uptime: string; reason: string; run_id: string; in_sample: number }
-interface CorrectionRow {
-  dispute_id: string; reason: string; outcome: string; note: string; checker_version: string; disputed_checker_version: string;
-  disputed_event_id: string; disputed_uptime: string; disputed_result: string; request_id: string;
-  reprobe_event_id: string; reprobe_uptime: string; reprobe_result: string; verdict_changed: number; uptime_changed: number; change_id: string;
+interface CheckRow {
+  event_id: string;
+  uptime: string;
+  reason: string;
+  run_id: string;
+  in_sample: number;
 }
-interface ChangeRow { change_id: string; kind: string; cause_event_id: string; checker_version: string; from_state: string | null; to_state: string | null; summary: string; reasons: string[] }
+interface CorrectionRow {
+  dispute_id: string;
+  reason: string;
+  outcome: string;
+  note: string;
+  checker_version: string;
+  disputed_checker_version: string;
+  disputed_event_id: string;
+  disputed_uptime: string;
+  disputed_result: string;
+  request_id: string;
+  reprobe_event_id: string;
+  reprobe_uptime: string;
+  reprobe_result: string;
+  verdict_changed: number;
+  uptime_changed: number;
+  change_id: string;
+}
+interface ChangeRow {
+  change_id: string;
+  kind: string;
+  cause_event_id: string;
+  checker_version: string;
+  from_state: string | null;
+  to_state: string | null;
+  summary: string;
+  reasons: string[];
+}
 
 describe('disputes end to end: an owner disputes a down result, the platform re-probes and logs the correction', () => {
   const log = testLogger('disputes');
@@ -63,9 +91,14 @@ describe('disputes end to end: an owner disputes a down result, the platform re-
 
   const p = () => platform!;
   const q = <T>(sql: string) => p().warehouse.query<T>(sql, { k: key });
-  const checks = () => q<CheckRow>('SELECT event_id, uptime, reason, run_id, toUInt8(in_sample) AS in_sample FROM checks FINAL WHERE agent_key = {k:String} ORDER BY observed_at');
+  const checks = () =>
+    q<CheckRow>(
+      'SELECT event_id, uptime, reason, run_id, toUInt8(in_sample) AS in_sample FROM checks FINAL WHERE agent_key = {k:String} ORDER BY observed_at',
+    );
   const verdictOf = async (eventId: string) =>
-    (await p().warehouse.query<{ result: string }>('SELECT result FROM verdicts FINAL WHERE event_id = {e:String}', { e: eventId })).map((r) => r.result);
+    (await p().warehouse.query<{ result: string }>('SELECT result FROM verdicts FINAL WHERE event_id = {e:String}', { e: eventId })).map(
+      (r) => r.result,
+    );
   const corrections = () =>
     q<CorrectionRow>(
       `SELECT dispute_id, reason, outcome, note, checker_version, disputed_checker_version, disputed_event_id, disputed_uptime, disputed_result,
@@ -87,7 +120,8 @@ describe('disputes end to end: an owner disputes a down result, the platform re-
       async () => {
         const row = (await corrections()).find((r) => r.dispute_id === disputeId);
         if (!row) return { done: false, why: `no corrections row (checks: ${JSON.stringify(await checks())})` };
-        if (!(await corrected()).some((c) => c.change_id === row.change_id)) return { done: false, why: `change ${row.change_id} not in agent_changes yet` };
+        if (!(await corrected()).some((c) => c.change_id === row.change_id))
+          return { done: false, why: `change ${row.change_id} not in agent_changes yet` };
         return { done: true, value: row };
       },
       WAIT,
@@ -163,7 +197,15 @@ describe('disputes end to end: an owner disputes a down result, the platform re-
     expect(first.brokers).toBe(p().kafka.brokers);
     expect(first.workersListening).toBe(true);
     const d = first.dispute;
-    expect(d).toMatchObject({ agentKey: key, agentId: id, name: 'io.github.acme/disputed', reason: REASON_1, disputedEventId: downCheck.event_id, disputedUptime: 'down', notReprobed: null });
+    expect(d).toMatchObject({
+      agentKey: key,
+      agentId: id,
+      name: 'io.github.acme/disputed',
+      reason: REASON_1,
+      disputedEventId: downCheck.event_id,
+      disputedUptime: 'down',
+      notReprobed: null,
+    });
     expect(d.checkerVersion).not.toBe('');
     expect(first.request).toMatchObject({ reason: 'dispute', inSample: false, targetUrl: peerUrl, runId: `dispute:${d.id}` });
 
@@ -202,7 +244,13 @@ describe('disputes end to end: an owner disputes a down result, the platform re-
     // One `corrected` change, caused by the dispute, from the disputed verdict to the re-probe's.
     const changes = await corrected();
     expect(changes).toHaveLength(1);
-    expect(changes[0]).toMatchObject({ change_id: firstCorrection.change_id, cause_event_id: d.id, checker_version: d.checkerVersion, from_state: before, to_state: after });
+    expect(changes[0]).toMatchObject({
+      change_id: firstCorrection.change_id,
+      cause_event_id: d.id,
+      checker_version: d.checkerVersion,
+      from_state: before,
+      to_state: after,
+    });
     expect(changes[0]!.summary).toBe('Dispute answered: re-probed (up), verdict unchanged (fail)');
     expect(changes[0]!.reasons).toEqual([`disputed: ${REASON_1}`, 'before: down, fail (MCP-Q-010)', 'after: up, fail (MCP-Q-010)']);
 
@@ -240,11 +288,22 @@ describe('disputes end to end: an owner disputes a down result, the platform re-
       { VERONIKAI_KAFKA_BROKERS: '', VERONIKAI_WAREHOUSE: 'embedded', VERONIKAI_CACHE_DIR: config.cacheDir },
     );
     expect(cli.code, cli.stderr).toBe(0);
-    const out = JSON.parse(cli.stdout) as { dispute: DisputeOutcome['dispute']; request: DisputeOutcome['request']; workersListening: boolean; kafka: string };
+    const out = JSON.parse(cli.stdout) as {
+      dispute: DisputeOutcome['dispute'];
+      request: DisputeOutcome['request'];
+      workersListening: boolean;
+      kafka: string;
+    };
     expect(out).toMatchObject({ kafka: 'running', workersListening: true });
     const d = out.dispute;
     // What it disputes is the re-probe of the first dispute: the instance's latest result.
-    expect(d).toMatchObject({ agentKey: key, reason: REASON_2, disputedEventId: first.dispute.probeEventId, disputedUptime: 'up', disputedResult: firstCorrection.reprobe_result });
+    expect(d).toMatchObject({
+      agentKey: key,
+      reason: REASON_2,
+      disputedEventId: first.dispute.probeEventId,
+      disputedUptime: 'up',
+      disputedResult: firstCorrection.reprobe_result,
+    });
     expect(out.request).toMatchObject({ reason: 'dispute', targetUrl: peerUrl });
 
     secondCorrection = await settledCorrection(d.id);
@@ -255,9 +314,15 @@ describe('disputes end to end: an owner disputes a down result, the platform re-
     ]);
     const [after] = await verdictOf(d.probeEventId!);
     expect(secondCorrection).toMatchObject({
-      reason: REASON_2, outcome: 'answered', disputed_uptime: 'up', disputed_result: firstCorrection.reprobe_result,
-      reprobe_event_id: d.probeEventId, reprobe_uptime: 'up', reprobe_result: after,
-      verdict_changed: after === firstCorrection.reprobe_result ? 0 : 1, uptime_changed: 0,
+      reason: REASON_2,
+      outcome: 'answered',
+      disputed_uptime: 'up',
+      disputed_result: firstCorrection.reprobe_result,
+      reprobe_event_id: d.probeEventId,
+      reprobe_uptime: 'up',
+      reprobe_result: after,
+      verdict_changed: after === firstCorrection.reprobe_result ? 0 : 1,
+      uptime_changed: 0,
     });
     // One `corrected` change per dispute, none twice.
     expect((await corrected()).map((c) => [c.change_id, c.cause_event_id])).toEqual([

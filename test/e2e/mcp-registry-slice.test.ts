@@ -79,7 +79,14 @@ describe('MCP Registry slice: fixture pages → Kafka → ClickHouse → API', (
   const worker = (group: string, crashAfterSink: boolean) =>
     new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'dedupe-worker.ts')], {
-        env: { ...process.env, BROKERS: ctx.brokers, PREFIX: ctx.prefix, GROUP: group, DATA_DIR: dataDir, CRASH_AFTER_SINK: crashAfterSink ? '1' : '0' },
+        env: {
+          ...process.env,
+          BROKERS: ctx.brokers,
+          PREFIX: ctx.prefix,
+          GROUP: group,
+          DATA_DIR: dataDir,
+          CRASH_AFTER_SINK: crashAfterSink ? '1' : '0',
+        },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
@@ -198,7 +205,13 @@ describe('MCP Registry slice: fixture pages → Kafka → ClickHouse → API', (
 
       const one = await api.inject({ method: 'GET', url: `/agents/${agentId('https://mcp7.example.org/mcp')}` });
       expect(one.statusCode).toBe(200);
-      const agent = one.json() as { key: string; sources: string[]; firstSeen: string; sourceFirstSeen: Record<string, string>; listings: Array<{ itemId: string; lastSeen: string }> };
+      const agent = one.json() as {
+        key: string;
+        sources: string[];
+        firstSeen: string;
+        sourceFirstSeen: Record<string, string>;
+        listings: Array<{ itemId: string; lastSeen: string }>;
+      };
       expect(agent.key).toBe('https://mcp7.example.org/mcp');
       // Every time the API serves is ISO 8601 UTC.
       const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -260,7 +273,9 @@ describe('MCP Registry slice: fixture pages → Kafka → ClickHouse → API', (
       await waitUntilConsumed(ctx.kafka, group, [ctx.topics.listings], 60_000);
       await runner.stop();
       expect(runner.stats.dlq).toBe(1);
-      const [late] = await wh.query<{ sources: string[] }>("SELECT sources FROM agents FINAL WHERE agent_key = 'https://late.example.org/mcp'");
+      const [late] = await wh.query<{ sources: string[] }>(
+        "SELECT sources FROM agents FINAL WHERE agent_key = 'https://late.example.org/mcp'",
+      );
       expect(late?.sources).toEqual(['mcp-registry']);
     } finally {
       await wh.close();
@@ -283,9 +298,24 @@ describe('MCP Registry slice: fixture pages → Kafka → ClickHouse → API', (
 
 function lateListing(): ListingEvent {
   return {
-    id: 'late-1', observedAt: Date.now(), runId: 'manual', fetchId: 'none', source: 'mcp-registry',
-    itemId: 'io.github.late/server', protocol: 'mcp', name: 'Late', description: 'Arrives after a malformed message',
-    version: '1.0.0', endpointUrl: 'https://late.example.org/mcp', endpointTransport: 'streamable-http', cardUrl: null,
-    serverJson: null, status: 'active', invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false,
+    id: 'late-1',
+    observedAt: Date.now(),
+    runId: 'manual',
+    fetchId: 'none',
+    source: 'mcp-registry',
+    itemId: 'io.github.late/server',
+    protocol: 'mcp',
+    name: 'Late',
+    description: 'Arrives after a malformed message',
+    version: '1.0.0',
+    endpointUrl: 'https://late.example.org/mcp',
+    endpointTransport: 'streamable-http',
+    cardUrl: null,
+    serverJson: null,
+    status: 'active',
+    invalidReason: null,
+    updatedAt: null,
+    raw: '{}',
+    rawTruncated: false,
   };
 }

@@ -83,14 +83,26 @@ describe('listing sources → Kafka → ClickHouse', () => {
       orgAgent('uuid-only', 'https://org-only.example/.well-known/agent-card.json'),
       orgAgent('uuid-leaves', 'https://org-leaves.example/.well-known/agent-card.json'),
     ]);
-    hf = await startFixtureHfSpaces([space('acme/weather'), space('acme/sleepy', { stage: 'SLEEPING' }), space('acme/other-docker', { sdk: 'docker' })], {
-      maxLimit: 2,
-    });
+    hf = await startFixtureHfSpaces(
+      [space('acme/weather'), space('acme/sleepy', { stage: 'SLEEPING' }), space('acme/other-docker', { sdk: 'docker' })],
+      {
+        maxLimit: 2,
+      },
+    );
     neuronto = await startFixtureNeuronto([
-      ardEntry('urn:air:shared.example:mcp:shared', 'application/vnd.mcp.server-card+json', 'https://mcp.shared.example/.well-known/mcp/server-card.json', {
-        data: { remotes: [{ type: 'streamable-http', url: 'https://mcp.shared.example/mcp/' }] },
-      }),
-      ardEntry('urn:air:shared.example:a2a:shared', 'application/a2a-agent-card+json', 'https://shared-agent.example/.well-known/agent.json'),
+      ardEntry(
+        'urn:air:shared.example:mcp:shared',
+        'application/vnd.mcp.server-card+json',
+        'https://mcp.shared.example/.well-known/mcp/server-card.json',
+        {
+          data: { remotes: [{ type: 'streamable-http', url: 'https://mcp.shared.example/mcp/' }] },
+        },
+      ),
+      ardEntry(
+        'urn:air:shared.example:a2a:shared',
+        'application/a2a-agent-card+json',
+        'https://shared-agent.example/.well-known/agent.json',
+      ),
       ardEntry('urn:air:x:skill:s', 'application/ai-skill+json', 'https://x.example/skill.json'),
     ]);
     smithery = await startFixtureSmithery([
@@ -182,8 +194,14 @@ describe('listing sources → Kafka → ClickHouse', () => {
 
   it('applies owners opt-outs: hidden agents leave the API, unchecked ones stay listed; the reason is recorded', async () => {
     const all = await agents();
-    expect(all.get('https://org-only.example')).toMatchObject({ opt_out: 'hidden', opt_out_reason: 'owner asked to be hidden (ticket 12)' });
-    expect(all.get('https://server.smithery.ai/@smith/only/mcp')).toMatchObject({ opt_out: 'unchecked', opt_out_reason: 'owner asked us not to probe' });
+    expect(all.get('https://org-only.example')).toMatchObject({
+      opt_out: 'hidden',
+      opt_out_reason: 'owner asked to be hidden (ticket 12)',
+    });
+    expect(all.get('https://server.smithery.ai/@smith/only/mcp')).toMatchObject({
+      opt_out: 'unchecked',
+      opt_out_reason: 'owner asked us not to probe',
+    });
     expect(all.get(SHARED_MCP)).toMatchObject({ opt_out: '', opt_out_reason: '' });
 
     const api = buildApi({ warehouse: wh });
@@ -216,7 +234,9 @@ describe('listing sources → Kafka → ClickHouse', () => {
     expect(s.get('a2aregistry-org')).toMatchObject({ complete: true, delisted: 2 });
     expect(s.get('mcp-registry')).toMatchObject({ complete: false, errors: 1, delisted: 0 });
     expect(formatSummary(s.get('mcp-registry')!)).toMatch(/INCOMPLETE: http_5xx: HTTP 503/);
-    expect(formatSummary(s.get('hf-spaces')!)).toBe('hf-spaces: skipped (robots: disallowed (/api/spaces?… for veronikai (group "veronikai")))');
+    expect(formatSummary(s.get('hf-spaces')!)).toBe(
+      'hf-spaces: skipped (robots: disallowed (/api/spaces?… for veronikai (group "veronikai")))',
+    );
     expect(formatSummary(s.get('smithery')!)).toBe('smithery: skipped (robots: unreachable (HTTP 503))');
     // Neither skipped source was asked for anything but its robots.txt this time.
     expect([hf.requests.length, smithery.requests.length]).toEqual(before);
@@ -247,11 +267,19 @@ describe('listing sources → Kafka → ClickHouse', () => {
     );
     expect(rows).toEqual([
       {
-        source: 'hf-spaces', url: `${hf.url}/robots.txt`, gate: 'robots_disallowed', ok: 0, error_class: 'robots_disallowed',
+        source: 'hf-spaces',
+        url: `${hf.url}/robots.txt`,
+        gate: 'robots_disallowed',
+        ok: 0,
+        error_class: 'robots_disallowed',
         error: expect.stringMatching(/^robots.txt disallows \/api\/spaces\?filter=mcp-server.* for veronikai/),
       },
       {
-        source: 'smithery', url: `${smithery.url}/robots.txt`, gate: 'robots_unreachable', ok: 0, error_class: 'http_5xx',
+        source: 'smithery',
+        url: `${smithery.url}/robots.txt`,
+        gate: 'robots_unreachable',
+        ok: 0,
+        error_class: 'http_5xx',
         error: expect.stringMatching(/^robots.txt could not be fetched \(HTTP 503\); skipped for this run/),
       },
     ]);
@@ -264,7 +292,11 @@ describe('listing sources → Kafka → ClickHouse', () => {
   it('tombstones a deleted registry entry, revalidates HF pages with 304, and delists on the next full resync', async () => {
     mcp.faultAt.clear();
     hf.robots = 404;
-    mcp.entries[1] = entry('io.github.reg/gone-later', { remoteUrl: 'https://reg-gone.example/mcp', status: 'deleted', updatedAt: '2025-12-01T00:00:00Z' });
+    mcp.entries[1] = entry('io.github.reg/gone-later', {
+      remoteUrl: 'https://reg-gone.example/mcp',
+      status: 'deleted',
+      updatedAt: '2025-12-01T00:00:00Z',
+    });
     const s = await crawl({ sources: ['mcp-registry', 'hf-spaces'] });
     expect(s.get('mcp-registry')).toMatchObject({ complete: true, mode: 'incremental', items: 1, delisted: 0 });
     expect(s.get('hf-spaces')).toMatchObject({ complete: true, pages: 2, items: 0, new: 0, changed: 0, delisted: 0 });

@@ -37,7 +37,14 @@ const SECRET = 'watchers-e2e-secret-0123456789';
 const SUBSCRIPTION = 'watcher';
 const WAIT = { timeoutMs: 30_000, intervalMs: 200 };
 
-interface ChangeRow { change_id: string; kind: string; cause_event_id: string; from_state: string | null; to_state: string | null; summary: string }
+interface ChangeRow {
+  change_id: string;
+  kind: string;
+  cause_event_id: string;
+  from_state: string | null;
+  to_state: string | null;
+  summary: string;
+}
 
 const header = (r: ReceivedRequest, name: string): string => {
   const v = r.headers[name];
@@ -76,7 +83,10 @@ describe('watchers end to end: down, then up, across a platform restart', () => 
       { k: key },
     );
   const checks = () =>
-    p().warehouse.query<{ event_id: string; uptime: string }>('SELECT event_id, uptime FROM checks FINAL WHERE agent_key = {k:String} ORDER BY observed_at', { k: key });
+    p().warehouse.query<{ event_id: string; uptime: string }>(
+      'SELECT event_id, uptime FROM checks FINAL WHERE agent_key = {k:String} ORDER BY observed_at',
+      { k: key },
+    );
   const deliveries = () =>
     p().warehouse.query<{ change_id: string; kind: string; delivery_id: string; status: string; attempts: number }>(
       'SELECT change_id, kind, delivery_id, status, toUInt32(attempts) AS attempts FROM webhook_deliveries FINAL WHERE subscription_id = {s:String} ORDER BY change_observed_at',
@@ -210,24 +220,43 @@ describe('watchers end to end: down, then up, across a platform restart', () => 
        WHERE agent_key = {k:String} AND kind IN ('down', 'up') GROUP BY kind ORDER BY kind`,
       { k: key },
     );
-    expect(raw).toEqual([{ kind: 'down', ids: 1 }, { kind: 'up', ids: 1 }]);
+    expect(raw).toEqual([
+      { kind: 'down', ids: 1 },
+      { kind: 'up', ids: 1 },
+    ]);
   });
 
   it('both ecosystem feeds and the agent feed carry each change exactly once', async () => {
     const entryId = (changeId: string) => `tag:veronikai.invalid,2026:change:${changeId}`;
     const atom = atomEntryIds(await get('/feed.atom', 'application/atom+xml'));
     const agentAtom = atomEntryIds(await get(`/agents/${id}/feed.atom`, 'application/atom+xml'));
-    const json = JSON.parse(await get('/feed.json', 'application/feed+json')) as { items: Array<{ id: string; _veronikai: { kind: string; change_id: string; agent_id: string } }> };
+    const json = JSON.parse(await get('/feed.json', 'application/feed+json')) as {
+      items: Array<{ id: string; _veronikai: { kind: string; change_id: string; agent_id: string } }>;
+    };
     for (const changeId of [downId, upId]) {
       expect(count(atom, entryId(changeId)), `/feed.atom ${changeId}`).toBe(1);
       expect(count(agentAtom, entryId(changeId)), `agent feed ${changeId}`).toBe(1);
-      expect(count(json.items.map((i) => i._veronikai.change_id), changeId), `/feed.json ${changeId}`).toBe(1);
-      expect(count(json.items.map((i) => i.id), entryId(changeId))).toBe(1);
+      expect(
+        count(
+          json.items.map((i) => i._veronikai.change_id),
+          changeId,
+        ),
+        `/feed.json ${changeId}`,
+      ).toBe(1);
+      expect(
+        count(
+          json.items.map((i) => i.id),
+          entryId(changeId),
+        ),
+      ).toBe(1);
     }
     // Newest first: the up before the down.
     expect(atom.indexOf(entryId(upId))).toBeLessThan(atom.indexOf(entryId(downId)));
     const downs = json.items.filter((i) => i._veronikai.agent_id === id && ['down', 'up'].includes(i._veronikai.kind));
-    expect(downs.map((i) => [i._veronikai.kind, i._veronikai.change_id])).toEqual([['up', upId], ['down', downId]]);
+    expect(downs.map((i) => [i._veronikai.kind, i._veronikai.change_id])).toEqual([
+      ['up', upId],
+      ['down', downId],
+    ]);
   });
 
   it('the receiver got one signed POST per change, none twice, and the table says delivered', async () => {
@@ -249,7 +278,9 @@ describe('watchers end to end: down, then up, across a platform restart', () => 
       expect(Math.abs(Date.now() / 1000 - Number(ts))).toBeLessThan(300);
       const expected = `sha256=${createHmac('sha256', SECRET).update(`${ts}.${r.body}`).digest('hex')}`;
       expect(header(r, 'x-veronikai-signature')).toBe(expected);
-      expect(header(r, 'x-veronikai-signature')).not.toBe(`sha256=${createHmac('sha256', `${SECRET}x`).update(`${ts}.${r.body}`).digest('hex')}`);
+      expect(header(r, 'x-veronikai-signature')).not.toBe(
+        `sha256=${createHmac('sha256', `${SECRET}x`).update(`${ts}.${r.body}`).digest('hex')}`,
+      );
       expect(verifySignature(SECRET, { timestamp: ts, signature: header(r, 'x-veronikai-signature') }, r.body)).toBe(true);
     }
     const rows = (await deliveries()).filter((d) => [downId, upId].includes(d.change_id));

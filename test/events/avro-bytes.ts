@@ -19,7 +19,19 @@ type Node = avro.Type & {
 };
 
 /** Counts and lengths an attacker would write: past any message, past the heap, past 2^31, 2^53. */
-export const HOSTILE_COUNTS = [4097, 65_536, 1_000_000, 100_000_000, 2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 53 - 1, -1, -100_000_000, -(2 ** 31)];
+export const HOSTILE_COUNTS = [
+  4097,
+  65_536,
+  1_000_000,
+  100_000_000,
+  2 ** 31 - 1,
+  2 ** 31,
+  2 ** 40,
+  2 ** 53 - 1,
+  -1,
+  -100_000_000,
+  -(2 ** 31),
+];
 
 export type Rng = () => number;
 

@@ -21,7 +21,8 @@ function decodeError(c: EventCodec, message: Buffer): DecodeError {
   throw new Error('decoded');
 }
 
-const header = (c: EventCodec, name: string): Buffer => Buffer.concat([Buffer.from([0xc3, 0x01]), Buffer.from(c.fingerprintOf(name as never), 'hex')]);
+const header = (c: EventCodec, name: string): Buffer =>
+  Buffer.concat([Buffer.from([0xc3, 0x01]), Buffer.from(c.fingerprintOf(name as never), 'hex')]);
 
 describe('bounds on every length and count', () => {
   it('a string or bytes length past the remaining bytes is malformed', () => {
@@ -63,7 +64,19 @@ describe('bounds on every length and count', () => {
     const odd = oddCodec();
     const h = header(odd, 'Odd');
     const body = (color: number, list: Buffer, tail = Buffer.alloc(0)): Buffer =>
-      Buffer.concat([h, varint(0), varint(0), varint(0), varint(color), Buffer.alloc(4), Buffer.alloc(4), Buffer.alloc(8), list, varint(0), tail]);
+      Buffer.concat([
+        h,
+        varint(0),
+        varint(0),
+        varint(0),
+        varint(color),
+        Buffer.alloc(4),
+        Buffer.alloc(4),
+        Buffer.alloc(8),
+        list,
+        varint(0),
+        tail,
+      ]);
     expect(odd.decode(body(2, varint(0))).name).toBe('Odd');
     expect(decodeError(odd, body(3, varint(0))).message).toMatch(/enum index 3 out of range/);
     expect(decodeError(odd, body(-1, varint(0))).message).toMatch(/enum index -1 out of range/);
@@ -78,7 +91,8 @@ describe('bounds on every length and count', () => {
   it('a recursive schema nests at most DECODE_MAX_DEPTH levels (too_large), and a short list decodes', () => {
     const odd = oddCodec();
     const h = header(odd, 'Odd');
-    const list = (n: number): Buffer => Buffer.concat([varint(1), ...Array.from({ length: n }, (_, i) => Buffer.concat([varint(i), varint(i === n - 1 ? 0 : 1)]))]);
+    const list = (n: number): Buffer =>
+      Buffer.concat([varint(1), ...Array.from({ length: n }, (_, i) => Buffer.concat([varint(i), varint(i === n - 1 ? 0 : 1)]))]);
     const msg = (n: number): Buffer =>
       Buffer.concat([h, varint(0), varint(0), varint(0), varint(0), Buffer.alloc(4), Buffer.alloc(4), Buffer.alloc(8), list(n), varint(0)]);
     const value = odd.decode(msg(10)).value as unknown as { list: { v: number; next: unknown } };
@@ -93,9 +107,34 @@ describe('bounds on every length and count', () => {
     const h = header(odd, 'Odd');
     // nested: [[{a: null}], [{b: bytes "xy"}, {}]] written as a sized block then a plain one.
     const inner1 = Buffer.concat([varint(1), varint(1), varint(1), Buffer.from('a'), varint(0), varint(0), varint(0)]);
-    const inner2 = Buffer.concat([varint(-2), varint(9), varint(1), varint(1), Buffer.from('b'), varint(1), varint(2), Buffer.from('xy'), varint(0), varint(0), varint(0)]);
+    const inner2 = Buffer.concat([
+      varint(-2),
+      varint(9),
+      varint(1),
+      varint(1),
+      Buffer.from('b'),
+      varint(1),
+      varint(2),
+      Buffer.from('xy'),
+      varint(0),
+      varint(0),
+      varint(0),
+    ]);
     const nested = Buffer.concat([varint(-1), varint(inner1.length), inner1, varint(1), inner2, varint(0)]);
-    const m = Buffer.concat([h, varint(-2), varint(0), varint(0), varint(0), varint(0), varint(1), Buffer.alloc(4), Buffer.alloc(4), Buffer.alloc(8), varint(0), nested]);
+    const m = Buffer.concat([
+      h,
+      varint(-2),
+      varint(0),
+      varint(0),
+      varint(0),
+      varint(0),
+      varint(1),
+      Buffer.alloc(4),
+      Buffer.alloc(4),
+      Buffer.alloc(8),
+      varint(0),
+      nested,
+    ]);
     const v = odd.decode(m).value as unknown as { nulls: null[]; nested: Record<string, Buffer | null>[][] };
     expect(v.nulls).toEqual([null, null]);
     expect(v.nested).toEqual([[{ a: null }], [{ b: Buffer.from('xy') }, {}]]);

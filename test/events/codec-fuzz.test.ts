@@ -75,7 +75,12 @@ const mangled = (w: Writer) =>
         fc.constant({ kind: 'none' as const }),
         fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
         fc.record({ kind: fc.constant('flip' as const), bits: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }) }),
-        fc.record({ kind: fc.constant('splice' as const), at: fc.nat(), drop: fc.nat({ max: 4 }), count: fc.oneof(fc.constantFrom(...HOSTILE_COUNTS), fc.integer()) }),
+        fc.record({
+          kind: fc.constant('splice' as const),
+          at: fc.nat(),
+          drop: fc.nat({ max: 4 }),
+          count: fc.oneof(fc.constantFrom(...HOSTILE_COUNTS), fc.integer()),
+        }),
         fc.record({ kind: fc.constant('random' as const), bytes: fc.uint8Array({ maxLength: 512 }) }),
       ),
     })

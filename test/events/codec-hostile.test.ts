@@ -34,10 +34,14 @@ describe('the 188-byte message', () => {
 
   it('is a DecodeError in a fresh process with a 256 MB heap, not a heap exhaustion (exit 134)', () => {
     // Apart, because the failure being fixed kills the process that decodes.
-    const child = spawnSync(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', join(HERE, 'fixtures', 'decode-child.ts'), hostileMessage(codec).toString('hex')], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const child = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=256', '--import', 'tsx', join(HERE, 'fixtures', 'decode-child.ts'), hostileMessage(codec).toString('hex')],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     const fatal = child.stderr.split('\n').find((l) => /heap|FATAL/.test(l));
     expect({ status: child.status, signal: child.signal, fatal }).toEqual({ status: 0, signal: null, fatal: undefined });
     const out = JSON.parse(child.stdout.trim()) as { outcome: string; kind: string; message: string; ms: number };

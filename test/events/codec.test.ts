@@ -90,11 +90,7 @@ describe('EventCodec', () => {
 
     // An old producer wrote this message with the old schema.
     const { endpointTransport: _t, rawTruncated: _r, invalidReason: _i, ...oldValue } = listing;
-    const message = Buffer.concat([
-      Buffer.from([0xc3, 0x01]),
-      Buffer.from(oldCodecFp, 'hex'),
-      writer.toBuffer(oldValue),
-    ]);
+    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), Buffer.from(oldCodecFp, 'hex'), writer.toBuffer(oldValue)]);
     const decoded = codec.decodeAs('Listing', message);
     expect(decoded).toEqual({ ...listing, endpointTransport: null, rawTruncated: false, invalidReason: null });
   });

@@ -22,7 +22,17 @@ export const ODD_SCHEMA = {
     { name: 'score', type: 'double' },
     {
       name: 'list',
-      type: ['null', { type: 'record', name: 'Node', fields: [{ name: 'v', type: 'int' }, { name: 'next', type: ['null', 'Node'] }] }],
+      type: [
+        'null',
+        {
+          type: 'record',
+          name: 'Node',
+          fields: [
+            { name: 'v', type: 'int' },
+            { name: 'next', type: ['null', 'Node'] },
+          ],
+        },
+      ],
     },
     { name: 'nested', type: { type: 'array', items: { type: 'array', items: { type: 'map', values: ['null', 'bytes'] } } } },
   ],

@@ -19,7 +19,10 @@ describe('the probe schema after bodies were kept apart', () => {
     const fp = fingerprintBytes(JSON.stringify(writer.schema()));
     expect(fp.toString('hex')).not.toBe(codec.fingerprintOf('Probe'));
     const card = '{"name":"Old agent"}';
-    const { bodyKept: _k, ...oldExchange } = probeExchange('card', 'https://a.example/card.json', 200, card, { 'content-type': 'application/json', server: 'x' });
+    const { bodyKept: _k, ...oldExchange } = probeExchange('card', 'https://a.example/card.json', 200, card, {
+      'content-type': 'application/json',
+      server: 'x',
+    });
     const old = probeEvent(1_700_000_000_000, 'old-1', 'https://a.example/card.json', 'a2a', [oldExchange]);
     const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fp, writer.toBuffer(old)]);
     const decoded = codec.decodeAs('Probe', message);
@@ -28,7 +31,12 @@ describe('the probe schema after bodies were kept apart', () => {
   });
 
   it('round-trips a Document, and the documents topic is compacted and kept', () => {
-    const doc: DocumentEvent = { sha256: 'ab'.repeat(32), body: Buffer.from('{"name":"x"}'), observedAt: 5, url: 'https://a.example/card.json' };
+    const doc: DocumentEvent = {
+      sha256: 'ab'.repeat(32),
+      body: Buffer.from('{"name":"x"}'),
+      observedAt: 5,
+      url: 'https://a.example/card.json',
+    };
     expect(codec.decodeAs('Document', codec.encode('Document', doc))).toEqual(doc);
     expect(TOPICS.documents.config).toMatchObject({ 'cleanup.policy': 'compact', 'retention.ms': '-1' });
   });

@@ -62,13 +62,31 @@ describe('the broker killed and restarted in the middle of a daily run', () => {
     await ensureTopics(kafka, prefix, { maxPartitions: 2 });
     const codec = eventCodec();
     const listings: ListingEvent[] = Array.from({ length: N }, (_, i) => ({
-      id: `restart-${i}`, observedAt: Date.now(), runId: 'crawl', fetchId: 'fetch', source: 'mcp-registry',
-      itemId: `io.github.restart${i}/server`, protocol: 'mcp', name: `Server ${i}`, description: 'fault test', version: '1.0.0',
-      endpointUrl: `${origin}/mcp/${i}`, endpointTransport: 'streamable-http', cardUrl: null, serverJson: null, status: 'active',
-      invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false,
+      id: `restart-${i}`,
+      observedAt: Date.now(),
+      runId: 'crawl',
+      fetchId: 'fetch',
+      source: 'mcp-registry',
+      itemId: `io.github.restart${i}/server`,
+      protocol: 'mcp',
+      name: `Server ${i}`,
+      description: 'fault test',
+      version: '1.0.0',
+      endpointUrl: `${origin}/mcp/${i}`,
+      endpointTransport: 'streamable-http',
+      cardUrl: null,
+      serverJson: null,
+      status: 'active',
+      invalidReason: null,
+      updatedAt: null,
+      raw: '{}',
+      rawTruncated: false,
     }));
     const producer = await createEventProducer(kafka);
-    await producer.send(topicNames(prefix).listings, listings.map((l) => ({ key: `${l.source}:${l.itemId}`, value: codec.encode('Listing', l) })));
+    await producer.send(
+      topicNames(prefix).listings,
+      listings.map((l) => ({ key: `${l.source}:${l.itemId}`, value: codec.encode('Listing', l) })),
+    );
     await producer.close();
   }, 120_000);
 
@@ -82,7 +100,16 @@ describe('the broker killed and restarted in the middle of a daily run', () => {
   /** One `run` process (test/faults/daily-run-child.ts) on the fault broker; resolves with its exit code. */
   const runProcess = (out: string) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'daily-run-child.ts')], {
-      env: { ...process.env, DATA_DIR: dataDir, BROKERS: broker!.brokers, PREFIX: prefix, BUDGET: String(N), SAMPLE: '4', OUT: out, STAGE_TIMEOUT_MS: '60000' },
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        BROKERS: broker!.brokers,
+        PREFIX: prefix,
+        BUDGET: String(N),
+        SAMPLE: '4',
+        OUT: out,
+        STAGE_TIMEOUT_MS: '60000',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

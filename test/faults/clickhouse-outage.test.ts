@@ -42,7 +42,14 @@ class RestartableClickHouse {
       writeServerConfig(this.dir, this.port);
     }
     this.child = spawn(binary!, [`--config-file=${join(this.dir, 'config.xml')}`], { cwd: this.dir, stdio: 'ignore' });
-    await waitFor(async () => (await fetch(`${this.url}/ping`).then((r) => r.ok).catch(() => false)), 30_000, 'clickhouse-server to answer /ping');
+    await waitFor(
+      async () =>
+        await fetch(`${this.url}/ping`)
+          .then((r) => r.ok)
+          .catch(() => false),
+      30_000,
+      'clickhouse-server to answer /ping',
+    );
   }
 
   async kill(): Promise<void> {
@@ -60,7 +67,9 @@ class RestartableClickHouse {
 }
 
 describe.skipIf(!binary)(
-  binary ? 'a ClickHouse server going away and coming back under a processor' : `ClickHouse outage: skipped, clickhouse-server is not installed (${CLICKHOUSE_SERVER_INSTALL})`,
+  binary
+    ? 'a ClickHouse server going away and coming back under a processor'
+    : `ClickHouse outage: skipped, clickhouse-server is not installed (${CLICKHOUSE_SERVER_INSTALL})`,
   () => {
     let ctx: KafkaTestContext;
     let server: RestartableClickHouse;
@@ -72,7 +81,9 @@ describe.skipIf(!binary)(
       server = new RestartableClickHouse();
       await server.start();
       wh = await openWarehouse({ kind: 'server', url: server.url, database: 'faults' }, { createDatabase: true });
-      await wh.exec('CREATE TABLE IF NOT EXISTS events (id String, wave UInt8, version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY id');
+      await wh.exec(
+        'CREATE TABLE IF NOT EXISTS events (id String, wave UInt8, version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY id',
+      );
       producer = await createEventProducer(ctx.kafka);
     }, 120_000);
 
@@ -101,7 +112,11 @@ describe.skipIf(!binary)(
         handler: (m) => ok(JSON.parse(m.value!.toString()) as { id: string; wave: number }),
         sink: async (items) => {
           try {
-            await insertScratch(wh, 'events', items.map((i) => ({ ...i.value, version: Number(i.source.offset) })));
+            await insertScratch(
+              wh,
+              'events',
+              items.map((i) => ({ ...i.value, version: Number(i.source.offset) })),
+            );
           } catch (err) {
             failures.push(Date.now());
             throw err;
@@ -139,7 +154,10 @@ describe.skipIf(!binary)(
         // Still running after the outage: a runner that gave up has settled `done` by now (one
         // turn of the event loop lets its callbacks run).
         let settled: unknown = 'running';
-        void runner.done.then(() => (settled = 'stopped'), (err: unknown) => (settled = err));
+        void runner.done.then(
+          () => (settled = 'stopped'),
+          (err: unknown) => (settled = err),
+        );
         await new Promise((r) => setImmediate(r));
         expect(settled).toBe('running');
       } finally {

@@ -38,7 +38,15 @@ const HELD = [0, 1];
 interface ChildOut {
   report: { runId: string; planned: number } | null;
   error: string | null;
-  tables: { checks: number; check_events: number; verdicts: number; verdict_events: number; latest: number; agents: number; planned: number };
+  tables: {
+    checks: number;
+    check_events: number;
+    verdicts: number;
+    verdict_events: number;
+    latest: number;
+    agents: number;
+    planned: number;
+  };
 }
 
 describe('a three-node cluster loses a node in the middle of a daily run', () => {
@@ -105,7 +113,10 @@ describe('a three-node cluster loses a node in the middle of a daily run', () =>
       rawTruncated: false,
     }));
     const producer = await createEventProducer(kafka);
-    await producer.send(topics.listings, listings.map((l) => ({ key: `${l.source}:${l.itemId}`, value: codec.encode('Listing', l) })));
+    await producer.send(
+      topics.listings,
+      listings.map((l) => ({ key: `${l.source}:${l.itemId}`, value: codec.encode('Listing', l) })),
+    );
     await producer.close();
     return topics;
   }
@@ -118,14 +129,27 @@ describe('a three-node cluster loses a node in the middle of a daily run', () =>
     dirs.push(dir);
     const out = join(dir, 'out.json');
     const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'daily-run-child.ts')], {
-      env: { ...process.env, DATA_DIR: dir, BROKERS: status.bootstrapServers!, PREFIX: prefix, BUDGET: String(N), SAMPLE: String(N), OUT: out, STAGE_TIMEOUT_MS: '150000' },
+      env: {
+        ...process.env,
+        DATA_DIR: dir,
+        BROKERS: status.bootstrapServers!,
+        PREFIX: prefix,
+        BUDGET: String(N),
+        SAMPLE: String(N),
+        OUT: out,
+        STAGE_TIMEOUT_MS: '150000',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      if (during) await Promise.race([during(), exited.then((code) => Promise.reject(new Error(`the run ended (${code}) before the fault: ${stderr}`)))]);
+      if (during)
+        await Promise.race([
+          during(),
+          exited.then((code) => Promise.reject(new Error(`the run ended (${code}) before the fault: ${stderr}`))),
+        ]);
       const code = await exited;
       expect(code, stderr).toBe(0);
     } finally {
@@ -134,68 +158,85 @@ describe('a three-node cluster loses a node in the middle of a daily run', () =>
     return { ...(JSON.parse(readFileSync(out, 'utf8')) as ChildOut), topics };
   }
 
-  it('stack up --nodes 3, a run without the fault, the same run with a node SIGKILLed, the node back in sync, stack down', { timeout: 900_000 }, async () => {
-    const t0 = Date.now();
-    // Where a slow run spends its time (the machine is shared): one line a phase.
-    const phase = (what: string) => process.stderr.write(`[cluster] ${Math.round((Date.now() - t0) / 1000)} s: ${what}\n`);
-    const up = await stack('up', '--nodes', '3', '--port', '0', '--heap', '384m');
-    expect(up.code, up.stderr).toBe(0);
-    expect(up.stdout).toMatch(/cluster of 3 nodes/);
-    const json = await stack('status', '--json');
-    expect(json.code, json.stderr).toBe(0);
-    status = JSON.parse(json.stdout) as StackStatus;
-    expect(status).toMatchObject({ running: true, kind: 'cluster' });
-    expect(status.nodes).toHaveLength(3);
-    for (const n of status.nodes) expect(n).toMatchObject({ running: true, reachable: true, roles: ['broker', 'controller'], pid: expect.any(Number), address: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
-    expect(status.bootstrapServers).toBe(status.nodes.map((n) => n.address).join(','));
-    const upMs = Date.now() - t0;
-    phase('three nodes up');
+  it(
+    'stack up --nodes 3, a run without the fault, the same run with a node SIGKILLed, the node back in sync, stack down',
+    { timeout: 900_000 },
+    async () => {
+      const t0 = Date.now();
+      // Where a slow run spends its time (the machine is shared): one line a phase.
+      const phase = (what: string) => process.stderr.write(`[cluster] ${Math.round((Date.now() - t0) / 1000)} s: ${what}\n`);
+      const up = await stack('up', '--nodes', '3', '--port', '0', '--heap', '384m');
+      expect(up.code, up.stderr).toBe(0);
+      expect(up.stdout).toMatch(/cluster of 3 nodes/);
+      const json = await stack('status', '--json');
+      expect(json.code, json.stderr).toBe(0);
+      status = JSON.parse(json.stdout) as StackStatus;
+      expect(status).toMatchObject({ running: true, kind: 'cluster' });
+      expect(status.nodes).toHaveLength(3);
+      for (const n of status.nodes)
+        expect(n).toMatchObject({
+          running: true,
+          reachable: true,
+          roles: ['broker', 'controller'],
+          pid: expect.any(Number),
+          address: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+        });
+      expect(status.bootstrapServers).toBe(status.nodes.map((n) => n.address).join(','));
+      const upMs = Date.now() - t0;
+      phase('three nodes up');
 
-    const baseline = await dailyRun('baseline');
-    expect(baseline.error).toBeNull();
-    // Topics made on three brokers get three replicas, and a write needs two of them.
-    expect(await replication(status.bootstrapServers!, baseline.topics.probes)).toEqual({ replicas: [3], minInsync: '2' });
-    expect(baseline.tables).toMatchObject({ planned: N, checks: N, check_events: N, verdicts: N, verdict_events: N, agents: N });
-    const baselineMs = Date.now() - t0 - upMs;
-    phase('run without the fault done');
+      const baseline = await dailyRun('baseline');
+      expect(baseline.error).toBeNull();
+      // Topics made on three brokers get three replicas, and a write needs two of them.
+      expect(await replication(status.bootstrapServers!, baseline.topics.probes)).toEqual({ replicas: [3], minInsync: '2' });
+      expect(baseline.tables).toMatchObject({ planned: N, checks: N, check_events: N, verdicts: N, verdict_events: N, agents: N });
+      const baselineMs = Date.now() - t0 - upMs;
+      phase('run without the fault done');
 
-    // The fault: once the held probes are in flight, the node leading the most partitions dies.
-    let killed = 0;
-    const faulty = await dailyRun('fault', async () => {
-      hold = true;
-      await waitFor(() => held.length >= HELD.length, 120_000, 'the held probes to be in flight');
-      const leaders = await leaderCounts(status.bootstrapServers!);
-      killed = [...leaders.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-      phase(`probes in flight: SIGKILL node ${killed}`);
-      process.kill(status.nodes.find((n) => n.id === killed)!.pid!, 'SIGKILL');
-      hold = false;
-      for (const r of held.splice(0)) r.destroy();
-    });
-    expect(killed).toBeGreaterThan(0);
-    expect(faulty.error).toBeNull();
-    // Every probe event once, as many as without the fault: what FINAL shows, and the distinct ids.
-    expect(faulty.tables).toEqual(baseline.tables);
-    const faultMs = Date.now() - t0 - upMs - baselineMs;
-    phase('run with the fault done');
+      // The fault: once the held probes are in flight, the node leading the most partitions dies.
+      let killed = 0;
+      const faulty = await dailyRun('fault', async () => {
+        hold = true;
+        await waitFor(() => held.length >= HELD.length, 120_000, 'the held probes to be in flight');
+        const leaders = await leaderCounts(status.bootstrapServers!);
+        killed = [...leaders.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+        phase(`probes in flight: SIGKILL node ${killed}`);
+        process.kill(status.nodes.find((n) => n.id === killed)!.pid!, 'SIGKILL');
+        hold = false;
+        for (const r of held.splice(0)) r.destroy();
+      });
+      expect(killed).toBeGreaterThan(0);
+      expect(faulty.error).toBeNull();
+      // Every probe event once, as many as without the fault: what FINAL shows, and the distinct ids.
+      expect(faulty.tables).toEqual(baseline.tables);
+      const faultMs = Date.now() - t0 - upMs - baselineMs;
+      phase('run with the fault done');
 
-    const during = JSON.parse((await stack('status', '--json')).stdout) as StackStatus;
-    expect(during.nodes.find((n) => n.id === killed)).toMatchObject({ running: false, pid: null });
+      const during = JSON.parse((await stack('status', '--json')).stdout) as StackStatus;
+      expect(during.nodes.find((n) => n.id === killed)).toMatchObject({ running: false, pid: null });
 
-    // The killed node, started again (stack up brings the cluster back to strength), catches up.
-    const back = await stack('up', '--nodes', '3');
-    expect(back.code, back.stderr).toBe(0);
-    phase(`node ${killed} started again`);
-    await waitFor(async () => (await outOfSync(status.bootstrapServers!, killed)).length === 0, 120_000, `node ${killed} back in the in-sync replicas of every partition`);
-    const catchUpMs = Date.now() - t0 - upMs - baselineMs - faultMs;
+      // The killed node, started again (stack up brings the cluster back to strength), catches up.
+      const back = await stack('up', '--nodes', '3');
+      expect(back.code, back.stderr).toBe(0);
+      phase(`node ${killed} started again`);
+      await waitFor(
+        async () => (await outOfSync(status.bootstrapServers!, killed)).length === 0,
+        120_000,
+        `node ${killed} back in the in-sync replicas of every partition`,
+      );
+      const catchUpMs = Date.now() - t0 - upMs - baselineMs - faultMs;
 
-    const down = await stack('down', '--timeout', '30s');
-    expect(down.code, down.stderr).toBe(0);
-    expect(down.stdout).toMatch(/^Kafka cluster stopped \(pids \d+, \d+, \d+\)$/m);
-    const after = await stack('status', '--json');
-    expect(after.code).toBe(3);
-    expect((JSON.parse(after.stdout) as StackStatus).nodes.every((n) => !n.running)).toBe(true);
-    process.stderr.write(`[cluster] up ${upMs} ms, baseline run ${baselineMs} ms, run with node ${killed} killed ${faultMs} ms, catch-up ${catchUpMs} ms, total ${Date.now() - t0} ms\n`);
-  });
+      const down = await stack('down', '--timeout', '30s');
+      expect(down.code, down.stderr).toBe(0);
+      expect(down.stdout).toMatch(/^Kafka cluster stopped \(pids \d+, \d+, \d+\)$/m);
+      const after = await stack('status', '--json');
+      expect(after.code).toBe(3);
+      expect((JSON.parse(after.stdout) as StackStatus).nodes.every((n) => !n.running)).toBe(true);
+      process.stderr.write(
+        `[cluster] up ${upMs} ms, baseline run ${baselineMs} ms, run with node ${killed} killed ${faultMs} ms, catch-up ${catchUpMs} ms, total ${Date.now() - t0} ms\n`,
+      );
+    },
+  );
 });
 
 /** The replica counts of a topic's partitions (distinct) and its min.insync.replicas. */
@@ -204,7 +245,10 @@ async function replication(brokers: string, topic: string): Promise<{ replicas: 
   await admin.connect();
   try {
     const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-    const described = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
+    });
     return {
       replicas: [...new Set(topics[0]!.partitions.map((p) => p.replicas.length))],
       minInsync: described.resources[0]?.configEntries.find((c) => c.configName === 'min.insync.replicas')?.configValue,
@@ -234,7 +278,9 @@ async function outOfSync(brokers: string, node: number): Promise<string[]> {
   await admin.connect();
   try {
     const { topics } = await admin.fetchTopicMetadata();
-    return topics.flatMap((t) => t.partitions.filter((p) => p.replicas.includes(node) && !p.isr.includes(node)).map((p) => `${t.name}[${p.partitionId}]`));
+    return topics.flatMap((t) =>
+      t.partitions.filter((p) => p.replicas.includes(node) && !p.isr.includes(node)).map((p) => `${t.name}[${p.partitionId}]`),
+    );
   } catch {
     return ['(metadata not available yet)'];
   } finally {

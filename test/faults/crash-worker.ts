@@ -44,7 +44,10 @@ interface Deps {
  * the topic it reads, how it is made, and what the snapshot holds (columns that say when a row
  * was computed left out, and the latency digest, whose state depends on insert order).
  */
-const PROCESSORS: Record<CrashedProcessor, { first: string; split: string; topic: keyof TopicNames; make: (d: Deps) => ConsumerRunner<unknown>; tables: Record<string, string> }> = {
+const PROCESSORS: Record<
+  CrashedProcessor,
+  { first: string; split: string; topic: keyof TopicNames; make: (d: Deps) => ConsumerRunner<unknown>; tables: Record<string, string> }
+> = {
   dedupe: {
     first: 'listings',
     split: 'agents',

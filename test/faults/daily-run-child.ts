@@ -45,9 +45,23 @@ const deps: ProcessorDeps & { sessionTimeoutMs: number } = {
 const runners: ConsumerRunner<unknown>[] = createProcessors(deps);
 for (const r of runners) await r.start();
 
-const canary = new Canary({ targets: [], contact: config.contact, allowLoopback: true, onEvent: canaryEventSink(platform.producer, topics), logger: log });
+const canary = new Canary({
+  targets: [],
+  contact: config.contact,
+  allowLoopback: true,
+  onEvent: canaryEventSink(platform.producer, topics),
+  logger: log,
+});
 const engine = new ProbeEngine({ contact: config.contact, canary, logger: log, allowLoopback: true });
-const worker = new ProbeWorker({ groupId: `${prefix}${PROBE_WORKER_GROUP}`, kafka, topics, engine, producer: platform.producer, logger: log, sessionTimeoutMs: SESSION_MS });
+const worker = new ProbeWorker({
+  groupId: `${prefix}${PROBE_WORKER_GROUP}`,
+  kafka,
+  topics,
+  engine,
+  producer: platform.producer,
+  logger: log,
+  sessionTimeoutMs: SESSION_MS,
+});
 await worker.start();
 
 // As `run` does: a consumer that stopped on a failure ends the process non-zero, for the supervisor to restart it.
@@ -80,11 +94,20 @@ try {
 }
 // Let the pipeline settle (a run that ended early leaves work in flight), so the tables show every event on Kafka.
 const g = platform.groups;
-for (const [group, topic] of [[g.probeWorkers, topics.probeRequests], [g.documents, topics.documents], [g.verdicts, topics.probes], [g.runLog, topics.runs]] as const) {
+for (const [group, topic] of [
+  [g.probeWorkers, topics.probeRequests],
+  [g.documents, topics.documents],
+  [g.verdicts, topics.probes],
+  [g.runLog, topics.runs],
+] as const) {
   await waitUntilConsumed(kafka, group, [topic], 40_000).catch(() => undefined);
 }
-const runIds = (await platform.warehouse.query<{ run_id: string }>('SELECT DISTINCT run_id FROM runs ORDER BY run_id')).map((r) => r.run_id);
-const stats = Object.fromEntries(await Promise.all(runIds.map(async (id) => [id, await runStats(platform.warehouse, id, CHECKER_VERSION)] as const)));
+const runIds = (await platform.warehouse.query<{ run_id: string }>('SELECT DISTINCT run_id FROM runs ORDER BY run_id')).map(
+  (r) => r.run_id,
+);
+const stats = Object.fromEntries(
+  await Promise.all(runIds.map(async (id) => [id, await runStats(platform.warehouse, id, CHECKER_VERSION)] as const)),
+);
 const agents = await loadSchedulableAgents(platform.warehouse);
 const [tables] = await platform.warehouse.query(
   `SELECT (SELECT toUInt32(count()) FROM checks FINAL) AS checks, (SELECT toUInt32(uniqExact(event_id)) FROM checks) AS check_events,

@@ -79,7 +79,10 @@ describe('a daily run killed in the middle', () => {
       rawTruncated: false,
     }));
     const producer = await createEventProducer(ctx.kafka);
-    await producer.send(ctx.topics.listings, listings.map((l) => ({ key: `${l.source}:${l.itemId}`, value: codec.encode('Listing', l) })));
+    await producer.send(
+      ctx.topics.listings,
+      listings.map((l) => ({ key: `${l.source}:${l.itemId}`, value: codec.encode('Listing', l) })),
+    );
     await producer.close();
   });
 

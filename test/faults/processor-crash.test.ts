@@ -77,7 +77,12 @@ function probes(): ProbeEvent[] {
       const url = `https://mcp-${i}.site${i % 12}.example/mcp`;
       const down = d > 0 && (i + d) % 4 === 0;
       const exchange = down ? probeExchange('mcp-get', url, 503) : probeExchange('mcp-get', url, 405, '', { allow: 'POST' });
-      out.push(probeEvent(day0 + d * 86_400_000 + i * 60_000, `probe-${d}-${i}`, url, 'mcp', [exchange], { inSample: i % 3 === 0, runId: `run-${d}` }));
+      out.push(
+        probeEvent(day0 + d * 86_400_000 + i * 60_000, `probe-${d}-${i}`, url, 'mcp', [exchange], {
+          inSample: i % 3 === 0,
+          runId: `run-${d}`,
+        }),
+      );
     }
   }
   return out;
@@ -143,15 +148,17 @@ describe('a processor crashing at each point of a batch', () => {
     });
 
   /** A fresh warehouse and group: crash (unless 'none'), then a clean run; the clean run's snapshot. */
-  const scenario = (processor: CrashedProcessor) => async (crashAt: CrashPoint): Promise<{ crashed: WorkerResult | null; snapshot: Snapshot }> => {
-    const dir = mkdtempSync(join(tmpdir(), `veronikai-crash-${processor}-${crashAt}-`));
-    dirs.push(dir);
-    const group = uniqueGroupId(`crash-${processor}-${crashAt}`);
-    const crashed = crashAt === 'none' ? null : await worker(processor, dir, group, crashAt);
-    const clean = await worker(processor, dir, group, 'none');
-    expect(clean.code, clean.stderr).toBe(0);
-    return { crashed, snapshot: JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as Snapshot };
-  };
+  const scenario =
+    (processor: CrashedProcessor) =>
+    async (crashAt: CrashPoint): Promise<{ crashed: WorkerResult | null; snapshot: Snapshot }> => {
+      const dir = mkdtempSync(join(tmpdir(), `veronikai-crash-${processor}-${crashAt}-`));
+      dirs.push(dir);
+      const group = uniqueGroupId(`crash-${processor}-${crashAt}`);
+      const crashed = crashAt === 'none' ? null : await worker(processor, dir, group, crashAt);
+      const clean = await worker(processor, dir, group, 'none');
+      expect(clean.code, clean.stderr).toBe(0);
+      return { crashed, snapshot: JSON.parse(readFileSync(join(dir, 'snapshot.json'), 'utf8')) as Snapshot };
+    };
 
   const POINTS = ['none', 'before-insert', 'mid-batch', 'after-insert'] as const;
 
@@ -170,19 +177,24 @@ describe('a processor crashing at each point of a batch', () => {
       expect(snapshot.agents, point).toEqual(baseline!.snapshot.agents);
     }
   });
-  it('verdicts ends with the same checks, verdicts, latest states and read model as a run without the crash, for every crash point', { timeout: 150_000 }, async () => {
-    const [baseline, ...crashes] = await Promise.all(POINTS.map(scenario('verdicts')));
-    const base = baseline!.snapshot;
-    expect(base.checks).toHaveLength(120);
-    expect(base.verdicts).toHaveLength(120);
-    expect(base.agent_latest).toHaveLength(40);
-    expect(base.agent_status).toHaveLength(40);
-    expect(base.checks!.filter((c) => c.uptime === 'down').length).toBeGreaterThan(0);
-    expect(base.daily_rollups!.length).toBeGreaterThanOrEqual(3);
-    for (const [i, point] of (['before-insert', 'mid-batch', 'after-insert'] as const).entries()) {
-      const { crashed, snapshot } = crashes[i]!;
-      expect(crashed?.signal, `${point}: ${crashed?.stderr}`).toBe('SIGKILL');
-      for (const table of Object.keys(base).filter((t) => t !== 'batches')) expect(snapshot[table], `${point}: ${table}`).toEqual(base[table]);
-    }
-  });
+  it(
+    'verdicts ends with the same checks, verdicts, latest states and read model as a run without the crash, for every crash point',
+    { timeout: 150_000 },
+    async () => {
+      const [baseline, ...crashes] = await Promise.all(POINTS.map(scenario('verdicts')));
+      const base = baseline!.snapshot;
+      expect(base.checks).toHaveLength(120);
+      expect(base.verdicts).toHaveLength(120);
+      expect(base.agent_latest).toHaveLength(40);
+      expect(base.agent_status).toHaveLength(40);
+      expect(base.checks!.filter((c) => c.uptime === 'down').length).toBeGreaterThan(0);
+      expect(base.daily_rollups!.length).toBeGreaterThanOrEqual(3);
+      for (const [i, point] of (['before-insert', 'mid-batch', 'after-insert'] as const).entries()) {
+        const { crashed, snapshot } = crashes[i]!;
+        expect(crashed?.signal, `${point}: ${crashed?.stderr}`).toBe('SIGKILL');
+        for (const table of Object.keys(base).filter((t) => t !== 'batches'))
+          expect(snapshot[table], `${point}: ${table}`).toEqual(base[table]);
+      }
+    },
+  );
 });

@@ -55,7 +55,9 @@ describe('run stopped with probes in flight, started again', () => {
     });
     await new Promise<void>((r) => peer.listen(0, '127.0.0.1', r));
     const origin = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
-    registry = await startFixtureRegistry(Array.from({ length: N }, (_, i) => entry(`io.github.restart${i}/server`, { remoteUrl: `${origin}/mcp/${i}` })));
+    registry = await startFixtureRegistry(
+      Array.from({ length: N }, (_, i) => entry(`io.github.restart${i}/server`, { remoteUrl: `${origin}/mcp/${i}` })),
+    );
   });
 
   afterAll(async () => {
@@ -74,7 +76,22 @@ describe('run stopped with probes in flight, started again', () => {
 
   const run = (dir: string): SpawnedCli => {
     const s = spawnCli(
-      ['run', '--data-dir', dir, '--port', '0', '--allow-loopback', '--source', 'mcp-registry', '--source-url', `mcp-registry=${registry.url}`, '--budget', String(N), '--sample-size', String(N)],
+      [
+        'run',
+        '--data-dir',
+        dir,
+        '--port',
+        '0',
+        '--allow-loopback',
+        '--source',
+        'mcp-registry',
+        '--source-url',
+        `mcp-registry=${registry.url}`,
+        '--budget',
+        String(N),
+        '--sample-size',
+        String(N),
+      ],
       { VERONIKAI_KAFKA_BROKERS: '', LOG_LEVEL: 'warn' },
     );
     spawned.push(s);
@@ -98,7 +115,9 @@ describe('run stopped with probes in flight, started again', () => {
   };
 
   /** Starts a run, waits until the held probes are in flight, and stops it with the signal. */
-  async function interrupted(signal: NodeJS.Signals): Promise<{ dir: string; exit: { code: number | null; stdout: string; stderr: string }; stopMs: number }> {
+  async function interrupted(
+    signal: NodeJS.Signals,
+  ): Promise<{ dir: string; exit: { code: number | null; stdout: string; stderr: string }; stopMs: number }> {
     const dir = mkdtempSync(join(tmpdir(), `veronikai-restart-${signal.toLowerCase()}-`));
     dirs.push(dir);
     hold = true;
@@ -132,7 +151,10 @@ describe('run stopped with probes in flight, started again', () => {
         const runs = await sql(dir, "SELECT run_id FROM runs WHERE kind = 'daily' AND phase = 'start' ORDER BY observed_at LIMIT 1");
         interruptedRun = String(runs[0]?.run_id ?? '');
         if (!interruptedRun) return false;
-        const [row] = await sql(dir, `SELECT toUInt32(uniqExact(agent_key)) AS agents FROM checks FINAL WHERE run_id = '${interruptedRun}'`);
+        const [row] = await sql(
+          dir,
+          `SELECT toUInt32(uniqExact(agent_key)) AS agents FROM checks FINAL WHERE run_id = '${interruptedRun}'`,
+        );
         return Number(row?.agents) === N;
       },
       CHECKED_WITHIN_MS,
@@ -153,17 +175,23 @@ describe('run stopped with probes in flight, started again', () => {
     process.stderr.write(`[restart] after SIGKILL: /healthz in ${healthzMs} ms, every agent checked in ${checkedMs} ms\n`);
   });
 
-  it('stopped (SIGTERM): it exits promptly and cleanly, and the next run serves in under 30 s and checks every agent', { timeout: 600_000 }, async () => {
-    const { dir, exit, stopMs } = await interrupted('SIGTERM');
-    expect(exit.code, `stdout: ${exit.stdout}\nstderr: ${exit.stderr}`).toBe(0);
-    expect(stopMs).toBeLessThan(STOPPED_WITHIN_MS);
-    // Every shutdown step finished in its time, and nothing was sent on a closed producer.
-    expect(exit.stdout + exit.stderr).not.toMatch(/producer is closed|did not finish within/);
-    // The stopped daily run recorded its own finish, as ended early.
-    const [finish] = await sql(dir, "SELECT complete, note FROM runs FINAL WHERE kind = 'daily' AND phase = 'finish'");
-    expect(Number(finish!.complete)).toBe(0);
-    expect(String(finish!.note)).toMatch(/^ended early: stopped \(SIGTERM\)/);
-    const { healthzMs, checkedMs } = await restartsAndChecksEveryAgent(dir);
-    process.stderr.write(`[restart] after SIGTERM (stopped in ${stopMs} ms): /healthz in ${healthzMs} ms, every agent checked in ${checkedMs} ms\n`);
-  });
+  it(
+    'stopped (SIGTERM): it exits promptly and cleanly, and the next run serves in under 30 s and checks every agent',
+    { timeout: 600_000 },
+    async () => {
+      const { dir, exit, stopMs } = await interrupted('SIGTERM');
+      expect(exit.code, `stdout: ${exit.stdout}\nstderr: ${exit.stderr}`).toBe(0);
+      expect(stopMs).toBeLessThan(STOPPED_WITHIN_MS);
+      // Every shutdown step finished in its time, and nothing was sent on a closed producer.
+      expect(exit.stdout + exit.stderr).not.toMatch(/producer is closed|did not finish within/);
+      // The stopped daily run recorded its own finish, as ended early.
+      const [finish] = await sql(dir, "SELECT complete, note FROM runs FINAL WHERE kind = 'daily' AND phase = 'finish'");
+      expect(Number(finish!.complete)).toBe(0);
+      expect(String(finish!.note)).toMatch(/^ended early: stopped \(SIGTERM\)/);
+      const { healthzMs, checkedMs } = await restartsAndChecksEveryAgent(dir);
+      process.stderr.write(
+        `[restart] after SIGTERM (stopped in ${stopMs} ms): /healthz in ${healthzMs} ms, every agent checked in ${checkedMs} ms\n`,
+      );
+    },
+  );
 });

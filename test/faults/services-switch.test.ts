@@ -17,7 +17,8 @@ const services = inject('services') as ReturnType<typeof inject<'services'>> | u
 
 describe('the test services switch', () => {
   // No socket and no DOCKER_HOST: no engine can answer (this machine has a docker client and no engine).
-  const noEngine = !process.env.DOCKER_HOST && !existsSync('/var/run/docker.sock') && !existsSync(join(homedir(), '.docker', 'run', 'docker.sock'));
+  const noEngine =
+    !process.env.DOCKER_HOST && !existsSync('/var/run/docker.sock') && !existsSync(join(homedir(), '.docker', 'run', 'docker.sock'));
 
   it.skipIf(!noEngine)('takes the native path when no Docker engine answers, and says why', async () => {
     const choice = await chooseServices();
@@ -26,7 +27,10 @@ describe('the test services switch', () => {
   });
 
   it('can be told to take the native path', async () => {
-    expect(await chooseServices({ ...process.env, VERONIKAI_TEST_CONTAINERS: '0' })).toEqual({ path: 'native', why: 'VERONIKAI_TEST_CONTAINERS=0' });
+    expect(await chooseServices({ ...process.env, VERONIKAI_TEST_CONTAINERS: '0' })).toEqual({
+      path: 'native',
+      why: 'VERONIKAI_TEST_CONTAINERS=0',
+    });
   });
 
   it.skipIf(!services)('this run chose as the machine allows: native without Docker, containers with it', async () => {
@@ -38,16 +42,20 @@ describe('the test services switch', () => {
     } else expect(services!.clickhouseUrl).toMatch(/^http:\/\//);
   });
 
-  it.skipIf(!services?.clickhouseUrl)('runs the whole schema on the container ClickHouse server through the server adapter', { timeout: 120_000 }, async () => {
-    const wh = new ServerWarehouse({ url: services!.clickhouseUrl!, database: `schema_${Date.now()}` });
-    try {
-      await wh.ensureDatabase();
-      const result = await migrate(wh);
-      expect(result.applied.length).toBeGreaterThan(0);
-      const tables = await wh.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase()');
-      expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['agents', 'listings', 'checks', 'verdicts', 'runs']));
-    } finally {
-      await wh.close();
-    }
-  });
+  it.skipIf(!services?.clickhouseUrl)(
+    'runs the whole schema on the container ClickHouse server through the server adapter',
+    { timeout: 120_000 },
+    async () => {
+      const wh = new ServerWarehouse({ url: services!.clickhouseUrl!, database: `schema_${Date.now()}` });
+      try {
+        await wh.ensureDatabase();
+        const result = await migrate(wh);
+        expect(result.applied.length).toBeGreaterThan(0);
+        const tables = await wh.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase()');
+        expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['agents', 'listings', 'checks', 'verdicts', 'runs']));
+      } finally {
+        await wh.close();
+      }
+    },
+  );
 });

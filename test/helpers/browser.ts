@@ -51,5 +51,10 @@ export async function recordedPage(browser: Browser, origin: string): Promise<Re
       (w.violations ??= []).push(`${e.violatedDirective} ${e.blockedURI}`);
     });
   });
-  return { page, requests, errors, violations: () => page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? []) };
+  return {
+    page,
+    requests,
+    errors,
+    violations: () => page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? []),
+  };
 }

@@ -69,8 +69,12 @@ export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
         const check = () => {
           if (pattern.test(stdout)) done();
         };
-        const onClose = (code: number | null) => done(new Error(`exited (code ${code}) before printing ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`));
-        const timer = setTimeout(() => done(new Error(`nothing matching ${pattern} after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs);
+        const onClose = (code: number | null) =>
+          done(new Error(`exited (code ${code}) before printing ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`));
+        const timer = setTimeout(
+          () => done(new Error(`nothing matching ${pattern} after ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`)),
+          timeoutMs,
+        );
         child.stdout.on('data', check);
         child.on('close', onClose);
         check();

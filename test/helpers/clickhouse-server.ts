@@ -163,7 +163,11 @@ async function startOnce(binary: string, startTimeoutMs: number): Promise<ClickH
     const failed = await Promise.race([spawnError, new Promise<null>((r) => setTimeout(() => r(null), 100))]);
     if (failed || child.exitCode !== null || Date.now() > deadline) {
       await stop();
-      const why = failed ? failed.message : child.exitCode !== null ? `exited with code ${child.exitCode}` : `no /ping answer in ${startTimeoutMs} ms`;
+      const why = failed
+        ? failed.message
+        : child.exitCode !== null
+          ? `exited with code ${child.exitCode}`
+          : `no /ping answer in ${startTimeoutMs} ms`;
       throw new Error(`clickhouse-server did not start on port ${port}: ${why}\n${out}`);
     }
   }

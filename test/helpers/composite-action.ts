@@ -53,7 +53,11 @@ export function readAction(file: string): ActionFile {
   return parse(readFileSync(file, 'utf8')) as ActionFile;
 }
 
-export function runCompositeAction(file: string, given: Record<string, string>, opts: { cwd: string; env?: NodeJS.ProcessEnv; actionPath: string }): ActionRun {
+export function runCompositeAction(
+  file: string,
+  given: Record<string, string>,
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; actionPath: string },
+): ActionRun {
   const action = readAction(file);
   if (action.runs.using !== 'composite') throw new Error(`not a composite action: ${action.runs.using}`);
   for (const k of Object.keys(given)) if (!(k in action.inputs)) throw new Error(`unknown input ${k}`);
@@ -121,7 +125,14 @@ export function runCompositeAction(file: string, given: Record<string, string>, 
       const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, interpolate(String(v))]));
       const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
         cwd: opts.cwd,
-        env: { ...process.env, ...opts.env, ...env, GITHUB_OUTPUT: outFile, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_ACTION_PATH: opts.actionPath },
+        env: {
+          ...process.env,
+          ...opts.env,
+          ...env,
+          GITHUB_OUTPUT: outFile,
+          GITHUB_STEP_SUMMARY: summaryFile,
+          GITHUB_ACTION_PATH: opts.actionPath,
+        },
         encoding: 'utf8',
         timeout: 10 * 60_000,
         maxBuffer: 64 * 1024 * 1024,

@@ -37,7 +37,10 @@ export function a2aAgent(id: string, manifestUrl: string | null, extra: Record<s
   };
 }
 
-export function startFixtureA2aRegistry(agents: Array<Record<string, unknown>> = [], opts: Partial<Pick<A2aRegistryFixture, 'pageSize' | 'listKey' | 'beyondEnd' | 'omitTotal'>> = {}) {
+export function startFixtureA2aRegistry(
+  agents: Array<Record<string, unknown>> = [],
+  opts: Partial<Pick<A2aRegistryFixture, 'pageSize' | 'listKey' | 'beyondEnd' | 'omitTotal'>> = {},
+) {
   return startFixture<Omit<A2aRegistryFixture, keyof FixtureBase>>(
     { agents, pageSize: 20, listKey: 'agents', beyondEnd: 'repeat-last', omitTotal: false, ...opts },
     (url, _req, res, self) => {

@@ -18,7 +18,14 @@ export interface HfSpacesFixture extends FixtureBase {
 
 export function space(
   id: string,
-  opts: { sdk?: string; stage?: string; subdomain?: string | null; tags?: string[]; lastModified?: string; extra?: Record<string, unknown> } = {},
+  opts: {
+    sdk?: string;
+    stage?: string;
+    subdomain?: string | null;
+    tags?: string[];
+    lastModified?: string;
+    extra?: Record<string, unknown>;
+  } = {},
 ): Record<string, unknown> {
   const subdomain = opts.subdomain === undefined ? id.toLowerCase().replace(/[^a-z0-9]+/g, '-') : opts.subdomain;
   return {
@@ -79,7 +86,11 @@ export function startFixtureHfSpaces(spaces: Array<Record<string, unknown>> = []
         headers.link = `<${self.linkOrigin ?? `http://${req.headers.host}`}/api/spaces?${next.toString()}>; rel="next"`;
       }
       const body = JSON.stringify(page);
-      const etag = `W/"${createHash('sha1').update(body).update(headers.link ?? '').digest('hex').slice(0, 20)}"`;
+      const etag = `W/"${createHash('sha1')
+        .update(body)
+        .update(headers.link ?? '')
+        .digest('hex')
+        .slice(0, 20)}"`;
       if (req.headers['if-none-match'] === etag) {
         self.notModified += 1;
         res.writeHead(304, { etag });

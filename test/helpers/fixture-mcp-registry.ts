@@ -84,7 +84,12 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 export async function startFixtureRegistry(entries: RegistryEntry[] = []): Promise<FixtureRegistry> {
   const state: Omit<FixtureRegistry, 'url' | 'close'> = {
-    entries, requests: [], faultAt: new Map(), listRequests: 0, robots: 404, robotsRequests: 0,
+    entries,
+    requests: [],
+    faultAt: new Map(),
+    listRequests: 0,
+    robots: 404,
+    robotsRequests: 0,
   };
 
   const server = createServer((req, res) => {
@@ -171,17 +176,27 @@ export const faults = {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('<html>maintenance</html>');
   },
-  status: (code: number): Fault => (_req, res) => send(res, code, { title: 'error', status: code }),
-  slow: (ms: number): Fault => async (_req, res) => {
-    // A client that gives up closes the response: stop waiting then.
-    const closed = new AbortController();
-    res.on('close', () => closed.abort());
-    if ((await sleepUnlessAborted(ms, closed.signal)) && !res.destroyed) send(res, 200, { servers: [], metadata: {} });
-  },
-  oversized: (bytes: number): Fault => (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const filler = `{"servers":[],"metadata":{},"pad":"${'x'.repeat(bytes)}"}`;
-    res.end(filler);
-  },
-  page: (body: unknown): Fault => (_req, res) => send(res, 200, body),
+  status:
+    (code: number): Fault =>
+    (_req, res) =>
+      send(res, code, { title: 'error', status: code }),
+  slow:
+    (ms: number): Fault =>
+    async (_req, res) => {
+      // A client that gives up closes the response: stop waiting then.
+      const closed = new AbortController();
+      res.on('close', () => closed.abort());
+      if ((await sleepUnlessAborted(ms, closed.signal)) && !res.destroyed) send(res, 200, { servers: [], metadata: {} });
+    },
+  oversized:
+    (bytes: number): Fault =>
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const filler = `{"servers":[],"metadata":{},"pad":"${'x'.repeat(bytes)}"}`;
+      res.end(filler);
+    },
+  page:
+    (body: unknown): Fault =>
+    (_req, res) =>
+      send(res, 200, body),
 };

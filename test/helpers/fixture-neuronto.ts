@@ -96,7 +96,9 @@ export function startFixtureNeuronto(entries: Array<Record<string, unknown>> = [
 function answerAsNeuronto(q: URLSearchParams, self: NeurontoFixture, res: Parameters<typeof sendJson>[0]): void {
   const pageSize = q.has('pageSize') ? Number(q.get('pageSize')) : 20;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
-    return sendJson(res, 422, { detail: [{ loc: ['query', 'pageSize'], msg: 'Input should be less than or equal to 100', type: 'less_than_equal' }] });
+    return sendJson(res, 422, {
+      detail: [{ loc: ['query', 'pageSize'], msg: 'Input should be less than or equal to 100', type: 'less_than_equal' }],
+    });
   }
   const token = q.get('pageToken');
   const parsed = token ? Number.parseInt(token, 10) : 0;

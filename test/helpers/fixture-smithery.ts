@@ -59,7 +59,10 @@ function detail(s: SmitheryServer): Record<string, unknown> {
   };
 }
 
-export function startFixtureSmithery(servers: SmitheryServer[] = [], opts: Partial<Pick<SmitheryFixture, 'requireKey' | 'anonymousCap' | 'maxPageSize'>> = {}) {
+export function startFixtureSmithery(
+  servers: SmitheryServer[] = [],
+  opts: Partial<Pick<SmitheryFixture, 'requireKey' | 'anonymousCap' | 'maxPageSize'>> = {},
+) {
   return startFixture<Omit<SmitheryFixture, keyof FixtureBase>>(
     { servers, requireKey: false, anonymousCap: null, maxPageSize: 100, detailRequests: 0, ...opts },
     (url, req, res, self) => {

@@ -146,16 +146,31 @@ export function startHostileServer(): Promise<TestServer> {
         return;
       case '/slow-body': // slowloris body: headers at once, then one byte every 50 ms forever
         res.writeHead(200, { 'content-type': 'text/plain' });
-        trickle((b) => res.write(b), () => res.destroyed, Buffer.from('x'), 50);
+        trickle(
+          (b) => res.write(b),
+          () => res.destroyed,
+          Buffer.from('x'),
+          50,
+        );
         return;
       case '/sse-endless': // an SSE stream that never ends and never stops talking
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        trickle((b) => res.write(b), () => res.destroyed, Buffer.from('event: tick\ndata: 0123456789abcdef\n\n'), 5);
+        trickle(
+          (b) => res.write(b),
+          () => res.destroyed,
+          Buffer.from('event: tick\ndata: 0123456789abcdef\n\n'),
+          5,
+        );
         return;
       case '/sse-one-long-line': // SSE that streams one event that never completes
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: ');
-        trickle((b) => res.write(b), () => res.destroyed, Buffer.alloc(256, 0x7a), 2);
+        trickle(
+          (b) => res.write(b),
+          () => res.destroyed,
+          Buffer.alloc(256, 0x7a),
+          2,
+        );
         return;
       case '/sse-silent': // headers, then nothing (like an idle standalone SSE stream)
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -310,7 +325,12 @@ export function startSlowHeadersServer(): Promise<TestServer> {
   return startRawServer((s) => {
     s.once('data', () => {
       s.write('HTTP/1.1 200 OK\r\n');
-      trickle((b) => s.write(b), () => s.destroyed, Buffer.from('X'), 50);
+      trickle(
+        (b) => s.write(b),
+        () => s.destroyed,
+        Buffer.from('X'),
+        50,
+      );
     });
   });
 }

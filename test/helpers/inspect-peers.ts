@@ -23,7 +23,14 @@ import { ROOT } from './cli.js';
 import type { Peer } from './peers.js';
 
 /** Settings of an inspect in the tests: loopback allowed, the default budget, a generous time limit. */
-export const INSPECT_TEST_SETTINGS: InspectSettings = { userAgent: 'VeronikAI-inspect/test', ownerHeaders: {}, requestBudget: 40, timeLimitMs: 30_000, requestTimeoutMs: 10_000, allowLoopback: true };
+export const INSPECT_TEST_SETTINGS: InspectSettings = {
+  userAgent: 'VeronikAI-inspect/test',
+  ownerHeaders: {},
+  requestBudget: 40,
+  timeLimitMs: 30_000,
+  requestTimeoutMs: 10_000,
+  allowLoopback: true,
+};
 
 export const VENV_PYTHON = join(ROOT, '.venv', 'bin', 'python');
 export const MODERN_PEER_SCRIPT = join(ROOT, 'test', 'peers', 'modern_mcp_server.py');
@@ -150,7 +157,10 @@ export type AsLayout = 'cimd' | 'dcr' | 'both' | 'none' | 'oidc-only' | 'oauth-o
  * `dead` is an issuer nothing answers at. `claimedIssuer` makes both documents name another
  * issuer than the one they are served for (metadata a client must not use, RFC 8414 §3.3).
  */
-export async function startAuthorizationServer(layout: AsLayout, o: { claimedIssuer?: string } = {}): Promise<{ issuer: string; close: () => Promise<void>; paths: string[] }> {
+export async function startAuthorizationServer(
+  layout: AsLayout,
+  o: { claimedIssuer?: string } = {},
+): Promise<{ issuer: string; close: () => Promise<void>; paths: string[] }> {
   if (layout === 'dead') return { issuer: await deadOrigin(), close: async () => undefined, paths: [] };
   const app = express();
   let issuer = '';
@@ -166,7 +176,17 @@ export async function startAuthorizationServer(layout: AsLayout, o: { claimedIss
     if (layout === 'dcr' || layout === 'both' || layout === 'oidc-only') d.registration_endpoint = `${issuer}/register`;
     return d;
   };
-  if (layout !== 'oauth-only') app.get('/.well-known/openid-configuration', (_req, res) => void res.json({ ...doc(), jwks_uri: `${issuer}/jwks`, subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] }));
+  if (layout !== 'oauth-only')
+    app.get(
+      '/.well-known/openid-configuration',
+      (_req, res) =>
+        void res.json({
+          ...doc(),
+          jwks_uri: `${issuer}/jwks`,
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: ['RS256'],
+        }),
+    );
   if (layout !== 'oidc-only') app.get('/.well-known/oauth-authorization-server', (_req, res) => void res.json(doc()));
   const l = await listenApp(app);
   issuer = l.origin;
@@ -194,8 +214,16 @@ function echoServer(): McpServer {
 export async function startProtectedMcp(o: ProtectedMcpOptions): Promise<Listening & { url: string }> {
   const app = createMcpExpressApp();
   let origin = '';
-  const prm = (): Record<string, unknown> => ({ resource: `${origin}/mcp`, authorization_servers: [o.issuer], scopes_supported: ['mcp:tools'], bearer_methods_supported: ['header'] });
-  app.get(o.rootMetadata ? '/.well-known/oauth-protected-resource' : '/.well-known/oauth-protected-resource/mcp', (_req, res) => void res.json(prm()));
+  const prm = (): Record<string, unknown> => ({
+    resource: `${origin}/mcp`,
+    authorization_servers: [o.issuer],
+    scopes_supported: ['mcp:tools'],
+    bearer_methods_supported: ['header'],
+  });
+  app.get(
+    o.rootMetadata ? '/.well-known/oauth-protected-resource' : '/.well-known/oauth-protected-resource/mcp',
+    (_req, res) => void res.json(prm()),
+  );
   const verifier = {
     verifyAccessToken: async (token: string) => {
       if (o.acceptToken && token === o.acceptToken) return { token, clientId: 'owner', scopes: [], expiresAt: Date.now() / 1000 + 3600 };
@@ -203,30 +231,45 @@ export async function startProtectedMcp(o: ProtectedMcpOptions): Promise<Listeni
     },
   };
   let bearer: express.RequestHandler | null = null;
-  app.all('/mcp', (req, res, next) => bearer!(req, res, next), async (req, res) => {
-    const server = echoServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
+  app.all(
+    '/mcp',
+    (req, res, next) => bearer!(req, res, next),
+    async (req, res) => {
+      const server = echoServer();
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
   const l = await listenApp(app);
   origin = l.origin;
-  const metadataUrl = o.rootMetadata ? `${origin}/.well-known/oauth-protected-resource` : `${origin}/.well-known/oauth-protected-resource/mcp`;
-  bearer = requireBearerAuth({ verifier, requiredScopes: [], ...(o.advertiseMetadata === false ? {} : { resourceMetadataUrl: metadataUrl }) });
+  const metadataUrl = o.rootMetadata
+    ? `${origin}/.well-known/oauth-protected-resource`
+    : `${origin}/.well-known/oauth-protected-resource/mcp`;
+  bearer = requireBearerAuth({
+    verifier,
+    requiredScopes: [],
+    ...(o.advertiseMetadata === false ? {} : { resourceMetadataUrl: metadataUrl }),
+  });
   return { ...l, url: `${origin}/mcp` };
 }
 
 /** An A2A agent serving a crafted card (JSON value or raw text) at the given paths, plus any extra JSON routes. */
-export async function startCardServer(card: unknown, paths: string[] = ['/.well-known/agent-card.json'], extra: Record<string, unknown> = {}): Promise<Listening> {
+export async function startCardServer(
+  card: unknown,
+  paths: string[] = ['/.well-known/agent-card.json'],
+  extra: Record<string, unknown> = {},
+): Promise<Listening> {
   const app = express();
   let origin = '';
   const body = (): string => (typeof card === 'string' ? card : JSON.stringify(card)).split('{{ORIGIN}}').join(origin);
   for (const p of paths) app.get(p, (_req, res) => void res.type('application/json').send(body()));
-  for (const [p, v] of Object.entries(extra)) app.get(p, (_req, res) => void res.type('application/json').send(JSON.stringify(v).split('{{ORIGIN}}').join(origin)));
+  for (const [p, v] of Object.entries(extra))
+    app.get(p, (_req, res) => void res.type('application/json').send(JSON.stringify(v).split('{{ORIGIN}}').join(origin)));
   const l = await listenApp(app);
   origin = l.origin;
   return l;

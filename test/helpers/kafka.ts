@@ -38,7 +38,10 @@ export function testLogger(name = 'test'): Logger {
 /** `t-<file>-<random>.`: a topic prefix no other test file or run shares. */
 export function uniqueTopicPrefix(fileOrName: string): string {
   const name = fileOrName.startsWith('file:') ? basename(fileURLToPath(fileOrName)) : basename(fileOrName);
-  const slug = name.replace(/\.test\.[cm]?[jt]s$/, '').replace(/[^a-zA-Z0-9_-]+/g, '-').slice(0, 40);
+  const slug = name
+    .replace(/\.test\.[cm]?[jt]s$/, '')
+    .replace(/[^a-zA-Z0-9_-]+/g, '-')
+    .slice(0, 40);
   return `t-${slug}-${randomBytes(4).toString('hex')}.`;
 }
 
@@ -87,7 +90,13 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 }
 
 /** The events on `topic` from its earliest offset (a group of its own), decoded, once `atLeast` of them have arrived. */
-export async function readTopicUntil<T>(kafka: Kafka, topic: string, decode: (v: Buffer) => T, atLeast: number, timeoutMs = 30_000): Promise<T[]> {
+export async function readTopicUntil<T>(
+  kafka: Kafka,
+  topic: string,
+  decode: (v: Buffer) => T,
+  atLeast: number,
+  timeoutMs = 30_000,
+): Promise<T[]> {
   const out: T[] = [];
   const consumer = kafka.consumer({ groupId: uniqueGroupId('reader'), maxWaitTimeInMs: 200 });
   await consumer.connect();

@@ -275,7 +275,11 @@ export async function startA2AAgent(options: A2APeerOptions = {}): Promise<Peer>
   if (options.wellKnown ?? true) app.use('/.well-known/agent-card.json', cardHandler(false));
   if (options.legacy) app.use('/.well-known/agent.json', cardHandler(true));
   const peer = await listen(app, options.listingPath ?? '/');
-  const handler = new DefaultRequestHandler(testAgentCard(`${peer.origin}/a2a/jsonrpc`), new InMemoryTaskStore(), new FixedAnswerExecutor());
+  const handler = new DefaultRequestHandler(
+    testAgentCard(`${peer.origin}/a2a/jsonrpc`),
+    new InMemoryTaskStore(),
+    new FixedAnswerExecutor(),
+  );
   app.use('/a2a/jsonrpc', express.json(), jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   return peer;
 }

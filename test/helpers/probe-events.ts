@@ -15,17 +15,47 @@ export function probeExchange(
 ): ProbeExchange {
   const b = Buffer.from(body);
   return {
-    role, url, status, headers, body: b, bodyTruncated: false, bodyBytes: b.length,
-    bodySha256: createHash('sha256').update(b).digest('hex'), remoteAddress: status === null ? null : '203.0.113.7',
-    startedAt: 0, durationMs: 42, errorClass, errorMessage: null, retries: 0,
+    role,
+    url,
+    status,
+    headers,
+    body: b,
+    bodyTruncated: false,
+    bodyBytes: b.length,
+    bodySha256: createHash('sha256').update(b).digest('hex'),
+    remoteAddress: status === null ? null : '203.0.113.7',
+    startedAt: 0,
+    durationMs: 42,
+    errorClass,
+    errorMessage: null,
+    retries: 0,
   };
 }
 
-export function probeEvent(at: number, id: string, agentKey: string, protocol: 'a2a' | 'mcp', exchanges: ProbeExchange[], extra: Partial<ProbeEvent> = {}): ProbeEvent {
+export function probeEvent(
+  at: number,
+  id: string,
+  agentKey: string,
+  protocol: 'a2a' | 'mcp',
+  exchanges: ProbeExchange[],
+  extra: Partial<ProbeEvent> = {},
+): ProbeEvent {
   return {
-    id, observedAt: at, runId: 'run-1', requestId: null, agentKey, protocol, targetUrl: agentKey,
-    transport: protocol === 'mcp' ? 'streamable-http' : null, inSample: true, exchanges,
-    robots: 'allowed', canary: 'ok', errorClass: null, retries: 0, ...extra,
+    id,
+    observedAt: at,
+    runId: 'run-1',
+    requestId: null,
+    agentKey,
+    protocol,
+    targetUrl: agentKey,
+    transport: protocol === 'mcp' ? 'streamable-http' : null,
+    inSample: true,
+    exchanges,
+    robots: 'allowed',
+    canary: 'ok',
+    errorClass: null,
+    retries: 0,
+    ...extra,
   };
 }
 
@@ -33,7 +63,10 @@ export function probeEvent(at: number, id: string, agentKey: string, protocol: '
 export function serverJsonFor(name: string, description: string, url: string): string {
   return JSON.stringify({
     $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
-    name, description, version: '1.0.0', repository: { url: `https://github.com/${name}`, source: 'github' },
+    name,
+    description,
+    version: '1.0.0',
+    repository: { url: `https://github.com/${name}`, source: 'github' },
     remotes: [{ type: 'streamable-http', url }],
   });
 }
@@ -46,7 +79,15 @@ export const BUMPED_CHECKER: Checker = {
     const r = CURRENT_CHECKER.judgeMcp(obs, ctx);
     const doc = obs.serverJson as { description?: unknown } | null;
     if (r.verdict.result === 'pass' && typeof doc?.description === 'string' && doc.description.length < 40) {
-      return { ...r, verdict: { ...r.verdict, checker: `${CHECKER_VERSION}-test.2`, result: 'fail', reasons: ['TEST-001 /description: shorter than 40 characters', ...r.verdict.reasons] } };
+      return {
+        ...r,
+        verdict: {
+          ...r.verdict,
+          checker: `${CHECKER_VERSION}-test.2`,
+          result: 'fail',
+          reasons: ['TEST-001 /description: shorter than 40 characters', ...r.verdict.reasons],
+        },
+      };
     }
     return r;
   },

@@ -32,9 +32,24 @@ export function agentRow(overrides: RowOverrides<'agents'> = {}): InsertRow<'age
   const key = overrides.agent_key ?? DEFAULT_AGENT;
   const at = overrides.first_seen ?? new Date();
   return {
-    agent_id: agentId(key), agent_key: key, protocol: 'mcp', name: key, description: '', endpoint_url: key, card_url: '',
-    sources: ['mcp-registry'], source_first_seen: {}, first_seen: at, last_seen: at, changed_at: at, active: 1, inactive_since: null,
-    has_server_json: 0, opt_out: '', opt_out_reason: '', version: 1,
+    agent_id: agentId(key),
+    agent_key: key,
+    protocol: 'mcp',
+    name: key,
+    description: '',
+    endpoint_url: key,
+    card_url: '',
+    sources: ['mcp-registry'],
+    source_first_seen: {},
+    first_seen: at,
+    last_seen: at,
+    changed_at: at,
+    active: 1,
+    inactive_since: null,
+    has_server_json: 0,
+    opt_out: '',
+    opt_out_reason: '',
+    version: 1,
     ...overrides,
   };
 }
@@ -44,17 +59,47 @@ export function listingRow(overrides: RowOverrides<'listings'> = {}): InsertRow<
   const key = overrides.agent_key ?? DEFAULT_AGENT;
   const at = overrides.first_seen ?? new Date();
   return {
-    source: 'mcp-registry', item_id: key, agent_key: key, protocol: 'mcp', name: key, description: '', version_label: '',
-    endpoint_url: key, endpoint_transport: '', card_url: '', server_json: '', status: 'active', raw: '', raw_truncated: 0,
-    tombstoned: 0, content_hash: '', changed_at: at, first_seen: at, last_seen: at, last_event_id: `listing-${key}`, version: 1,
+    source: 'mcp-registry',
+    item_id: key,
+    agent_key: key,
+    protocol: 'mcp',
+    name: key,
+    description: '',
+    version_label: '',
+    endpoint_url: key,
+    endpoint_transport: '',
+    card_url: '',
+    server_json: '',
+    status: 'active',
+    raw: '',
+    raw_truncated: 0,
+    tombstoned: 0,
+    content_hash: '',
+    changed_at: at,
+    first_seen: at,
+    last_seen: at,
+    last_event_id: `listing-${key}`,
+    version: 1,
     ...overrides,
   };
 }
 
 /** A live listing_history row, so the verdict writer attributes the agent's probes to `source`. */
-export function listingHistoryRow(agentKey: string, source: string, at: Date, overrides: RowOverrides<'listing_history'> = {}): InsertRow<'listing_history'> {
+export function listingHistoryRow(
+  agentKey: string,
+  source: string,
+  at: Date,
+  overrides: RowOverrides<'listing_history'> = {},
+): InsertRow<'listing_history'> {
   return {
-    agent_key: agentKey, observed_at: at, event_id: `lh-${source}-${agentKey}`, source, item_id: agentKey, status: 'active', endpoint_transport: '', server_json: '',
+    agent_key: agentKey,
+    observed_at: at,
+    event_id: `lh-${source}-${agentKey}`,
+    source,
+    item_id: agentKey,
+    status: 'active',
+    endpoint_transport: '',
+    server_json: '',
     ...overrides,
   };
 }
@@ -170,9 +215,27 @@ export function verdictRow(s: VerdictSpec, overrides: RowOverrides<'verdicts'> =
 export function agentLatestRow(overrides: RowOverrides<'agent_latest'> = {}): InsertRow<'agent_latest'> {
   const key = overrides.agent_key ?? DEFAULT_AGENT;
   return {
-    checker_version: '1.0.0', agent_key: key, agent_id: agentId(key), protocol: 'mcp', source: 'mcp-registry', event_id: `latest-${key}`,
-    observed_at: new Date(), uptime: 'up', reason: '', http_status: 200, latency_ms: 120, in_sample: 0, our_side: 0,
-    suite_id: 'mcp-remote', suite_version: '2025-06-18', result: 'pass', reasons: [], warnings: [], a2a_version: '', a2a_route: '', signature: 'sig',
+    checker_version: '1.0.0',
+    agent_key: key,
+    agent_id: agentId(key),
+    protocol: 'mcp',
+    source: 'mcp-registry',
+    event_id: `latest-${key}`,
+    observed_at: new Date(),
+    uptime: 'up',
+    reason: '',
+    http_status: 200,
+    latency_ms: 120,
+    in_sample: 0,
+    our_side: 0,
+    suite_id: 'mcp-remote',
+    suite_version: '2025-06-18',
+    result: 'pass',
+    reasons: [],
+    warnings: [],
+    a2a_version: '',
+    a2a_route: '',
+    signature: 'sig',
     ...overrides,
   };
 }
@@ -182,10 +245,28 @@ export function agentLatestRow(overrides: RowOverrides<'agent_latest'> = {}): In
 /** A daily_rollups row of one day (default today, UTC) with every count zero. */
 export function dailyRollupRow(overrides: RowOverrides<'daily_rollups'> = {}): InsertRow<'daily_rollups'> {
   return {
-    day: new Date().toISOString().slice(0, 10), protocol: 'mcp', source: 'mcp-registry', checker_version: '1.0.0',
-    checks: 0, up: 0, down: 0, unknown: 0, skipped: 0, pass: 0, fail: 0, unknown_verdict: 0, na: 0,
-    sample_checks: 0, sample_up: 0, sample_down: 0, sample_unknown: 0, sample_skipped: 0,
-    sample_pass: 0, sample_fail: 0, sample_unknown_verdict: 0, sample_na: 0,
+    day: new Date().toISOString().slice(0, 10),
+    protocol: 'mcp',
+    source: 'mcp-registry',
+    checker_version: '1.0.0',
+    checks: 0,
+    up: 0,
+    down: 0,
+    unknown: 0,
+    skipped: 0,
+    pass: 0,
+    fail: 0,
+    unknown_verdict: 0,
+    na: 0,
+    sample_checks: 0,
+    sample_up: 0,
+    sample_down: 0,
+    sample_unknown: 0,
+    sample_skipped: 0,
+    sample_pass: 0,
+    sample_fail: 0,
+    sample_unknown_verdict: 0,
+    sample_na: 0,
     computed_at: new Date(),
     ...overrides,
   };
@@ -195,8 +276,20 @@ export function dailyRollupRow(overrides: RowOverrides<'daily_rollups'> = {}): I
 export function agentDailyHistoryRow(overrides: RowOverrides<'agent_daily_history'> = {}): InsertRow<'agent_daily_history'> {
   const key = overrides.agent_key ?? DEFAULT_AGENT;
   return {
-    checker_version: '1.0.0', agent_key: key, day: new Date().toISOString().slice(0, 10), agent_id: agentId(key), protocol: 'mcp',
-    checks: 0, up: 0, down: 0, unknown: 0, skipped: 0, sample_checks: 0, sample_up: 0, latency_p50_ms: null, latency_p95_ms: null,
+    checker_version: '1.0.0',
+    agent_key: key,
+    day: new Date().toISOString().slice(0, 10),
+    agent_id: agentId(key),
+    protocol: 'mcp',
+    checks: 0,
+    up: 0,
+    down: 0,
+    unknown: 0,
+    skipped: 0,
+    sample_checks: 0,
+    sample_up: 0,
+    latency_p50_ms: null,
+    latency_p95_ms: null,
     computed_at: new Date(),
     ...overrides,
   };
@@ -213,8 +306,17 @@ export function checkerCurrentRow(overrides: RowOverrides<'checker_current'> = {
 export function runRow(overrides: RowOverrides<'runs'> = {}): InsertRow<'runs'> {
   const runId = overrides.run_id ?? 'run-1';
   return {
-    run_id: runId, phase: 'start', kind: 'daily', observed_at: new Date(), event_id: `${runId}-${overrides.phase ?? 'start'}`,
-    budget: null, sample_size: null, seed: '', counts: {}, complete: 0, note: '',
+    run_id: runId,
+    phase: 'start',
+    kind: 'daily',
+    observed_at: new Date(),
+    event_id: `${runId}-${overrides.phase ?? 'start'}`,
+    budget: null,
+    sample_size: null,
+    seed: '',
+    counts: {},
+    complete: 0,
+    note: '',
     ...overrides,
   };
 }
@@ -223,7 +325,11 @@ export function runRow(overrides: RowOverrides<'runs'> = {}): InsertRow<'runs'> 
 export function documentRow(overrides: RowOverrides<'documents'> = {}): InsertRow<'documents'> {
   const text = overrides.text ?? '{}';
   return {
-    sha256: 'd'.repeat(64), text, valid_utf8: 1, bytes: Buffer.byteLength(text), url: `${DEFAULT_AGENT}/.well-known/agent-card.json`,
+    sha256: 'd'.repeat(64),
+    text,
+    valid_utf8: 1,
+    bytes: Buffer.byteLength(text),
+    url: `${DEFAULT_AGENT}/.well-known/agent-card.json`,
     observed_at: new Date(),
     ...overrides,
   };
@@ -234,8 +340,19 @@ export function documentRow(overrides: RowOverrides<'documents'> = {}): InsertRo
 /** A search_documents row: DEFAULT_AGENT, listable, indexed under 'weather'. */
 export function searchDocumentRow(overrides: RowOverrides<'search_documents'> = {}): InsertRow<'search_documents'> {
   return {
-    agent_id: agentId(DEFAULT_AGENT), agent_key: DEFAULT_AGENT, version: 1, listable: 1, content: '7', card_sha256: '', protocol: 'mcp',
-    sources: ['mcp-registry'], transports: ['streamable-http'], auth_required: 0, name: 'Weather', title: '', description: 'Forecasts',
+    agent_id: agentId(DEFAULT_AGENT),
+    agent_key: DEFAULT_AGENT,
+    version: 1,
+    listable: 1,
+    content: '7',
+    card_sha256: '',
+    protocol: 'mcp',
+    sources: ['mcp-registry'],
+    transports: ['streamable-http'],
+    auth_required: 0,
+    name: 'Weather',
+    title: '',
+    description: 'Forecasts',
     impacts: { weather: 40000 },
     ...overrides,
   };
@@ -253,8 +370,19 @@ export function agentChangeRow(overrides: RowOverrides<'agent_changes'> = {}): I
   const key = overrides.agent_key ?? DEFAULT_AGENT;
   const id = overrides.change_id ?? 'change-1';
   return {
-    observed_at: new Date(), change_id: id, kind: 'down', agent_key: key, agent_id: agentId(key), protocol: 'mcp', name: key,
-    checker_version: '', cause_event_id: `cause-${id}`, from_state: 'up', to_state: 'down', summary: 'went down', reasons: [],
+    observed_at: new Date(),
+    change_id: id,
+    kind: 'down',
+    agent_key: key,
+    agent_id: agentId(key),
+    protocol: 'mcp',
+    name: key,
+    checker_version: '',
+    cause_event_id: `cause-${id}`,
+    from_state: 'up',
+    to_state: 'down',
+    summary: 'went down',
+    reasons: [],
     ...overrides,
   };
 }
@@ -263,8 +391,19 @@ export function agentChangeRow(overrides: RowOverrides<'agent_changes'> = {}): I
 export function webhookDeliveryRow(overrides: RowOverrides<'webhook_deliveries'> = {}): InsertRow<'webhook_deliveries'> {
   const key = overrides.agent_key ?? DEFAULT_AGENT;
   return {
-    subscription_id: 'sub-1', change_id: 'change-1', delivery_id: 'delivery-1', kind: 'down', agent_id: agentId(key), agent_key: key,
-    change_observed_at: new Date(), status: 'delivered', attempts: 1, last_status: 200, error_class: '', error: '', duration_ms: 50,
+    subscription_id: 'sub-1',
+    change_id: 'change-1',
+    delivery_id: 'delivery-1',
+    kind: 'down',
+    agent_id: agentId(key),
+    agent_key: key,
+    change_observed_at: new Date(),
+    status: 'delivered',
+    attempts: 1,
+    last_status: 200,
+    error_class: '',
+    error: '',
+    duration_ms: 50,
     recorded_at: new Date(),
     ...overrides,
   };
@@ -274,11 +413,33 @@ export function webhookDeliveryRow(overrides: RowOverrides<'webhook_deliveries'>
 export function correctionRow(overrides: RowOverrides<'corrections'> = {}): InsertRow<'corrections'> {
   const key = overrides.agent_key ?? DEFAULT_AGENT;
   return {
-    dispute_id: 'dispute-1', requested_at: new Date(), agent_key: key, agent_id: agentId(key), protocol: 'mcp', name: key,
-    reason: 'the owner says it is up', disputed_checker_version: '1.0.0', disputed_event_id: 'probe-before', disputed_at: new Date(),
-    disputed_uptime: 'up', disputed_result: 'pass', disputed_reasons: [], request_id: 'request-1', outcome: 'answered', note: '',
-    checker_version: '1.0.0', reprobe_event_id: 'probe-after', reprobed_at: new Date(), reprobe_uptime: 'up', reprobe_result: 'pass',
-    reprobe_reasons: [], verdict_changed: 0, uptime_changed: 0, change_id: 'change-1', closed_at: new Date(), rank: 2,
+    dispute_id: 'dispute-1',
+    requested_at: new Date(),
+    agent_key: key,
+    agent_id: agentId(key),
+    protocol: 'mcp',
+    name: key,
+    reason: 'the owner says it is up',
+    disputed_checker_version: '1.0.0',
+    disputed_event_id: 'probe-before',
+    disputed_at: new Date(),
+    disputed_uptime: 'up',
+    disputed_result: 'pass',
+    disputed_reasons: [],
+    request_id: 'request-1',
+    outcome: 'answered',
+    note: '',
+    checker_version: '1.0.0',
+    reprobe_event_id: 'probe-after',
+    reprobed_at: new Date(),
+    reprobe_uptime: 'up',
+    reprobe_result: 'pass',
+    reprobe_reasons: [],
+    verdict_changed: 0,
+    uptime_changed: 0,
+    change_id: 'change-1',
+    closed_at: new Date(),
+    rank: 2,
     ...overrides,
   };
 }
@@ -339,7 +500,10 @@ export function scriptedChecker(version: string, probes: readonly JudgedProbeSpe
 export function probeEventFor(p: JudgedProbeSpec) {
   const status = (p.uptime ?? 'up') === 'down' ? 503 : 200;
   const exchange = { ...probeExchange('mcp-get', p.agent, status), durationMs: p.latency ?? 120 };
-  return probeEvent(p.at.getTime(), p.id, p.agent, p.protocol ?? 'mcp', [exchange], { inSample: p.inSample ?? false, runId: p.runId ?? 'run-1' });
+  return probeEvent(p.at.getTime(), p.id, p.agent, p.protocol ?? 'mcp', [exchange], {
+    inSample: p.inSample ?? false,
+    runId: p.runId ?? 'run-1',
+  });
 }
 
 /**

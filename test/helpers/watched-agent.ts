@@ -66,7 +66,8 @@ export async function dailyCycle(platform: Platform, sources: readonly string[])
 
 const parseXml = (xml: string): Element => xml2js(xml, { compact: false }) as Element;
 const kids = (e: Element | undefined, name: string): Element[] => (e?.elements ?? []).filter((c) => c.name === name);
-const text = (e: Element | undefined): string => (e?.elements ?? []).map((c) => (c.type === 'text' || c.type === 'cdata' ? String(c.text ?? c.cdata) : text(c))).join('');
+const text = (e: Element | undefined): string =>
+  (e?.elements ?? []).map((c) => (c.type === 'text' || c.type === 'cdata' ? String(c.text ?? c.cdata) : text(c))).join('');
 
 export interface AtomEntry {
   id: string;
@@ -79,7 +80,11 @@ export interface AtomEntry {
 export function atomEntries(xml: string): AtomEntry[] {
   const feed = kids(parseXml(xml), 'feed')[0];
   if (!feed) throw new Error(`not an Atom <feed>: ${xml.slice(0, 200)}`);
-  return kids(feed, 'entry').map((e) => ({ id: text(kids(e, 'id')[0]), title: text(kids(e, 'title')[0]), content: text(kids(e, 'content')[0]) }));
+  return kids(feed, 'entry').map((e) => ({
+    id: text(kids(e, 'id')[0]),
+    title: text(kids(e, 'title')[0]),
+    content: text(kids(e, 'content')[0]),
+  }));
 }
 
 /** The entry ids of an Atom feed, in document order. */

@@ -61,9 +61,7 @@ describe('slow answers end at the exchange limit', () => {
   });
 
   it('a silent SSE stream with a read window: no error, truncated', async () => {
-    const { value, ms } = await timed(() =>
-      fetchBounded(`${srv.url}/sse-silent`, { ...base, bodyWindowMs: 200, overCap: 'truncate' }),
-    );
+    const { value, ms } = await timed(() => fetchBounded(`${srv.url}/sse-silent`, { ...base, bodyWindowMs: 200, overCap: 'truncate' }));
     expect(value.final).toMatchObject({ status: 200, errorClass: null, bodyTruncated: true, bodyBytes: 0 });
     expect(ms).toBeLessThan(900);
   });
@@ -124,7 +122,9 @@ describe('endless and huge bodies end at the cap', () => {
   });
 
   it('a compressed stream that decodes to nothing stops after a bounded number of wire bytes', async () => {
-    const { value, ms } = await timed(() => fetchBounded(`${srv.url}/gzip-empty-blocks`, { ...base, timeoutMs: 5000, maxBytes: MCP_MAX_BYTES }));
+    const { value, ms } = await timed(() =>
+      fetchBounded(`${srv.url}/gzip-empty-blocks`, { ...base, timeoutMs: 5000, maxBytes: MCP_MAX_BYTES }),
+    );
     expect(value.final).toMatchObject({ status: 200, errorClass: 'body_too_large', bodyTruncated: true, bodyBytes: 0 });
     expect(value.final.errorMessage).toContain(`${MCP_MAX_BYTES + WIRE_SLACK_BYTES} bytes`);
     expect(ms).toBeLessThan(3000);

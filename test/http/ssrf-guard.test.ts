@@ -264,7 +264,14 @@ describe('checkHost / checkUrl', () => {
   });
 
   it('rejects non-http schemes, credentials and garbage as invalid_url', async () => {
-    for (const u of ['file:///etc/passwd', 'gopher://x/', 'ftp://example.com/', 'http://user:pw@example.com/', 'not a url', 'javascript:alert(1)']) {
+    for (const u of [
+      'file:///etc/passwd',
+      'gopher://x/',
+      'ftp://example.com/',
+      'http://user:pw@example.com/',
+      'not a url',
+      'javascript:alert(1)',
+    ]) {
       const r = await checkUrl(u, { lookup: never });
       expect(r.ok, u).toBe(false);
       expect(!r.ok && r.errorClass, u).toBe('invalid_url');

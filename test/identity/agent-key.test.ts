@@ -60,11 +60,17 @@ describe('agentKey', () => {
     const mcp = ['https://MCP.Shared.example/mcp', 'https://mcp.shared.example:443/mcp', 'https://mcp.shared.example/mcp/'];
     expect(new Set(mcp.map((u) => agentKey('mcp', { endpointUrl: u })))).toEqual(new Set(['https://mcp.shared.example/mcp']));
     // A query string is part of the identity; a different port or scheme is another agent.
-    expect(agentKey('mcp', { endpointUrl: 'https://m.example/mcp?tenant=a' })).not.toBe(agentKey('mcp', { endpointUrl: 'https://m.example/mcp?tenant=b' }));
-    expect(agentKey('mcp', { endpointUrl: 'https://m.example:8443/mcp' })).not.toBe(agentKey('mcp', { endpointUrl: 'https://m.example/mcp' }));
+    expect(agentKey('mcp', { endpointUrl: 'https://m.example/mcp?tenant=a' })).not.toBe(
+      agentKey('mcp', { endpointUrl: 'https://m.example/mcp?tenant=b' }),
+    );
+    expect(agentKey('mcp', { endpointUrl: 'https://m.example:8443/mcp' })).not.toBe(
+      agentKey('mcp', { endpointUrl: 'https://m.example/mcp' }),
+    );
     expect(agentKey('mcp', { endpointUrl: 'http://m.example/mcp' })).not.toBe(agentKey('mcp', { endpointUrl: 'https://m.example/mcp' }));
     // An HF Space endpoint keeps its path; the trailing slash Gradio documents goes.
-    expect(agentKey('mcp', { endpointUrl: 'https://acme-weather.hf.space/gradio_api/mcp/' })).toBe('https://acme-weather.hf.space/gradio_api/mcp');
+    expect(agentKey('mcp', { endpointUrl: 'https://acme-weather.hf.space/gradio_api/mcp/' })).toBe(
+      'https://acme-weather.hf.space/gradio_api/mcp',
+    );
   });
 
   it('derives a stable short id and the registrable site', () => {

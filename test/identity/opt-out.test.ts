@@ -18,7 +18,9 @@ describe('opt-out list', () => {
   it('matches an agent key in any spelling, a host, or a host suffix; hidden wins', () => {
     expect(list.lookup({ agent_key: 'https://agent.example.com' })).toEqual({ mode: 'unchecked', reason: 'owner asked by e-mail' });
     expect(list.lookup({ agent_key: 'https://mcp.hidden.example/mcp' })).toEqual({ mode: 'hidden', reason: 'owner asked to be hidden' });
-    expect(list.lookup({ agent_key: 'https://x.example', endpoint_url: 'https://a.b.quiet.example/a2a' })).toMatchObject({ mode: 'unchecked' });
+    expect(list.lookup({ agent_key: 'https://x.example', endpoint_url: 'https://a.b.quiet.example/a2a' })).toMatchObject({
+      mode: 'unchecked',
+    });
     expect(list.lookup({ agent_key: 'https://quiet.example/mcp' })).toBeNull();
     expect(list.lookup({ agent_key: 'https://both.example/mcp' })).toMatchObject({ mode: 'hidden' });
     expect(list.lookup({ agent_key: 'https://other.example/mcp' })).toBeNull();
@@ -44,17 +46,35 @@ describe('the opt-out file refuses what it would otherwise misread', () => {
   });
 
   it('refuses an unknown key, naming it', () => {
-    expect(() => parseOptOutList([{ ...entry, mdoe: 'unchecked' }])).toThrow('opt-out list[0] has an unknown key "mdoe" (allowed: match, mode, reason)');
-    expect(() => parseOptOutList([entry, { match: 'host:b.example', mode: 'hidden', reasons: 'x' }])).toThrow(/\[1\] has an unknown key "reasons"/);
-    expect(() => parseOptOutList(JSON.parse('[{"match":"host:b.example","mode":"hidden","__proto__":{}}]'))).toThrow(/unknown key "__proto__"/);
+    expect(() => parseOptOutList([{ ...entry, mdoe: 'unchecked' }])).toThrow(
+      'opt-out list[0] has an unknown key "mdoe" (allowed: match, mode, reason)',
+    );
+    expect(() => parseOptOutList([entry, { match: 'host:b.example', mode: 'hidden', reasons: 'x' }])).toThrow(
+      /\[1\] has an unknown key "reasons"/,
+    );
+    expect(() => parseOptOutList(JSON.parse('[{"match":"host:b.example","mode":"hidden","__proto__":{}}]'))).toThrow(
+      /unknown key "__proto__"/,
+    );
   });
 
   it('refuses a wildcard that covers a whole public suffix', () => {
-    for (const [match, suffix] of [['host:*.com', 'com'], ['host:*.co.uk', 'co.uk'], ['host:*.CO.UK.', 'co.uk'], ['host:*.github.io', 'github.io'], ['host:*.uk', 'uk']]) {
+    for (const [match, suffix] of [
+      ['host:*.com', 'com'],
+      ['host:*.co.uk', 'co.uk'],
+      ['host:*.CO.UK.', 'co.uk'],
+      ['host:*.github.io', 'github.io'],
+      ['host:*.uk', 'uk'],
+    ]) {
       expect(() => parseOptOutList([{ match, mode: 'hidden' }]), match).toThrow(`covers the whole public suffix "${suffix}"`);
     }
     expect(() => parseOptOutList([{ match: 'host:*..com', mode: 'hidden' }])).toThrow(/is not host:<hostname>/);
     // one owner's domain under a suffix is fine, and so is a plain host
-    expect(parseOptOutList([{ match: 'host:*.acme.co.uk', mode: 'hidden' }, { match: 'host:*.me.github.io', mode: 'unchecked' }, { match: 'host:com', mode: 'hidden' }])).toHaveLength(3);
+    expect(
+      parseOptOutList([
+        { match: 'host:*.acme.co.uk', mode: 'hidden' },
+        { match: 'host:*.me.github.io', mode: 'unchecked' },
+        { match: 'host:com', mode: 'hidden' },
+      ]),
+    ).toHaveLength(3);
   });
 });

@@ -14,25 +14,43 @@ afterAll(async () => {
   await Promise.all(open.map((p) => p.close()));
 });
 
-async function inspectCard(card: unknown, paths?: string[], extra?: Record<string, unknown>): Promise<{ r: InspectReport; server: Listening }> {
+async function inspectCard(
+  card: unknown,
+  paths?: string[],
+  extra?: Record<string, unknown>,
+): Promise<{ r: InspectReport; server: Listening }> {
   const server = await startCardServer(card, paths, extra);
   open.push(server);
   const r = buildInspectReport(await observeInspect(`${server.origin}/`, 'a2a', SETTINGS));
   return { r, server };
 }
 
-
-const ids = (r: InspectReport): string[] => r.findings.filter((f) => f.ruleId.startsWith('INS-')).map((f) => f.ruleId).sort();
+const ids = (r: InspectReport): string[] =>
+  r.findings
+    .filter((f) => f.ruleId.startsWith('INS-'))
+    .map((f) => f.ruleId)
+    .sort();
 
 describe('A2A agents of @a2a-js/sdk', () => {
   it('a card at /.well-known/agent-card.json: confirmed, nothing to lint', async () => {
     const p = await startA2AAgent();
     open.push(p);
     const r = buildInspectReport(await observeInspect(p.url, 'a2a', SETTINGS));
-    expect(r.protocols.a2a).toEqual({ state: 'confirmed', cardUrl: `${p.origin}/.well-known/agent-card.json`, legacyPathOnly: false, secretsFound: 0, oidc: 'absent', skillsWithoutDescription: 0, securitySchemesDeclared: false });
+    expect(r.protocols.a2a).toEqual({
+      state: 'confirmed',
+      cardUrl: `${p.origin}/.well-known/agent-card.json`,
+      legacyPathOnly: false,
+      secretsFound: 0,
+      oidc: 'absent',
+      skillsWithoutDescription: 0,
+      securitySchemesDeclared: false,
+    });
     expect(r.findings).toEqual([]);
     // the index's suites ran on the same card, with the seed 001 attribution
-    expect(r.details.a2a!.suites.map((v) => [v.suite.id, v.result])).toEqual([['veronikai-a2a-get-card', 'pass'], ['veronikai-a2a-structure', 'pass']]);
+    expect(r.details.a2a!.suites.map((v) => [v.suite.id, v.result])).toEqual([
+      ['veronikai-a2a-get-card', 'pass'],
+      ['veronikai-a2a-structure', 'pass'],
+    ]);
     expect(r.details.a2a!.attribution).toMatchObject({ route: 'inferred', family: '1.0' });
     expectEvidenceOnEveryVerdict(r);
   });
@@ -60,8 +78,16 @@ describe('crafted cards, one defect each', () => {
     expectEvidenceOnEveryVerdict(r);
     // each lint pass rests on the card fetch itself
     const lint = r.checks.filter((c) => /^INS-A2A-00[2-7]$/.test(c.ruleId ?? ''));
-    expect(lint.map((c) => [c.ruleId, c.outcome])).toEqual([['INS-A2A-002', 'pass'], ['INS-A2A-003', 'pass'], ['INS-A2A-004', 'pass'], ['INS-A2A-005', 'pass'], ['INS-A2A-006', 'pass'], ['INS-A2A-007', 'pass']]);
-    for (const c of lint) expect(c.evidence.map((e) => [e.request.method, e.request.url, e.status])).toEqual([['GET', r.protocols.a2a.cardUrl, 200]]);
+    expect(lint.map((c) => [c.ruleId, c.outcome])).toEqual([
+      ['INS-A2A-002', 'pass'],
+      ['INS-A2A-003', 'pass'],
+      ['INS-A2A-004', 'pass'],
+      ['INS-A2A-005', 'pass'],
+      ['INS-A2A-006', 'pass'],
+      ['INS-A2A-007', 'pass'],
+    ]);
+    for (const c of lint)
+      expect(c.evidence.map((e) => [e.request.method, e.request.url, e.status])).toEqual([['GET', r.protocols.a2a.cardUrl, 200]]);
   });
 
   it('no skill: INS-A2A-002 (and the index suites agree the card is incomplete: indicated, not confirmed)', async () => {
@@ -72,7 +98,15 @@ describe('crafted cards, one defect each', () => {
   });
 
   it('skills without a description are counted', async () => {
-    const { r } = await inspectCard(craftedCard({ skills: [{ id: 'a', name: 'A', description: '', tags: [] }, { id: 'b', name: 'B', description: 'Does B.', tags: [] }, { id: 'c', name: 'C', description: '  ', tags: [] }] }));
+    const { r } = await inspectCard(
+      craftedCard({
+        skills: [
+          { id: 'a', name: 'A', description: '', tags: [] },
+          { id: 'b', name: 'B', description: 'Does B.', tags: [] },
+          { id: 'c', name: 'C', description: '  ', tags: [] },
+        ],
+      }),
+    );
     expect(ids(r)).toEqual(['INS-A2A-003']);
     expect(r.protocols.a2a.skillsWithoutDescription).toBe(2);
   });
@@ -102,14 +136,19 @@ describe('crafted cards, one defect each', () => {
 
   it('a declared openIdConnectUrl that resolves to an OpenID configuration', async () => {
     const schemes = { oidc: { type: 'openIdConnect', openIdConnectUrl: '{{ORIGIN}}/.well-known/openid-configuration' } };
-    const { r } = await inspectCard(craftedCard({ securitySchemes: schemes, security: [{ oidc: [] }] }), undefined, { '/.well-known/openid-configuration': { issuer: '{{ORIGIN}}', authorization_endpoint: '{{ORIGIN}}/authorize' } });
+    const { r } = await inspectCard(craftedCard({ securitySchemes: schemes, security: [{ oidc: [] }] }), undefined, {
+      '/.well-known/openid-configuration': { issuer: '{{ORIGIN}}', authorization_endpoint: '{{ORIGIN}}/authorize' },
+    });
     expect(r.protocols.a2a).toMatchObject({ oidc: 'resolves', securitySchemesDeclared: true });
     expect(r.findings).toEqual([]);
   });
 
   it('a declared openIdConnectUrl that is dead, or not an OpenID configuration', async () => {
     const dead = `${await deadOrigin()}/.well-known/openid-configuration`;
-    const schemes = { a: { type: 'openIdConnect', openIdConnectUrl: dead }, b: { type: 'openIdConnect', openIdConnectUrl: '{{ORIGIN}}/not-oidc.json' } };
+    const schemes = {
+      a: { type: 'openIdConnect', openIdConnectUrl: dead },
+      b: { type: 'openIdConnect', openIdConnectUrl: '{{ORIGIN}}/not-oidc.json' },
+    };
     const { r } = await inspectCard(craftedCard({ securitySchemes: schemes }), undefined, { '/not-oidc.json': { hello: 'world' } });
     expect(r.protocols.a2a.oidc).toBe('dead');
     const msgs = r.findings.filter((f) => f.ruleId === 'INS-A2A-008').map((f) => f.message);
@@ -121,7 +160,17 @@ describe('crafted cards, one defect each', () => {
   });
 
   it('1.0 cards: an openIdConnectUrl inside the oneof wrapper is found too', async () => {
-    const card = { name: 'One', description: 'A 1.0 card', version: '1', supportedInterfaces: [{ url: '{{ORIGIN}}/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [{ id: 's', name: 'S', description: 'S.', tags: [] }], securitySchemes: { o: { openIdConnectSecurityScheme: { openIdConnectUrl: '{{ORIGIN}}/oidc' } } } };
+    const card = {
+      name: 'One',
+      description: 'A 1.0 card',
+      version: '1',
+      supportedInterfaces: [{ url: '{{ORIGIN}}/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [{ id: 's', name: 'S', description: 'S.', tags: [] }],
+      securitySchemes: { o: { openIdConnectSecurityScheme: { openIdConnectUrl: '{{ORIGIN}}/oidc' } } },
+    };
     const { r, server } = await inspectCard(card, undefined, { '/oidc': { issuer: '{{ORIGIN}}' } });
     expect(r.protocols.a2a.oidc).toBe('resolves');
     expect(server.paths).toContain('GET /oidc');

@@ -14,8 +14,10 @@ afterAll(async () => {
   await Promise.all(closers.map((c) => c()));
 });
 
-
-async function protectedPeer(layout: AsLayout, o: { advertiseMetadata?: boolean; rootMetadata?: boolean; acceptToken?: string; claimedIssuer?: string } = {}) {
+async function protectedPeer(
+  layout: AsLayout,
+  o: { advertiseMetadata?: boolean; rootMetadata?: boolean; acceptToken?: string; claimedIssuer?: string } = {},
+) {
   const as = await startAuthorizationServer(layout, { claimedIssuer: o.claimedIssuer });
   const mcp = await startProtectedMcp({ issuer: as.issuer, ...o });
   closers.push(as.close, mcp.close);
@@ -42,11 +44,18 @@ describe('authorization discovery on a 401', () => {
         toolsListStable: null,
         cacheMetadata: null,
         extensions: [],
-        auth: { required: true, resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource/mcp`, issuer: as.issuer, ...expected },
+        auth: {
+          required: true,
+          resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource/mcp`,
+          issuer: as.issuer,
+          ...expected,
+        },
       });
       expect(r.findings.map((f) => f.ruleId).sort()).toEqual(findings);
       // Fetched independently: both documents were asked for, whatever the other answered.
-      expect(as.paths).toEqual(expect.arrayContaining(['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server']));
+      expect(as.paths).toEqual(
+        expect.arrayContaining(['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server']),
+      );
       if (layout === 'dcr') expect(r.findings[0]!.message).toMatch(/Dynamic Client Registration only/);
       expectEvidenceOnEveryVerdict(r);
     });
@@ -55,7 +64,14 @@ describe('authorization discovery on a 401', () => {
   it('a dead issuer: neither document readable is a failure, and the summary says so', async () => {
     const { as, mcp } = await protectedPeer('dead');
     const r = buildInspectReport(await observeInspect(mcp.url, 'mcp', SETTINGS));
-    expect(r.protocols.mcp.auth).toEqual({ required: true, resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource/mcp`, issuer: as.issuer, openidConfiguration: false, oauthMetadata: false, registration: 'none' });
+    expect(r.protocols.mcp.auth).toEqual({
+      required: true,
+      resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource/mcp`,
+      issuer: as.issuer,
+      openidConfiguration: false,
+      oauthMetadata: false,
+      registration: 'none',
+    });
     expect(r.findings.map((f) => [f.ruleId, f.severity])).toEqual([['INS-AUTH-006', 'fail']]);
     const check = r.checks.find((c) => c.ruleId === 'INS-AUTH-006')!;
     expect(check.evidence.map((e) => e.errorClass)).toEqual(['refused', 'refused']);
@@ -65,11 +81,25 @@ describe('authorization discovery on a 401', () => {
   it('metadata naming another issuer is not used: not counted as found, and no registration read from it (RFC 8414 §3.3)', async () => {
     const { as, mcp } = await protectedPeer('cimd', { claimedIssuer: 'https://login.other-tenant.example' });
     const r = buildInspectReport(await observeInspect(mcp.url, 'mcp', SETTINGS));
-    expect(as.paths).toEqual(expect.arrayContaining(['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server']));
-    expect(r.protocols.mcp.auth).toEqual({ required: true, resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource/mcp`, issuer: as.issuer, openidConfiguration: false, oauthMetadata: false, registration: 'none' });
+    expect(as.paths).toEqual(
+      expect.arrayContaining(['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server']),
+    );
+    expect(r.protocols.mcp.auth).toEqual({
+      required: true,
+      resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource/mcp`,
+      issuer: as.issuer,
+      openidConfiguration: false,
+      oauthMetadata: false,
+      registration: 'none',
+    });
     // two INS-AUTH-007 failures; not a dead issuer (006), not a missing registration (009)
-    expect(r.findings.map((f) => [f.ruleId, f.severity])).toEqual([['INS-AUTH-007', 'fail'], ['INS-AUTH-007', 'fail']]);
-    expect(r.findings[0]!.message).toMatch(/issuer is "https:\/\/login\.other-tenant\.example", not "http:\/\/127\.0\.0\.1:\d+" \(a client must not use it\)/);
+    expect(r.findings.map((f) => [f.ruleId, f.severity])).toEqual([
+      ['INS-AUTH-007', 'fail'],
+      ['INS-AUTH-007', 'fail'],
+    ]);
+    expect(r.findings[0]!.message).toMatch(
+      /issuer is "https:\/\/login\.other-tenant\.example", not "http:\/\/127\.0\.0\.1:\d+" \(a client must not use it\)/,
+    );
     expect(r.exitCode).toBe(1);
     expectEvidenceOnEveryVerdict(r);
   });
@@ -78,14 +108,20 @@ describe('authorization discovery on a 401', () => {
     const { mcp } = await protectedPeer('cimd', { advertiseMetadata: false, rootMetadata: true });
     const obs = await observeInspect(mcp.url, 'mcp', SETTINGS);
     const prm = obs.exchanges.filter((e) => e.step === 'auth.prm');
-    expect(prm.map((e) => [e.form, e.status])).toEqual([['path-inserted', 404], ['root', 200]]);
+    expect(prm.map((e) => [e.form, e.status])).toEqual([
+      ['path-inserted', 404],
+      ['root', 200],
+    ]);
     const r = buildInspectReport(obs);
-    expect(r.protocols.mcp.auth).toMatchObject({ resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource`, registration: 'cimd' });
+    expect(r.protocols.mcp.auth).toMatchObject({
+      resourceMetadataUrl: `${mcp.origin}/.well-known/oauth-protected-resource`,
+      registration: 'cimd',
+    });
     expect(r.findings.map((f) => f.ruleId)).toEqual(['INS-AUTH-002']);
     expect(r.checks.find((c) => c.ruleId === 'INS-AUTH-002')!.evidence[0]!.headers['www-authenticate']).toMatch(/^Bearer /);
   });
 
-  it('with the owner\'s token the handshake completes (confirmed), and the token is never recorded nor sent elsewhere', async () => {
+  it("with the owner's token the handshake completes (confirmed), and the token is never recorded nor sent elsewhere", async () => {
     const token = 'owner-token-4d1c9a7e2b';
     const { as, mcp } = await protectedPeer('cimd', { acceptToken: token });
     const obs = await observeInspect(mcp.url, 'mcp', { ...SETTINGS, ownerHeaders: { authorization: `Bearer ${token}` } });

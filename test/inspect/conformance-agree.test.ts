@@ -30,7 +30,10 @@ interface ConformanceCheck {
 async function scenario(url: string, name: string): Promise<ConformanceCheck[]> {
   const out = mkdtempSync(join(tmpdir(), 'veronikai-conformance-'));
   try {
-    await promisify(execFile)(process.execPath, [CLI, 'server', '--url', url, '--scenario', name, '-o', out], { cwd: out, timeout: 60_000 }).catch(() => undefined);
+    await promisify(execFile)(process.execPath, [CLI, 'server', '--url', url, '--scenario', name, '-o', out], {
+      cwd: out,
+      timeout: 60_000,
+    }).catch(() => undefined);
     const dir = readdirSync(out).find((d) => d.startsWith(`server-${name}-`));
     if (!dir) throw new Error(`the conformance CLI wrote no results for ${name}`);
     return JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as ConformanceCheck[];
@@ -46,8 +49,10 @@ async function brokenInitializePeer(): Promise<Listening & { url: string }> {
   app.post('/mcp', (req, res) => {
     const m = req.body as { id?: number; method?: string };
     if (m.id === undefined) return void res.status(202).end();
-    if (m.method === 'initialize') return void res.json({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} } } });
-    if (m.method === 'tools/list') return void res.json({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+    if (m.method === 'initialize')
+      return void res.json({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} } } });
+    if (m.method === 'tools/list')
+      return void res.json({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
     res.status(404).json({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
   });
   const l = await listenApp(app);

@@ -28,12 +28,18 @@ const SETTINGS = INSPECT_TEST_SETTINGS;
 const steps = (o: InspectObservation): string[] => o.exchanges.map((e) => `${e.method} ${e.step}`);
 const body = (e: InspectExchange): Record<string, unknown> => JSON.parse(e.requestBody ?? 'null') as Record<string, unknown>;
 
-
 describe('legacy Streamable HTTP (TypeScript SDK)', () => {
   it('with sessions: discover falls back to initialize; initialized, tools/list twice, DELETE of the session', async () => {
     const p = await track(startMcpStreamableStateful());
     const obs = await observeInspect(p.url, 'mcp', SETTINGS);
-    expect(steps(obs)).toEqual(['POST mcp.discover', 'POST mcp.initialize', 'POST mcp.initialized', 'POST mcp.tools-list', 'POST mcp.tools-list', 'DELETE mcp.delete-session']);
+    expect(steps(obs)).toEqual([
+      'POST mcp.discover',
+      'POST mcp.initialize',
+      'POST mcp.initialized',
+      'POST mcp.tools-list',
+      'POST mcp.tools-list',
+      'DELETE mcp.delete-session',
+    ]);
     const init = obs.exchanges[1]!;
     const sid = init.headers['mcp-session-id'];
     expect(sid).toBeTruthy();
@@ -41,15 +47,31 @@ describe('legacy Streamable HTTP (TypeScript SDK)', () => {
     expect(obs.exchanges[2]!.status).toBe(202);
     expect(obs.exchanges[5]!.status).toBe(200);
     const r = buildInspectReport(obs);
-    expect(r.protocols.mcp).toEqual({ state: 'confirmed', era: 'legacy', toolsListStable: true, cacheMetadata: false, extensions: [], auth: null });
-    expect(r.checks.filter((c) => c.outcome === 'pass').map((c) => c.ruleId)).toEqual(expect.arrayContaining(['INS-MCP-003', 'INS-MCP-004', 'INS-MCP-005', 'INS-MCP-006', 'INS-MCP-007']));
+    expect(r.protocols.mcp).toEqual({
+      state: 'confirmed',
+      era: 'legacy',
+      toolsListStable: true,
+      cacheMetadata: false,
+      extensions: [],
+      auth: null,
+    });
+    expect(r.checks.filter((c) => c.outcome === 'pass').map((c) => c.ruleId)).toEqual(
+      expect.arrayContaining(['INS-MCP-003', 'INS-MCP-004', 'INS-MCP-005', 'INS-MCP-006', 'INS-MCP-007']),
+    );
     expect(r.details.mcp!.tools).toEqual([{ name: 'echo', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     expect(r.result).toBe('pass');
     expectEvidenceOnEveryVerdict(r);
     // the stability check rests on both tools/list exchanges
-    expect(r.checks.find((c) => c.ruleId === 'INS-MCP-007')!.evidence.map((e) => e.request.body)).toEqual([expect.stringContaining('"id":3'), expect.stringContaining('"id":4')]);
+    expect(r.checks.find((c) => c.ruleId === 'INS-MCP-007')!.evidence.map((e) => e.request.body)).toEqual([
+      expect.stringContaining('"id":3'),
+      expect.stringContaining('"id":4'),
+    ]);
     // a later request with the ended session is refused: the DELETE really ended it
-    const after = await fetch(p.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid! }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }) });
+    const after = await fetch(p.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid! },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
+    });
     expect(after.status).toBe(404);
   });
 
@@ -64,7 +86,11 @@ describe('legacy Streamable HTTP (TypeScript SDK)', () => {
     const p = await track(startMcpStreamableStateless());
     const obs = await observeInspect(p.url, 'mcp', SETTINGS);
     const d = obs.exchanges[0]!;
-    expect(d.requestHeaders).toMatchObject({ 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'server/discover', 'user-agent': 'VeronikAI-inspect/test' });
+    expect(d.requestHeaders).toMatchObject({
+      'mcp-protocol-version': MODERN_VERSION,
+      'mcp-method': 'server/discover',
+      'user-agent': 'VeronikAI-inspect/test',
+    });
     const params = body(d).params as { _meta: Record<string, unknown> };
     expect(params._meta['io.modelcontextprotocol/protocolVersion']).toBe(MODERN_VERSION);
     expect(params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({});
@@ -83,7 +109,14 @@ describe('legacy HTTP+SSE, 2024-11-05 (TypeScript SDK)', () => {
     expect(init.url).toMatch(/\/messages\?sessionId=/);
     expect(init.streamReply).toContain('"serverInfo"');
     const r = buildInspectReport(obs);
-    expect(r.protocols.mcp).toEqual({ state: 'confirmed', era: 'legacy-sse', toolsListStable: true, cacheMetadata: false, extensions: [], auth: null });
+    expect(r.protocols.mcp).toEqual({
+      state: 'confirmed',
+      era: 'legacy-sse',
+      toolsListStable: true,
+      cacheMetadata: false,
+      extensions: [],
+      auth: null,
+    });
     expect(r.findings.map((f) => f.ruleId)).toEqual(['INS-MCP-009']);
     expect(r.findings[0]!.severity).toBe('warn');
     expect(r.exitCode).toBe(0);
@@ -107,9 +140,17 @@ describe.skipIf(!HAVE_PYTHON_MCP)('modern era, 2026-07-28 (Python SDK mcp 2.3.0)
     const p = await track(startPythonModernPeer({ extension: true }));
     const obs = await observeInspect(p.url, 'mcp', SETTINGS);
     expect(steps(obs)).toEqual(['POST mcp.discover', 'POST mcp.tools-list', 'POST mcp.tools-list']);
-    for (const e of obs.exchanges.slice(1)) expect(e.requestHeaders).toMatchObject({ 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' });
+    for (const e of obs.exchanges.slice(1))
+      expect(e.requestHeaders).toMatchObject({ 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' });
     const r = buildInspectReport(obs);
-    expect(r.protocols.mcp).toEqual({ state: 'confirmed', era: 'modern', toolsListStable: true, cacheMetadata: true, extensions: ['com.example/inspect-test'], auth: null });
+    expect(r.protocols.mcp).toEqual({
+      state: 'confirmed',
+      era: 'modern',
+      toolsListStable: true,
+      cacheMetadata: true,
+      extensions: ['com.example/inspect-test'],
+      auth: null,
+    });
     expect(r.details.mcp!.supportedVersions).toContain(MODERN_VERSION);
     expect(r.details.mcp!.serverInfo).toMatchObject({ name: 'veronikai-modern-peer' });
     expect(r.details.mcp!.tools.map((t) => t.name).sort()).toEqual(['add', 'echo']);
@@ -159,7 +200,16 @@ describe.skipIf(!HAVE_PYTHON_MCP)('modern era, 2026-07-28 (Python SDK mcp 2.3.0)
 
   it('the same Python server still answers the legacy handshake: the modern path is taken because discover answered', async () => {
     const p = await track(startPythonModernPeer());
-    const res = await fetch(p.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+    const res = await fetch(p.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
     expect(res.status).toBe(200);
     const obs = await observeInspect(p.url, 'mcp', SETTINGS);
     expect(obs.exchanges.some((e) => e.step === 'mcp.initialize')).toBe(false);

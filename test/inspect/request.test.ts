@@ -38,8 +38,15 @@ describe('requestBounded', () => {
     expect(a.paths.length).toBe(before);
   });
 
-  it('POSTs a body with the caller\'s User-Agent; a credential header is sent but recorded redacted', async () => {
-    const r = await requestBounded(`${a.origin}/echo`, { ...base, method: 'POST', body: '{"x":1}', allowLoopback: true, headers: { Authorization: 'Bearer s3cr3t-value-xyz' }, secretHeaders: ['authorization'] });
+  it("POSTs a body with the caller's User-Agent; a credential header is sent but recorded redacted", async () => {
+    const r = await requestBounded(`${a.origin}/echo`, {
+      ...base,
+      method: 'POST',
+      body: '{"x":1}',
+      allowLoopback: true,
+      headers: { Authorization: 'Bearer s3cr3t-value-xyz' },
+      secretHeaders: ['authorization'],
+    });
     expect(r.final.status).toBe(200);
     expect(r.final.body.toString()).toBe('got {"x":1}');
     expect(r.final.requestHeaders.authorization).toBe('[redacted]');
@@ -54,7 +61,14 @@ describe('requestBounded', () => {
   });
 
   it('follows a GET redirect to another origin without the credential', async () => {
-    const r = await requestBounded(`${a.origin}/away`, { ...base, method: 'GET', allowLoopback: true, followRedirects: true, headers: { authorization: 'Bearer s3cr3t-value-xyz' }, secretHeaders: ['authorization'] });
+    const r = await requestBounded(`${a.origin}/away`, {
+      ...base,
+      method: 'GET',
+      allowLoopback: true,
+      followRedirects: true,
+      headers: { authorization: 'Bearer s3cr3t-value-xyz' },
+      secretHeaders: ['authorization'],
+    });
     expect(r.exchanges.map((e) => e.status)).toEqual([302, 200]);
     expect(b.headers.at(-1)!.authorization).toBeUndefined();
   });

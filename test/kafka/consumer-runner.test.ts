@@ -42,7 +42,12 @@ async function fullyCommitted(kafka: Kafka, groupId: string, topic: string): Pro
   return Object.entries(end).every(([p, high]) => (c[Number(p)] === '-1' ? '0' : c[Number(p)]) === high);
 }
 
-const toRow = (m: ConsumedMessage): Row => ({ key: m.key!.toString(), value: m.value!.toString(), partition: m.partition, offset: m.offset });
+const toRow = (m: ConsumedMessage): Row => ({
+  key: m.key!.toString(),
+  value: m.value!.toString(),
+  partition: m.partition,
+  offset: m.offset,
+});
 
 describe('EventProducer + ConsumerRunner', () => {
   let ctx: KafkaTestContext;
@@ -86,7 +91,12 @@ describe('EventProducer + ConsumerRunner', () => {
     await produce(topic, 12, 'rt');
 
     const seen: ConsumedMessage[] = [];
-    const a = runner<Row>({ groupId: uniqueGroupId('rt-a'), topics: [topic], handler: (m) => ok(toRow(m)), sink: async (items) => void seen.push(...items.map((i) => i.source)) });
+    const a = runner<Row>({
+      groupId: uniqueGroupId('rt-a'),
+      topics: [topic],
+      handler: (m) => ok(toRow(m)),
+      sink: async (items) => void seen.push(...items.map((i) => i.source)),
+    });
     await a.start();
     await waitFor(() => seen.length >= 12, 20_000, '12 messages in group a');
     expect(seen.map((m) => m.value!.toString()).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `rt-${i}`).sort());
@@ -100,7 +110,12 @@ describe('EventProducer + ConsumerRunner', () => {
     await a.done;
 
     const again: Row[] = [];
-    const b = runner<Row>({ groupId: uniqueGroupId('rt-b'), topics: [topic], handler: (m) => ok(toRow(m)), sink: async (items) => void again.push(...items.map((i) => i.value)) });
+    const b = runner<Row>({
+      groupId: uniqueGroupId('rt-b'),
+      topics: [topic],
+      handler: (m) => ok(toRow(m)),
+      sink: async (items) => void again.push(...items.map((i) => i.value)),
+    });
     await b.start();
     await waitFor(() => again.length >= 12, 20_000, '12 messages in group b');
     await b.stop();
@@ -171,7 +186,12 @@ describe('EventProducer + ConsumerRunner', () => {
     expect(await committed(ctx.kafka, groupId, topic)).toEqual({ 0: '-1' });
 
     const secondSink: Row[] = [];
-    const restarted = runner<Row>({ groupId, topics: [topic], handler: (m) => ok(toRow(m)), sink: async (items) => void secondSink.push(...items.map((i) => i.value)) });
+    const restarted = runner<Row>({
+      groupId,
+      topics: [topic],
+      handler: (m) => ok(toRow(m)),
+      sink: async (items) => void secondSink.push(...items.map((i) => i.value)),
+    });
     await restarted.start();
     await waitFor(() => secondSink.length >= 5, 20_000, 'the restarted consumer to read all 5');
     await restarted.stop();
@@ -202,7 +222,12 @@ describe('EventProducer + ConsumerRunner', () => {
     expect(await committed(ctx.kafka, groupId, topic)).toEqual({ 0: '-1' });
 
     const rows: Row[] = [];
-    const restarted = runner<Row>({ groupId, topics: [topic], handler: (m) => ok(toRow(m)), sink: async (items) => void rows.push(...items.map((i) => i.value)) });
+    const restarted = runner<Row>({
+      groupId,
+      topics: [topic],
+      handler: (m) => ok(toRow(m)),
+      sink: async (items) => void rows.push(...items.map((i) => i.value)),
+    });
     await restarted.start();
     await waitFor(() => rows.length >= 4, 20_000, 'the 4 messages after the restart');
     await restarted.stop();
@@ -237,7 +262,12 @@ describe('EventProducer + ConsumerRunner', () => {
     await r.done;
 
     const dead: ConsumedMessage[] = [];
-    const reader = runner<ConsumedMessage>({ groupId: uniqueGroupId('dlq-reader'), topics: [ctx.topics.deadLetters], handler: (m) => ok(m), sink: async (items) => void dead.push(...items.map((i) => i.value)) });
+    const reader = runner<ConsumedMessage>({
+      groupId: uniqueGroupId('dlq-reader'),
+      topics: [ctx.topics.deadLetters],
+      handler: (m) => ok(m),
+      sink: async (items) => void dead.push(...items.map((i) => i.value)),
+    });
     await reader.start();
     await waitFor(() => dead.length >= 1, 20_000, 'the dead letter');
     await reader.stop();

@@ -41,7 +41,13 @@ describe('consumer sessions', () => {
   });
 
   function runner<T>(opts: Omit<ConsumerRunnerOptions<T>, 'kafka' | 'deadLetterTopic'>): ConsumerRunner<T> {
-    const r = new ConsumerRunner<T>({ kafka: ctx.kafka, deadLetterTopic: ctx.topics.deadLetters, logger: testLogger('consumer'), maxWaitTimeInMs: 200, ...opts });
+    const r = new ConsumerRunner<T>({
+      kafka: ctx.kafka,
+      deadLetterTopic: ctx.topics.deadLetters,
+      logger: testLogger('consumer'),
+      maxWaitTimeInMs: 200,
+      ...opts,
+    });
     runners.push(r as ConsumerRunner<unknown>);
     return r;
   }
@@ -84,50 +90,60 @@ describe('consumer sessions', () => {
     expect(calls).toBe(1);
   });
 
-  it('with abortOnStop: a stop gives the batch up uncommitted, leaves the group, and the next member reads it again at once', { timeout: 60_000 }, async () => {
-    const topic = ctx.topics.runs;
-    await producer.send(
-      topic,
-      ['a', 'b', 'c'].map((k) => ({ key: k, value: Buffer.from(k) })),
-    );
-    const groupId = uniqueGroupId('abort');
-    const started: string[] = [];
-    let aborted = 0;
-    const first = runner<string>({
-      groupId,
-      topics: [topic],
-      // Long enough that a member which did not leave would hold the partition past the checks below.
-      sessionTimeoutMs: 30_000,
-      handlerConcurrency: 3,
-      abortOnStop: true,
-      // Work that only ends when it is given up (a probe of a server that never answers).
-      handler: (m, { signal }) =>
-        new Promise((_, reject) => {
-          started.push(m.value!.toString());
-          signal.addEventListener('abort', () => (aborted++, reject(new Error('aborted'))), { once: true });
-        }),
-      sink: () => Promise.reject(new Error('a given-up batch must never reach the sink')),
-    });
-    await first.start();
-    await waitFor(() => started.length === 3, 20_000, 'the three messages to be in hand');
+  it(
+    'with abortOnStop: a stop gives the batch up uncommitted, leaves the group, and the next member reads it again at once',
+    { timeout: 60_000 },
+    async () => {
+      const topic = ctx.topics.runs;
+      await producer.send(
+        topic,
+        ['a', 'b', 'c'].map((k) => ({ key: k, value: Buffer.from(k) })),
+      );
+      const groupId = uniqueGroupId('abort');
+      const started: string[] = [];
+      let aborted = 0;
+      const first = runner<string>({
+        groupId,
+        topics: [topic],
+        // Long enough that a member which did not leave would hold the partition past the checks below.
+        sessionTimeoutMs: 30_000,
+        handlerConcurrency: 3,
+        abortOnStop: true,
+        // Work that only ends when it is given up (a probe of a server that never answers).
+        handler: (m, { signal }) =>
+          new Promise((_, reject) => {
+            started.push(m.value!.toString());
+            signal.addEventListener('abort', () => (aborted++, reject(new Error('aborted'))), { once: true });
+          }),
+        sink: () => Promise.reject(new Error('a given-up batch must never reach the sink')),
+      });
+      await first.start();
+      await waitFor(() => started.length === 3, 20_000, 'the three messages to be in hand');
 
-    const stopAt = Date.now();
-    await first.stop();
-    const stopMs = Date.now() - stopAt;
-    expect(stopMs).toBeLessThan(5_000);
-    expect(aborted).toBe(3);
-    await expect(first.done).resolves.toBeUndefined();
-    expect(first.stats.commits).toBe(0);
-    expect(await committedOffsets(ctx.kafka, groupId, topic)).toEqual(['-1']);
+      const stopAt = Date.now();
+      await first.stop();
+      const stopMs = Date.now() - stopAt;
+      expect(stopMs).toBeLessThan(5_000);
+      expect(aborted).toBe(3);
+      await expect(first.done).resolves.toBeUndefined();
+      expect(first.stats.commits).toBe(0);
+      expect(await committedOffsets(ctx.kafka, groupId, topic)).toEqual(['-1']);
 
-    const seen: string[] = [];
-    const second = runner<string>({ groupId, topics: [topic], sessionTimeoutMs: 30_000, handler: (m) => ok(m.value!.toString()), sink: async (items) => void seen.push(...items.map((i) => i.value)) });
-    const joinAt = Date.now();
-    await second.start();
-    await waitFor(() => seen.length === 3, 20_000, 'the given-up messages to be read again');
-    // Well under the first member's 30 s session: it left the group when it stopped.
-    expect(Date.now() - joinAt).toBeLessThan(10_000);
-    expect(seen.sort()).toEqual(['a', 'b', 'c']);
-    await waitFor(async () => (await committedOffsets(ctx.kafka, groupId, topic))[0] === '3', 10_000, 'the second member to commit');
-  });
+      const seen: string[] = [];
+      const second = runner<string>({
+        groupId,
+        topics: [topic],
+        sessionTimeoutMs: 30_000,
+        handler: (m) => ok(m.value!.toString()),
+        sink: async (items) => void seen.push(...items.map((i) => i.value)),
+      });
+      const joinAt = Date.now();
+      await second.start();
+      await waitFor(() => seen.length === 3, 20_000, 'the given-up messages to be read again');
+      // Well under the first member's 30 s session: it left the group when it stopped.
+      expect(Date.now() - joinAt).toBeLessThan(10_000);
+      expect(seen.sort()).toEqual(['a', 'b', 'c']);
+      await waitFor(async () => (await committedOffsets(ctx.kafka, groupId, topic))[0] === '3', 10_000, 'the second member to commit');
+    },
+  );
 });

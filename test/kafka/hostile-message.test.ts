@@ -69,7 +69,9 @@ describe('a hostile Probe message on a real topic', () => {
     const lines: Record<string, unknown>[] = [];
     let stderr = '';
     let exit: { code: number | null; signal: string | null; fatal: string | undefined } | undefined;
-    child = spawn(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', CHILD, ctx.brokers, ctx.prefix, groupId], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', CHILD, ctx.brokers, ctx.prefix, groupId], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let pending = '';
     child.stdout!.on('data', (d: Buffer) => {
       pending += d.toString();
@@ -78,7 +80,11 @@ describe('a hostile Probe message on a real topic', () => {
       for (const p of parts) if (p.trim()) lines.push(JSON.parse(p) as Record<string, unknown>);
     });
     child.stderr!.on('data', (d: Buffer) => void (stderr += d.toString()));
-    child.on('exit', (code, signal) => void (exit = { code, signal, fatal: stderr.split('\n').find((l) => /heap|FATAL|Error/.test(l)) ?? stderr.slice(0, 300) }));
+    child.on(
+      'exit',
+      (code, signal) =>
+        void (exit = { code, signal, fatal: stderr.split('\n').find((l) => /heap|FATAL|Error/.test(l)) ?? stderr.slice(0, 300) }),
+    );
 
     await waitFor(() => exit !== undefined || lines.some((l) => l.decoded === 'after'), 45_000, 'the event after the hostile one');
     expect(exit).toBeUndefined(); // before the fix: { signal: 'SIGABRT', fatal: 'FATAL ERROR: … JavaScript heap out of memory' }
@@ -102,7 +108,9 @@ describe('a hostile Probe message on a real topic', () => {
     expect(dead).toHaveLength(1);
     const d = dead[0]!;
     expect(d.value).toEqual(hostileMessage(codec));
-    expect(d.headers[DLQ_HEADERS.reason]?.toString()).toMatch(/^malformed: cannot decode Probe: array block of 100000000 items needs at least \d+ bytes, \d+ remain/);
+    expect(d.headers[DLQ_HEADERS.reason]?.toString()).toMatch(
+      /^malformed: cannot decode Probe: array block of 100000000 items needs at least \d+ bytes, \d+ remain/,
+    );
     expect(d.headers[DLQ_HEADERS.originTopic]?.toString()).toBe(ctx.topics.probes);
     expect(d.headers[DLQ_HEADERS.groupId]?.toString()).toBe(groupId);
   }, 90_000);

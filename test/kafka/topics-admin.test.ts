@@ -19,7 +19,10 @@ describe('ensureTopics', () => {
     const admin = ctx.kafka.admin();
     await admin.connect();
     try {
-      const res = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: names }] });
+      const res = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: names }],
+      });
       return Object.fromEntries(res.resources[0]!.configEntries.map((c) => [c.configName, c.configValue]));
     } finally {
       await admin.disconnect();
@@ -106,7 +109,10 @@ describe('ensureTopics', () => {
     await admin.connect();
     try {
       const meta = await admin.fetchTopicMetadata({ topics: res.created });
-      expect(Object.fromEntries(meta.topics.map((t) => [t.name, t.partitions.length]))).toEqual({ [prefix + 'probes']: 2, [prefix + 'canary']: 1 });
+      expect(Object.fromEntries(meta.topics.map((t) => [t.name, t.partitions.length]))).toEqual({
+        [prefix + 'probes']: 2,
+        [prefix + 'canary']: 1,
+      });
     } finally {
       await admin.disconnect();
     }

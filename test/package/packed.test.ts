@@ -31,7 +31,11 @@ interface Ran {
 
 function run(cmd: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, LOG_LEVEL: 'silent', NO_COLOR: '1', npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd,
+      env: { ...process.env, LOG_LEVEL: 'silent', NO_COLOR: '1', npm_config_update_notifier: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -46,16 +50,26 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs = 120_000): Pro
 const npx = (...args: string[]) => run('npx', ['--no', '--', 'veronikai', ...args], app);
 
 const card = HAVE_CORPUS
-  ? join(CORPUS, 'a2a-cards', readdirSync(join(CORPUS, 'a2a-cards')).filter((f) => f.endsWith('.json')).sort()[0]!)
+  ? join(
+      CORPUS,
+      'a2a-cards',
+      readdirSync(join(CORPUS, 'a2a-cards'))
+        .filter((f) => f.endsWith('.json'))
+        .sort()[0]!,
+    )
   : join(FIXTURES, 'a2a', 'struct-003-skill-tags-42.json');
 let files: string[] = [];
 
 beforeAll(async () => {
   const pack = await run('npm', ['pack', '--pack-destination', work, '--silent'], ROOT, PACK_TIMEOUT_MS);
   const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
-  if (pack.code !== 0 || !tarball) throw new Error(`npm pack failed (${pack.code}): ${pack.stderr.slice(-4000)}\n${pack.stdout.slice(-4000)}`);
+  if (pack.code !== 0 || !tarball)
+    throw new Error(`npm pack failed (${pack.code}): ${pack.stderr.slice(-4000)}\n${pack.stdout.slice(-4000)}`);
   const list = await run('tar', ['-tzf', join(work, tarball)], work);
-  files = list.stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  files = list.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''));
 
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'owner-project', version: '1.0.0', private: true }, null, 2));
@@ -65,9 +79,22 @@ beforeAll(async () => {
 
 describe('the packed package', { timeout: 120_000 }, () => {
   it('holds the compiled CLI and what it reads at run time, the README and the licence, and nothing else', () => {
-    const allowed = /^(package\.json|README\.md|LICENSE|bin\/veronikai\.js|dist\/.+\.js|schemas\/avro\/.+\.avsc|clickhouse\/\d{4}_[a-z0-9_]+\.sql|stack\/kafka\/pom\.xml)$/;
+    const allowed =
+      /^(package\.json|README\.md|LICENSE|bin\/veronikai\.js|dist\/.+\.js|schemas\/avro\/.+\.avsc|clickhouse\/\d{4}_[a-z0-9_]+\.sql|stack\/kafka\/pom\.xml)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/veronikai.js', 'dist/cli/main.js', 'dist/cli/command-table.js', 'dist/cli/commands/check.js', 'dist/warehouse/migrate.js', 'schemas/avro/probe.avsc', 'clickhouse/0001_create_listings.sql', 'stack/kafka/pom.xml']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'bin/veronikai.js',
+      'dist/cli/main.js',
+      'dist/cli/command-table.js',
+      'dist/cli/commands/check.js',
+      'dist/warehouse/migrate.js',
+      'schemas/avro/probe.avsc',
+      'clickhouse/0001_create_listings.sql',
+      'stack/kafka/pom.xml',
+    ]) {
       expect(files, f).toContain(f);
     }
     // Every migration and Avro schema of the checkout is in it.
@@ -119,20 +146,30 @@ describe('the packed package', { timeout: 120_000 }, () => {
 
   it('check loads no warehouse engine, Kafka client or API module; run does (the hook sees them)', async () => {
     // A module-resolution hook records every module the installed CLI resolves.
-    writeFileSync(join(work, 'hooks.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(new URL('./loaded.txt', import.meta.url), r.url + '\\n'); return r; }\n");
+    writeFileSync(
+      join(work, 'hooks.mjs'),
+      "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(new URL('./loaded.txt', import.meta.url), r.url + '\\n'); return r; }\n",
+    );
     writeFileSync(join(work, 'track.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
     const loaded = async (...args: string[]): Promise<string[]> => {
       rmSync(join(work, 'loaded.txt'), { force: true });
-      const r = await run(process.execPath, ['--import', join(work, 'track.mjs'), join(app, 'node_modules', 'veronikai', 'bin', 'veronikai.js'), ...args], app);
+      const r = await run(
+        process.execPath,
+        ['--import', join(work, 'track.mjs'), join(app, 'node_modules', 'veronikai', 'bin', 'veronikai.js'), ...args],
+        app,
+      );
       expect(r.code === 0 || r.code === 1, r.stderr).toBe(true);
       return readFileSync(join(work, 'loaded.txt'), 'utf8').split('\n').filter(Boolean);
     };
-    const heavy = /\/node_modules\/(chdb|@chdb|kafkajs|fastify|@fastify|@clickhouse)\/|\/veronikai\/dist\/(warehouse|kafka|api|runtime|stack)\//;
+    const heavy =
+      /\/node_modules\/(chdb|@chdb|kafkajs|fastify|@fastify|@clickhouse)\/|\/veronikai\/dist\/(warehouse|kafka|api|runtime|stack)\//;
     const check = await loaded('check', card);
     expect(check.some((u) => u.endsWith('/veronikai/dist/cli/commands/check.js'))).toBe(true);
     expect(check.filter((u) => heavy.test(u))).toEqual([]);
     const runHelp = await loaded('run', '--help');
-    expect(runHelp.some((u) => /\/node_modules\/kafkajs\//.test(u)) && runHelp.some((u) => /\/veronikai\/dist\/warehouse\//.test(u))).toBe(true);
+    expect(runHelp.some((u) => /\/node_modules\/kafkajs\//.test(u)) && runHelp.some((u) => /\/veronikai\/dist\/warehouse\//.test(u))).toBe(
+      true,
+    );
   });
 });
 
@@ -161,12 +198,23 @@ describe('the GitHub Action, its steps run locally in the owner project', { time
     expect(r.outputs).toEqual({ 'exit-code': '1', report: 'veronikai-report.sarif' });
     expect(r.code).toBe(1);
     expect(steps['Set up Node.js']).toMatchObject({ ran: true, uses: 'actions/setup-node@v4', with: { 'node-version': '20' } });
-    expect(steps['Upload the SARIF report to code scanning']).toMatchObject({ ran: true, uses: 'github/codeql-action/upload-sarif@v3', with: { sarif_file: 'veronikai-report.sarif', category: 'cards' } });
+    expect(steps['Upload the SARIF report to code scanning']).toMatchObject({
+      ran: true,
+      uses: 'github/codeql-action/upload-sarif@v3',
+      with: { sarif_file: 'veronikai-report.sarif', category: 'cards' },
+    });
     expect(steps["Exit with the checker's code"]).toMatchObject({ ran: true, code: 1 });
-    const log = JSON.parse(readFileSync(join(app, 'veronikai-report.sarif'), 'utf8')) as { runs: Array<{ results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: unknown } }> }> }> };
+    const log = JSON.parse(readFileSync(join(app, 'veronikai-report.sarif'), 'utf8')) as {
+      runs: Array<{ results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: unknown } }> }> }>;
+    };
     const struct = log.runs[0]!.results.find((x) => x.ruleId === 'A2A-STRUCT-003')!;
-    expect(struct.locations[0]!.physicalLocation.artifactLocation).toEqual({ uri: 'agent%20cards/failing%20card.json', uriBaseId: '%SRCROOT%' });
-    expect(steps['Run the VeronikAI check']!.stdout).toContain('::error title=VeronikAI check::agent cards/failing card.json failed at least one rule');
+    expect(struct.locations[0]!.physicalLocation.artifactLocation).toEqual({
+      uri: 'agent%20cards/failing%20card.json',
+      uriBaseId: '%SRCROOT%',
+    });
+    expect(steps['Run the VeronikAI check']!.stdout).toContain(
+      '::error title=VeronikAI check::agent cards/failing card.json failed at least one rule',
+    );
     expect(r.summary).toMatch(/`agent cards\/failing card\.json` failed/);
   });
 
@@ -183,12 +231,16 @@ describe('the GitHub Action, its steps run locally in the owner project', { time
   it('a usage error exits 2 with a message and uploads nothing; a rule selection is passed through', () => {
     const bad = act({ target: 'plugins/valid', format: 'html', 'upload-sarif': 'true' });
     expect(bad.code).toBe(2);
-    expect(stepsOf(bad)['Run the VeronikAI check']!.stdout).toMatch(/::error title=VeronikAI check::format must be sarif, junit, json or terminal/);
+    expect(stepsOf(bad)['Run the VeronikAI check']!.stdout).toMatch(
+      /::error title=VeronikAI check::format must be sarif, junit, json or terminal/,
+    );
     expect(stepsOf(bad)['Upload the SARIF report to code scanning']!.ran).toBe(false);
     const mismatch = act({ target: 'plugins/valid', format: 'junit', 'upload-sarif': 'true' });
     expect(mismatch.code).toBe(2);
     const one = act({ target: 'agent cards/failing card.json', rule: 'A2A-CARD-005', format: 'json', kind: 'card' });
     expect(one.code).toBe(0);
-    expect((JSON.parse(readFileSync(join(app, 'veronikai-report.json'), 'utf8')) as { selectedRule: string }).selectedRule).toBe('A2A-CARD-005');
+    expect((JSON.parse(readFileSync(join(app, 'veronikai-report.json'), 'utf8')) as { selectedRule: string }).selectedRule).toBe(
+      'A2A-CARD-005',
+    );
   });
 });

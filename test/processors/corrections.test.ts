@@ -50,10 +50,23 @@ async function readChanges(kafka: Kafka, topic: string, causes: readonly string[
 function disputeOf(id: string, at: number, extra: Partial<DisputeEvent> = {}): DisputeEvent {
   const requestId = `req-${id}`;
   return {
-    id, observedAt: at, agentKey: AGENT, agentId: agentId(AGENT), protocol: 'mcp', name: 'Disputed Agent',
-    reason: 'It has been up all week; your check said down.', checkerVersion: VERSION,
-    disputedEventId: 'probe-before', disputedAt: at - 3600_000, disputedUptime: 'down', disputedResult: 'fail', disputedReasons: ['MCP-001'],
-    requestId, probeEventId: probeEventIdFor(requestId), notReprobed: null, ...extra,
+    id,
+    observedAt: at,
+    agentKey: AGENT,
+    agentId: agentId(AGENT),
+    protocol: 'mcp',
+    name: 'Disputed Agent',
+    reason: 'It has been up all week; your check said down.',
+    checkerVersion: VERSION,
+    disputedEventId: 'probe-before',
+    disputedAt: at - 3600_000,
+    disputedUptime: 'down',
+    disputedResult: 'fail',
+    disputedReasons: ['MCP-001'],
+    requestId,
+    probeEventId: probeEventIdFor(requestId),
+    notReprobed: null,
+    ...extra,
   };
 }
 
@@ -83,8 +96,13 @@ describe('corrections processor', () => {
 
   const start = async (opts: { maxWaitMs?: number; pollWindowMs?: number } = {}) => {
     runner = createCorrectionsProcessor({
-      kafka: ctx.kafka, topics: ctx.topics, logger: log, warehouse: t.wh, groupId: uniqueGroupId('corrections'),
-      checker: { ...CURRENT_CHECKER, version: VERSION }, ...opts,
+      kafka: ctx.kafka,
+      topics: ctx.topics,
+      logger: log,
+      warehouse: t.wh,
+      groupId: uniqueGroupId('corrections'),
+      checker: { ...CURRENT_CHECKER, version: VERSION },
+      ...opts,
     });
     await runner.start();
   };
@@ -105,10 +123,25 @@ describe('corrections processor', () => {
     await waitFor(async () => (await rows()).length === 1, 30_000, 'the corrections row');
     const [row] = await rows();
     expect(row).toMatchObject({
-      dispute_id: d.id, agent_key: AGENT, agent_id: agentId(AGENT), reason: d.reason, outcome: 'answered', note: '',
-      disputed_uptime: 'down', disputed_result: 'fail', disputed_reasons: ['MCP-001'], disputed_event_id: 'probe-before',
-      request_id: d.requestId, reprobe_event_id: d.probeEventId, reprobe_uptime: 'up', reprobe_result: 'pass', reprobe_reasons: [],
-      verdict_changed: 1, uptime_changed: 1, checker_version: VERSION, rank: 2,
+      dispute_id: d.id,
+      agent_key: AGENT,
+      agent_id: agentId(AGENT),
+      reason: d.reason,
+      outcome: 'answered',
+      note: '',
+      disputed_uptime: 'down',
+      disputed_result: 'fail',
+      disputed_reasons: ['MCP-001'],
+      disputed_event_id: 'probe-before',
+      request_id: d.requestId,
+      reprobe_event_id: d.probeEventId,
+      reprobe_uptime: 'up',
+      reprobe_result: 'pass',
+      reprobe_reasons: [],
+      verdict_changed: 1,
+      uptime_changed: 1,
+      checker_version: VERSION,
+      rank: 2,
       change_id: agentChangeId('corrected', AGENT, d.id, VERSION),
     });
     // The read query the agent page uses.
@@ -117,8 +150,15 @@ describe('corrections processor', () => {
     const changes = await readChanges(ctx.kafka, ctx.topics.agentChanges, [d.id], 1);
     expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({
-      id: agentChangeId('corrected', AGENT, d.id, VERSION), kind: 'corrected', agentKey: AGENT, causeEventId: d.id,
-      checkerVersion: VERSION, observedAt: at, fromState: 'fail', toState: 'pass', name: 'Disputed Agent',
+      id: agentChangeId('corrected', AGENT, d.id, VERSION),
+      kind: 'corrected',
+      agentKey: AGENT,
+      causeEventId: d.id,
+      checkerVersion: VERSION,
+      observedAt: at,
+      fromState: 'fail',
+      toState: 'pass',
+      name: 'Disputed Agent',
       summary: 'Dispute answered: re-probed (up), verdict changed from fail to pass',
     });
     expect(changes[0]!.reasons[0]).toBe(`disputed: ${d.reason}`);
@@ -135,7 +175,11 @@ describe('corrections processor', () => {
   it('closes a dispute whose re-probe never comes after the wait limit, and one without a re-probe at once', async () => {
     const at = Date.now();
     const late = disputeOf('dispute-late', at);
-    const optedOut = disputeOf('dispute-opted-out', at, { requestId: null, probeEventId: null, notReprobed: 'the owner opted out of probing (unchecked)' });
+    const optedOut = disputeOf('dispute-opted-out', at, {
+      requestId: null,
+      probeEventId: null,
+      notReprobed: 'the owner opted out of probing (unchecked)',
+    });
     await send(late);
     await send(optedOut);
     await start({ maxWaitMs: 2_000, pollWindowMs: 300 });
@@ -144,17 +188,29 @@ describe('corrections processor', () => {
     await waitFor(async () => (await mine()).length === 2, 40_000, 'both corrections rows');
     const byId = new Map((await mine()).map((r) => [r.dispute_id, r]));
     expect(byId.get(late.id)).toMatchObject({
-      outcome: 'not_completed', note: 'the re-probe did not complete within 2 s', reprobe_result: '', verdict_changed: 0, rank: 1,
+      outcome: 'not_completed',
+      note: 'the re-probe did not complete within 2 s',
+      reprobe_result: '',
+      verdict_changed: 0,
+      rank: 1,
       reprobe_event_id: late.probeEventId,
     });
     // Closed only once the limit had passed.
     expect(Date.parse(`${byId.get(late.id)!.closed_at.replace(' ', 'T')}Z`)).toBeGreaterThanOrEqual(at + 2_000);
-    expect(byId.get(optedOut.id)).toMatchObject({ outcome: 'not_reprobed', note: 'the owner opted out of probing (unchecked)', request_id: '' });
+    expect(byId.get(optedOut.id)).toMatchObject({
+      outcome: 'not_reprobed',
+      note: 'the owner opted out of probing (unchecked)',
+      request_id: '',
+    });
 
     const changes = await readChanges(ctx.kafka, ctx.topics.agentChanges, [late.id, optedOut.id], 2);
     expect(changes).toHaveLength(2);
     const summaries = new Map(changes.map((c) => [c.causeEventId, c]));
-    expect(summaries.get(late.id)).toMatchObject({ summary: 'Dispute closed: the re-probe did not complete within 2 s', fromState: 'fail', toState: null });
+    expect(summaries.get(late.id)).toMatchObject({
+      summary: 'Dispute closed: the re-probe did not complete within 2 s',
+      fromState: 'fail',
+      toState: null,
+    });
     expect(summaries.get(optedOut.id)?.summary).toBe('Dispute recorded, not re-probed: the owner opted out of probing (unchecked)');
   }, 90_000);
 });

@@ -29,16 +29,26 @@ const whole = (prefix: string): ProbeEvent[] => [
     probeExchange('card', A2A, 200, card, { 'content-type': 'application/json', server: 'nginx', 'set-cookie': 'x=y' }),
   ]),
   probeEvent(T + 1, `${prefix}-a2a-html`, 'https://html.recipes-agent.dev/card.json', 'a2a', [
-    probeExchange('card', 'https://html.recipes-agent.dev/card.json', 200, '<html><body>Welcome</body></html>', { 'content-type': 'text/html' }),
+    probeExchange('card', 'https://html.recipes-agent.dev/card.json', 200, '<html><body>Welcome</body></html>', {
+      'content-type': 'text/html',
+    }),
   ]),
   probeEvent(T + 2, `${prefix}-mcp`, MCP, 'mcp', [
-    probeExchange('mcp-get', MCP, 401, '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized"},"id":null}', { 'www-authenticate': 'Bearer', 'content-type': 'application/json' }),
-    probeExchange('resource-metadata', 'https://mcp.bearer-agent.dev/.well-known/oauth-protected-resource/mcp', 200, metadata, { 'content-type': 'application/json' }),
+    probeExchange('mcp-get', MCP, 401, '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized"},"id":null}', {
+      'www-authenticate': 'Bearer',
+      'content-type': 'application/json',
+    }),
+    probeExchange('resource-metadata', 'https://mcp.bearer-agent.dev/.well-known/oauth-protected-resource/mcp', 200, metadata, {
+      'content-type': 'application/json',
+    }),
   ]),
 ];
 
 const comparable = (rows: Array<Record<string, unknown>>) =>
-  rows.map(({ event_id, signature: _s, judged_at: _j, inputs_hash: _h, head_id: _i, leaf_index: _x, proof: _p, ...r }) => ({ ...r, event: String(event_id).replace(/^(old|new)-/, '') }));
+  rows.map(({ event_id, signature: _s, judged_at: _j, inputs_hash: _h, head_id: _i, leaf_index: _x, proof: _p, ...r }) => ({
+    ...r,
+    event: String(event_id).replace(/^(old|new)-/, ''),
+  }));
 
 describe('documents by hash', () => {
   let t: TestWarehouse;
@@ -46,8 +56,14 @@ describe('documents by hash', () => {
     t = await withWarehouse('documents');
     await t.wh.insert('listing_history', [
       {
-        agent_key: MCP, observed_at: new Date(T - 3600_000), event_id: 'l1', source: 'mcp-registry', item_id: 'io.github.bearer/b',
-        status: 'active', endpoint_transport: 'streamable-http', server_json: serverJsonFor('io.github.bearer/b', 'Bearer protected weather forecasts.', MCP),
+        agent_key: MCP,
+        observed_at: new Date(T - 3600_000),
+        event_id: 'l1',
+        source: 'mcp-registry',
+        item_id: 'io.github.bearer/b',
+        status: 'active',
+        endpoint_transport: 'streamable-http',
+        server_json: serverJsonFor('io.github.bearer/b', 'Bearer protected weather forecasts.', MCP),
       },
     ]);
   });
@@ -72,12 +88,16 @@ describe('documents by hash', () => {
 
     for (const table of ['checks', 'verdicts']) {
       const read = (p: string) =>
-        t.wh.query<Record<string, unknown>>(`SELECT * FROM ${table} FINAL WHERE startsWith(event_id, {p:String}) ORDER BY observed_at`, { p });
+        t.wh.query<Record<string, unknown>>(`SELECT * FROM ${table} FINAL WHERE startsWith(event_id, {p:String}) ORDER BY observed_at`, {
+          p,
+        });
       const [a, b] = [await read('old-'), await read('new-')];
       expect(a).toHaveLength(3);
       expect(comparable(b)).toEqual(comparable(a));
     }
-    const results = await t.wh.query<{ result: string }>("SELECT result FROM verdicts FINAL WHERE startsWith(event_id, 'new-') ORDER BY observed_at");
+    const results = await t.wh.query<{ result: string }>(
+      "SELECT result FROM verdicts FINAL WHERE startsWith(event_id, 'new-') ORDER BY observed_at",
+    );
     expect(results.map((r) => r.result)).toEqual(['pass', 'fail', 'pass']);
   });
 

@@ -7,13 +7,41 @@ import { probeEvent, probeExchange } from '../helpers/probe-events.js';
 
 const T = Date.UTC(2026, 10, 29);
 const ex = (role: string, url: string, status: number | null, errorClass: string | null = null): ProbeExchange => ({
-  role, url, status, headers: {}, body: Buffer.alloc(0), bodyTruncated: false, bodyBytes: 0, bodySha256: '',
-  remoteAddress: null, startedAt: T, durationMs: 5, errorClass, errorMessage: null, retries: 0,
+  role,
+  url,
+  status,
+  headers: {},
+  body: Buffer.alloc(0),
+  bodyTruncated: false,
+  bodyBytes: 0,
+  bodySha256: '',
+  remoteAddress: null,
+  startedAt: T,
+  durationMs: 5,
+  errorClass,
+  errorMessage: null,
+  retries: 0,
 });
-const probe = (protocol: 'a2a' | 'mcp', robots: ProbeEvent['robots'], exchanges: ProbeExchange[], canary: ProbeEvent['canary'] = 'ok'): ProbeEvent => ({
-  id: 'e', observedAt: T, runId: 'r', requestId: null, agentKey: 'https://agent.acme-tools.dev/mcp', protocol,
-  targetUrl: 'https://agent.acme-tools.dev/mcp', transport: 'streamable-http', inSample: false, exchanges, robots, canary,
-  errorClass: null, retries: 0,
+const probe = (
+  protocol: 'a2a' | 'mcp',
+  robots: ProbeEvent['robots'],
+  exchanges: ProbeExchange[],
+  canary: ProbeEvent['canary'] = 'ok',
+): ProbeEvent => ({
+  id: 'e',
+  observedAt: T,
+  runId: 'r',
+  requestId: null,
+  agentKey: 'https://agent.acme-tools.dev/mcp',
+  protocol,
+  targetUrl: 'https://agent.acme-tools.dev/mcp',
+  transport: 'streamable-http',
+  inSample: false,
+  exchanges,
+  robots,
+  canary,
+  errorClass: null,
+  retries: 0,
 });
 const judge = (ev: ProbeEvent) => judgeProbe(ev, null, CURRENT_CHECKER).check;
 
@@ -36,7 +64,12 @@ describe('judging what a probe saw', () => {
   });
 
   it('judges a redirected GET by its final hop', () => {
-    const c = judge(probe('mcp', 'allowed', [ex('redirect', 'https://agent.acme-tools.dev/mcp', 308), ex('mcp-get', 'https://agent.acme-tools.dev/mcp/', 405)]));
+    const c = judge(
+      probe('mcp', 'allowed', [
+        ex('redirect', 'https://agent.acme-tools.dev/mcp', 308),
+        ex('mcp-get', 'https://agent.acme-tools.dev/mcp/', 405),
+      ]),
+    );
     expect(c).toMatchObject({ uptime: 'up', http_status: 405 });
   });
 
@@ -59,8 +92,16 @@ describe('a card that is not valid UTF-8', () => {
   // The same bytes `check` fails (A2A-CARD-003): the index must not pass what the owner's tool fails.
   const cardUrl = 'https://agent.acme-recipes.dev/.well-known/agent-card.json';
   const text = JSON.stringify(recipeCard({ protocolVersion: '0.3.0@@' }));
-  const bytes = Buffer.concat([Buffer.from(text.slice(0, text.indexOf('@@'))), Buffer.from([0xff, 0xfe]), Buffer.from(text.slice(text.indexOf('@@') + 2))]);
-  const exchange = { ...probeExchange('well-known', cardUrl, 200, '', { 'content-type': 'application/json' }), body: bytes, bodyBytes: bytes.length };
+  const bytes = Buffer.concat([
+    Buffer.from(text.slice(0, text.indexOf('@@'))),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(text.slice(text.indexOf('@@') + 2)),
+  ]);
+  const exchange = {
+    ...probeExchange('well-known', cardUrl, 200, '', { 'content-type': 'application/json' }),
+    body: bytes,
+    bodyBytes: bytes.length,
+  };
 
   it('fails A2A-CARD-003 when the body is judged inline', () => {
     const j = judgeProbe(probeEvent(T, 'bad-utf8', cardUrl, 'a2a', [exchange]), null, CURRENT_CHECKER);

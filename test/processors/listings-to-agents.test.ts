@@ -9,9 +9,26 @@ import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 let n = 0;
 const listing = (source: string, itemId: string, endpointUrl: string, at: number, extra: Partial<ListingEvent> = {}): ListingEvent => ({
-  id: `e${++n}`, observedAt: at, runId: 'r', fetchId: 'f', source, itemId, protocol: 'mcp', name: itemId, description: 'A server',
-  version: '1.0.0', endpointUrl, endpointTransport: 'streamable-http', cardUrl: null, serverJson: null, status: 'active',
-  invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false, ...extra,
+  id: `e${++n}`,
+  observedAt: at,
+  runId: 'r',
+  fetchId: 'f',
+  source,
+  itemId,
+  protocol: 'mcp',
+  name: itemId,
+  description: 'A server',
+  version: '1.0.0',
+  endpointUrl,
+  endpointTransport: 'streamable-http',
+  cardUrl: null,
+  serverJson: null,
+  status: 'active',
+  invalidReason: null,
+  updatedAt: null,
+  raw: '{}',
+  rawTruncated: false,
+  ...extra,
 });
 
 describe('listings → agents on the chdb engine', () => {
@@ -32,7 +49,12 @@ describe('listings → agents on the chdb engine', () => {
   });
 
   const agent = async (key: string) =>
-    (await wh.query<{ sources: string[]; active: number; changed_at: string }>('SELECT sources, active, changed_at FROM agents FINAL WHERE agent_key = {k:String}', { k: key }))[0];
+    (
+      await wh.query<{ sources: string[]; active: number; changed_at: string }>(
+        'SELECT sources, active, changed_at FROM agents FINAL WHERE agent_key = {k:String}',
+        { k: key },
+      )
+    )[0];
 
   it('drops a source from an agent when its listing moves to another key, even though the other listing is older', async () => {
     await writer.write([listing('smithery', 's1', A, 1000), listing('mcp-registry', 'r1', A, 3000)]);
@@ -56,7 +78,7 @@ describe('listings → agents on the chdb engine', () => {
     expect(scheduled?.changedAt).toBe(9000);
   });
 
-  it('lets an owner\'s opt-out stop the scheduler at once, before the agent is listed again', async () => {
+  it("lets an owner's opt-out stop the scheduler at once, before the agent is listed again", async () => {
     await writer.write([listing('smithery', 's1', A, 1000), listing('mcp-registry', 'r1', B, 1000)]);
     const before = (await loadSchedulableAgents(wh)).map((a) => a.agentKey);
     expect(before).toContain(A);

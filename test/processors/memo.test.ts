@@ -91,14 +91,24 @@ function eventOf(p: Probe, i: number): { ev: ProbeEvent; listing: ListingContext
     const card = CARDS[x.card]!;
     const ex = probeExchange('card', `${key}/.well-known/agent-card.json`, x.status, '', { 'content-type': x.contentType }, error);
     // A 200 card is kept as a document named by its hash, as the probe worker keeps it.
-    exchanges = [x.status === 200 ? { ...ex, bodyKept: 'document', bodySha256: sha(card), bodyBytes: card.length } : { ...ex, bodyKept: 'none' }];
+    exchanges = [
+      x.status === 200 ? { ...ex, bodyKept: 'document', bodySha256: sha(card), bodyBytes: card.length } : { ...ex, bodyKept: 'none' },
+    ];
   } else {
     key = MCP_URLS[x.host]!;
-    exchanges = [{ ...probeExchange('mcp-get', key, x.status, MCP_BODIES[x.mcpBody], { 'content-type': x.contentType }, error), bodyKept: 'excerpt' }];
+    exchanges = [
+      { ...probeExchange('mcp-get', key, x.status, MCP_BODIES[x.mcpBody], { 'content-type': x.contentType }, error), bodyKept: 'excerpt' },
+    ];
   }
-  if (x.robots === 'unreachable') exchanges.unshift({ ...probeExchange('robots', `${new URL(key).origin}/robots.txt`, null, '', {}, 'timeout'), bodyKept: 'none' });
+  if (x.robots === 'unreachable')
+    exchanges.unshift({ ...probeExchange('robots', `${new URL(key).origin}/robots.txt`, null, '', {}, 'timeout'), bodyKept: 'none' });
   exchanges = exchanges.map((e) => ({ ...e, durationMs: p.durationMs, startedAt: p.ms }));
-  const ev = probeEvent(T + p.ms, `probe-${i}-${p.ms}`, key, x.protocol, exchanges, { robots: x.robots, canary: x.canary, inSample: p.inSample, runId: `run-${p.ms % 3}` });
+  const ev = probeEvent(T + p.ms, `probe-${i}-${p.ms}`, key, x.protocol, exchanges, {
+    robots: x.robots,
+    canary: x.canary,
+    inSample: p.inSample,
+    runId: `run-${p.ms % 3}`,
+  });
   return { ev, listing: x.protocol === 'mcp' ? LISTINGS[x.listing]!(key) : null };
 }
 
@@ -140,8 +150,14 @@ describe('judging by input digest, signing by batch', () => {
           const head = signJudged(memoised, CURRENT_CHECKER.version, privateKey);
           expect(memoised.map(unsigned)).toEqual(alone.map(unsigned));
           const signed: SignedHead = {
-            id: head.head_id, checker: head.checker_version, size: head.tree_size, root: head.root_hash,
-            alg: 'Ed25519', canonicalization: 'veronikai-jcs-1', keyId: head.key_id, signature: head.signature,
+            id: head.head_id,
+            checker: head.checker_version,
+            size: head.tree_size,
+            root: head.root_hash,
+            alg: 'Ed25519',
+            canonicalization: 'veronikai-jcs-1',
+            keyId: head.key_id,
+            signature: head.signature,
           };
           expect(verifyHead(signed, publicKey)).toBe(true);
           expect(head.tree_size).toBe(batch.length);
@@ -158,8 +174,20 @@ describe('judging by input digest, signing by batch', () => {
 
   it('takes a repeated input from the memo: the daily probe of an unchanged agent costs a digest and a lookup', () => {
     const memo = new JudgementMemo();
-    const x: Input = { protocol: 'a2a', host: 0, card: 0, status: 200, contentType: 'application/json', robots: 'allowed', canary: 'ok', listing: 0, mcpBody: 0 };
-    const days = Array.from({ length: 30 }, (_, d) => eventOf({ input: x, ms: d * 86_400_000, durationMs: 100 + d, inSample: d % 2 === 0 }, d));
+    const x: Input = {
+      protocol: 'a2a',
+      host: 0,
+      card: 0,
+      status: 200,
+      contentType: 'application/json',
+      robots: 'allowed',
+      canary: 'ok',
+      listing: 0,
+      mcpBody: 0,
+    };
+    const days = Array.from({ length: 30 }, (_, d) =>
+      eventOf({ input: x, ms: d * 86_400_000, durationMs: 100 + d, inSample: d % 2 === 0 }, d),
+    );
     for (const { ev, listing } of days) judgeProbe(ev, listing, CURRENT_CHECKER, DOCUMENTS, memo);
     expect({ hits: memo.hits, misses: memo.misses }).toEqual({ hits: 29, misses: 1 });
     // What is the event's own does not enter the digest; a judged input does.
@@ -174,9 +202,14 @@ describe('judging by input digest, signing by batch', () => {
     fc.assert(
       fc.property(
         fc.record({
-          eventId: fc.string(), subject: fc.string(), observedAt: fc.string(), checker: fc.string(),
-          suite: fc.record({ id: fc.string(), version: fc.integer() }), scope: fc.constantFrom('document' as const, 'observation' as const),
-          inputsHash: fc.string(), result: fc.constantFrom('pass' as const, 'fail' as const, 'unknown' as const, 'n/a' as const),
+          eventId: fc.string(),
+          subject: fc.string(),
+          observedAt: fc.string(),
+          checker: fc.string(),
+          suite: fc.record({ id: fc.string(), version: fc.integer() }),
+          scope: fc.constantFrom('document' as const, 'observation' as const),
+          inputsHash: fc.string(),
+          result: fc.constantFrom('pass' as const, 'fail' as const, 'unknown' as const, 'n/a' as const),
           reasons: fc.array(fc.string({ unit: 'binary' })),
         }),
         (p) => {
@@ -186,4 +219,3 @@ describe('judging by input digest, signing by batch', () => {
     );
   });
 });
-

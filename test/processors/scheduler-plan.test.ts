@@ -55,12 +55,17 @@ describe('planRun', () => {
 
   it('never plans more than the budget, nor the same agent twice', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 400 }), fc.integer({ min: 0, max: 500 }), (n, budget, sample) => {
-        const agents = Array.from({ length: n }, (_, i) => agent(i, { lastChecked: i % 3 === 0 ? null : T0 - (i % 10) * DAY_MS }));
-        const plan = planRun(agents, { budget, now: T0, seed: 'x', sampleSize: sample });
-        expect(plan.checks.length).toBeLessThanOrEqual(budget);
-        expect(new Set(plan.checks.map((c) => c.agent)).size).toBe(plan.checks.length);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 400 }),
+        fc.integer({ min: 0, max: 500 }),
+        (n, budget, sample) => {
+          const agents = Array.from({ length: n }, (_, i) => agent(i, { lastChecked: i % 3 === 0 ? null : T0 - (i % 10) * DAY_MS }));
+          const plan = planRun(agents, { budget, now: T0, seed: 'x', sampleSize: sample });
+          expect(plan.checks.length).toBeLessThanOrEqual(budget);
+          expect(new Set(plan.checks.map((c) => c.agent)).size).toBe(plan.checks.length);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -73,7 +78,8 @@ describe('the 7-day revisit guarantee', () => {
     let worst = 0;
     for (let d = 0; d < days; d++) {
       const now = T0 + d * DAY_MS;
-      for (let k = 0; k < arrivals && agents.length < n * 2; k++) agents.push(agent(10_000 + agents.length, { firstSeen: now, lastChecked: null }));
+      for (let k = 0; k < arrivals && agents.length < n * 2; k++)
+        agents.push(agent(10_000 + agents.length, { firstSeen: now, lastChecked: null }));
       for (const c of planRun(agents, { budget, now, seed: `${seed}-${d}`, sampleSize }).checks) {
         c.agent.lastChecked = now;
       }
@@ -108,7 +114,15 @@ describe('the 7-day revisit guarantee', () => {
   it('reserves the checks the coming week needs before the sample may take the budget', () => {
     // The same situation the reserve protects: 700 agents, budget 100, sample 100 a day.
     const agents = Array.from({ length: 700 }, (_, i) => agent(i, { firstSeen: T0, lastChecked: null }));
-    expect(reservedToday(agents.map((a) => a.firstSeen + 7 * DAY_MS), T0 + 6 * DAY_MS, 100, DAY_MS, 7 * DAY_MS)).toBe(100);
+    expect(
+      reservedToday(
+        agents.map((a) => a.firstSeen + 7 * DAY_MS),
+        T0 + 6 * DAY_MS,
+        100,
+        DAY_MS,
+        7 * DAY_MS,
+      ),
+    ).toBe(100);
     expect(reservedToday([], T0, 100, DAY_MS, 7 * DAY_MS)).toBe(0);
   });
 });

@@ -44,7 +44,9 @@ describe('the census the verdict writer keeps', () => {
     const writer = new VerdictWriter(wh, scriptedChecker(CV, probes), TEST_SIGNING_KEY);
     const census = async () => {
       const c = await censusTotals(wh, CV);
-      return c && { active: Number(c.active), inactive: Number(c.inactive), up: Number(c.up), down: Number(c.down), never: Number(c.never) };
+      return (
+        c && { active: Number(c.active), inactive: Number(c.inactive), up: Number(c.up), down: Number(c.down), never: Number(c.never) }
+      );
     };
 
     // The first batch is counted at once; the second, a moment later, is not yet (one count a minute).
@@ -57,14 +59,16 @@ describe('the census the verdict writer keeps', () => {
     stop = writer.keepCensusCurrent(100, (err) => {
       throw err;
     });
-    await vi.waitFor(async () => expect(await census()).toEqual({ active: 3, inactive: 0, up: 1, down: 1, never: 1 }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await census()).toEqual({ active: 3, inactive: 0, up: 1, down: 1, never: 1 }), {
+      timeout: 10_000,
+      interval: 50,
+    });
 
     // The listings processor hides one agent, delists another and adds a new one; no probe follows.
-    await wh.insert('agents', [
-      agent(A, { opt_out: 'hidden' }),
-      agent(C, { active: 0, inactive_since: new Date(NOW) }),
-      agent(D),
-    ]);
-    await vi.waitFor(async () => expect(await census()).toEqual({ active: 2, inactive: 1, up: 0, down: 1, never: 1 }), { timeout: 10_000, interval: 50 });
+    await wh.insert('agents', [agent(A, { opt_out: 'hidden' }), agent(C, { active: 0, inactive_since: new Date(NOW) }), agent(D)]);
+    await vi.waitFor(async () => expect(await census()).toEqual({ active: 2, inactive: 1, up: 0, down: 1, never: 1 }), {
+      timeout: 10_000,
+      interval: 50,
+    });
   }, 30_000);
 });

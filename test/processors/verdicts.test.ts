@@ -39,9 +39,13 @@ const AGENTS = {
 
 const events: ProbeEvent[] = [
   probe('p1', AGENTS.mcpShort, 'mcp', [exchange('mcp-get', AGENTS.mcpShort, 405, '', { allow: 'POST' })]),
-  probe('p2', AGENTS.mcpLong, 'mcp', [exchange('mcp-get', AGENTS.mcpLong, 200, 'event: endpoint\ndata: /x\n\n', { 'content-type': 'text/event-stream' })]),
+  probe('p2', AGENTS.mcpLong, 'mcp', [
+    exchange('mcp-get', AGENTS.mcpLong, 200, 'event: endpoint\ndata: /x\n\n', { 'content-type': 'text/event-stream' }),
+  ]),
   probe('p3', AGENTS.mcpNoDoc, 'mcp', [exchange('mcp-get', AGENTS.mcpNoDoc, 405, '')], { inSample: false }),
-  probe('p4', AGENTS.a2a, 'a2a', [exchange('card', `${AGENTS.a2a}/.well-known/agent-card.json`, 200, card, { 'content-type': 'application/json' })]),
+  probe('p4', AGENTS.a2a, 'a2a', [
+    exchange('card', `${AGENTS.a2a}/.well-known/agent-card.json`, 200, card, { 'content-type': 'application/json' }),
+  ]),
   probe('p5', AGENTS.a2aDown, 'a2a', [exchange('card', `${AGENTS.a2aDown}/.well-known/agent-card.json`, null, '', {}, 'refused')]),
 ];
 
@@ -56,14 +60,27 @@ describe('verdict writer on the chdb engine', () => {
     t = await withWarehouse('verdicts');
     wh = t.wh;
     const listed = (key: string, doc: string, at = T - 3600_000) => ({
-      agent_key: key, observed_at: new Date(at), event_id: `l-${key}-${at}`, source: 'mcp-registry', item_id: key,
-      status: 'active', endpoint_transport: 'streamable-http', server_json: doc,
+      agent_key: key,
+      observed_at: new Date(at),
+      event_id: `l-${key}-${at}`,
+      source: 'mcp-registry',
+      item_id: key,
+      status: 'active',
+      endpoint_transport: 'streamable-http',
+      server_json: doc,
     });
     await wh.insert('listing_history', [
       listed(AGENTS.mcpShort, serverJson('io.github.short/s', 'Short but honest thirty chars.', AGENTS.mcpShort)),
-      listed(AGENTS.mcpLong, serverJson('io.github.long/l', 'A long and descriptive explanation of what this server offers.', AGENTS.mcpLong)),
+      listed(
+        AGENTS.mcpLong,
+        serverJson('io.github.long/l', 'A long and descriptive explanation of what this server offers.', AGENTS.mcpLong),
+      ),
       // A server.json listed only AFTER the probe must not be used for it.
-      listed(AGENTS.mcpNoDoc, serverJson('io.github.nodoc/n', 'Listed in the registry only after the probe happened.', AGENTS.mcpNoDoc), T + 3600_000),
+      listed(
+        AGENTS.mcpNoDoc,
+        serverJson('io.github.nodoc/n', 'Listed in the registry only after the probe happened.', AGENTS.mcpNoDoc),
+        T + 3600_000,
+      ),
       { ...listed(AGENTS.a2a, ''), source: 'a2a-registry' },
     ]);
   });
@@ -72,12 +89,20 @@ describe('verdict writer on the chdb engine', () => {
   });
 
   const verdictsOf = (checker: string) =>
-    wh.query<{ agent_key: string; result: string; reasons: string[]; signature: string; a2a_version: string; a2a_route: string; structure_result: string }>(
+    wh.query<{
+      agent_key: string;
+      result: string;
+      reasons: string[];
+      signature: string;
+      a2a_version: string;
+      a2a_route: string;
+      structure_result: string;
+    }>(
       'SELECT agent_key, result, reasons, signature, a2a_version, a2a_route, structure_result FROM verdicts FINAL WHERE checker_version = {c:String} ORDER BY agent_key',
       { c: checker },
     );
 
-  it('judges each probe into a check, a signed verdict and the agent\'s latest state', async () => {
+  it("judges each probe into a check, a signed verdict and the agent's latest state", async () => {
     await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(events);
     const checks = await wh.query<{ agent_key: string; uptime: string; source: string; in_sample: number }>(
       'SELECT agent_key, uptime, source, in_sample FROM checks FINAL ORDER BY agent_key',
@@ -102,9 +127,15 @@ describe('verdict writer on the chdb engine', () => {
     // The batch is signed once: every verdict verifies against the one signed head with the public key.
     const heads = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM verdict_heads FINAL');
     expect(heads[0]!.n).toBe(1);
-    expect(await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem))).toMatchObject({ total: 5, verified: 5, failed: 0 });
+    expect(await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem))).toMatchObject({
+      total: 5,
+      verified: 5,
+      failed: 0,
+    });
     // The agent's latest row carries its verdict's leaf, proof and signed head, checked on their own.
-    const [latestRow] = await wh.query<{ signature: string }>('SELECT signature FROM agent_latest FINAL WHERE agent_key = {k:String}', { k: AGENTS.a2a });
+    const [latestRow] = await wh.query<{ signature: string }>('SELECT signature FROM agent_latest FINAL WHERE agent_key = {k:String}', {
+      k: AGENTS.a2a,
+    });
     const att = JSON.parse(latestRow!.signature) as TreeAttestation;
     expect(isTreeAttestation(att)).toBe(true);
     expect(att.keyId).toBe(keyIdOf(createPublicKey(keys.publicKeyPem)));
@@ -116,7 +147,7 @@ describe('verdict writer on the chdb engine', () => {
     const latest = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM agent_latest FINAL');
     expect(latest[0]!.n).toBe(5);
     const rollup = await wh.query<Record<string, number>>(
-      "SELECT toUInt32(sum(checks)) AS checks, toUInt32(sum(up)) AS up, toUInt32(sum(down)) AS down, toUInt32(sum(pass)) AS pass, toUInt32(sum(fail)) AS fail, toUInt32(sum(na)) AS na, toUInt32(sum(sample_checks)) AS sample FROM daily_rollups FINAL WHERE checker_version = {c:String}",
+      'SELECT toUInt32(sum(checks)) AS checks, toUInt32(sum(up)) AS up, toUInt32(sum(down)) AS down, toUInt32(sum(pass)) AS pass, toUInt32(sum(fail)) AS fail, toUInt32(sum(na)) AS na, toUInt32(sum(sample_checks)) AS sample FROM daily_rollups FINAL WHERE checker_version = {c:String}',
       { c: CHECKER_VERSION },
     );
     expect(rollup[0]).toEqual({ checks: 5, up: 4, down: 1, pass: 3, fail: 0, na: 1, sample: 4 });

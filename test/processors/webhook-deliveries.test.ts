@@ -6,9 +6,21 @@ import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 const T = Date.UTC(2026, 10, 29, 10);
 const event = (extra: Partial<WebhookDeliveryEvent> = {}): WebhookDeliveryEvent => ({
-  id: 'd'.repeat(32), subscriptionId: 'ops', changeId: 'c'.repeat(32), kind: 'down', agentId: 'a'.repeat(16), agentKey: 'https://x.test/mcp',
-  changeObservedAt: T, status: 'dead', attempts: 5, lastStatus: 500, errorClass: 'http_status', error: 'the receiver answered 500', durationMs: 1234,
-  recordedAt: T + 60_000, ...extra,
+  id: 'd'.repeat(32),
+  subscriptionId: 'ops',
+  changeId: 'c'.repeat(32),
+  kind: 'down',
+  agentId: 'a'.repeat(16),
+  agentKey: 'https://x.test/mcp',
+  changeObservedAt: T,
+  status: 'dead',
+  attempts: 5,
+  lastStatus: 500,
+  errorClass: 'http_status',
+  error: 'the receiver answered 500',
+  durationMs: 1234,
+  recordedAt: T + 60_000,
+  ...extra,
 });
 
 describe('webhook_deliveries', () => {
@@ -32,10 +44,19 @@ describe('webhook_deliveries', () => {
       ['audit', 'stale', 0, null],
       ['ops', 'delivered', 1, 200],
     ]);
-    expect(rows[1]).toMatchObject({ delivery_id: 'd'.repeat(32), change_observed_at: '2026-11-29 10:00:00.000', recorded_at: '2026-11-29 10:02:00.000', kind: 'down' });
+    expect(rows[1]).toMatchObject({
+      delivery_id: 'd'.repeat(32),
+      change_observed_at: '2026-11-29 10:00:00.000',
+      recorded_at: '2026-11-29 10:02:00.000',
+      kind: 'down',
+    });
   });
 
   it('clamps numbers a corrupt event could carry instead of failing the insert', () => {
-    expect(webhookDeliveryRow(event({ attempts: 70_000, lastStatus: -1, durationMs: 1e12 }))).toMatchObject({ attempts: 65_535, last_status: 0, duration_ms: 4_294_967_295 });
+    expect(webhookDeliveryRow(event({ attempts: 70_000, lastStatus: -1, durationMs: 1e12 }))).toMatchObject({
+      attempts: 65_535,
+      last_status: 0,
+      duration_ms: 4_294_967_295,
+    });
   });
 });

@@ -62,7 +62,14 @@ describe('Canary', () => {
 
   it('ok when a known-good target answers; one CanaryEvent per target', async () => {
     const events: CanaryEvent[] = [];
-    const c = new Canary({ targets: [`${good.url}/`, dead], contact, allowLoopback: true, maxRetries: 0, runId: 'run-1', onEvent: (e) => void events.push(e) });
+    const c = new Canary({
+      targets: [`${good.url}/`, dead],
+      contact,
+      allowLoopback: true,
+      maxRetries: 0,
+      runId: 'run-1',
+      onEvent: (e) => void events.push(e),
+    });
     expect(c.state).toBe('unknown');
     await c.check();
     expect(c.state).toBe('ok');

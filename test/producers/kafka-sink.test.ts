@@ -27,21 +27,61 @@ const callBytes = (messages: readonly OutgoingMessage[]) => messages.reduce((n, 
 
 function listing(i: number, descriptionChars: number): ListingEvent {
   return {
-    id: `id-${i}`, observedAt: 0, runId: 'r', fetchId: 'f', source: 'mcp-registry', itemId: `io.github.o${i}/s`, protocol: 'mcp',
-    name: `s${i}`, description: 'd'.repeat(descriptionChars), version: '1.0.0', endpointUrl: `https://o${i}.example/mcp`,
-    endpointTransport: 'streamable-http', cardUrl: null, serverJson: null, status: 'active', invalidReason: null, updatedAt: null,
-    raw: '{}', rawTruncated: false,
+    id: `id-${i}`,
+    observedAt: 0,
+    runId: 'r',
+    fetchId: 'f',
+    source: 'mcp-registry',
+    itemId: `io.github.o${i}/s`,
+    protocol: 'mcp',
+    name: `s${i}`,
+    description: 'd'.repeat(descriptionChars),
+    version: '1.0.0',
+    endpointUrl: `https://o${i}.example/mcp`,
+    endpointTransport: 'streamable-http',
+    cardUrl: null,
+    serverJson: null,
+    status: 'active',
+    invalidReason: null,
+    updatedAt: null,
+    raw: '{}',
+    rawTruncated: false,
   };
 }
 
 function probe(i: number, bodyBytes: number): ProbeEvent {
   return {
-    id: `p-${i}`, observedAt: 0, runId: 'r', requestId: null, agentKey: `https://a${i}.example/card.json`, protocol: 'a2a',
-    targetUrl: `https://a${i}.example/card.json`, transport: null, inSample: true, robots: 'allowed', canary: 'ok', errorClass: null, retries: 0,
-    exchanges: [{
-      role: 'card', url: `https://a${i}.example/card.json`, status: 200, headers: {}, body: Buffer.alloc(bodyBytes, 'c'), bodyTruncated: false,
-      bodyBytes, bodySha256: '', remoteAddress: '203.0.113.1', startedAt: 0, durationMs: 1, errorClass: null, errorMessage: null, retries: 0,
-    }],
+    id: `p-${i}`,
+    observedAt: 0,
+    runId: 'r',
+    requestId: null,
+    agentKey: `https://a${i}.example/card.json`,
+    protocol: 'a2a',
+    targetUrl: `https://a${i}.example/card.json`,
+    transport: null,
+    inSample: true,
+    robots: 'allowed',
+    canary: 'ok',
+    errorClass: null,
+    retries: 0,
+    exchanges: [
+      {
+        role: 'card',
+        url: `https://a${i}.example/card.json`,
+        status: 200,
+        headers: {},
+        body: Buffer.alloc(bodyBytes, 'c'),
+        bodyTruncated: false,
+        bodyBytes,
+        bodySha256: '',
+        remoteAddress: '203.0.113.1',
+        startedAt: 0,
+        durationMs: 1,
+        errorClass: null,
+        errorMessage: null,
+        retries: 0,
+      },
+    ],
   };
 }
 

@@ -109,18 +109,11 @@ describe('probe worker over Kafka', () => {
 
   it('probes MCP and A2A peers and emits Probe events with every exchange, robots and canary', async () => {
     const runId = 'run-e2e';
-    const reqs = [
-      request('mcp', mcp.url, runId),
-      request('a2a', a2a.url, runId),
-      request('a2a', `${disallowing.url}/agent.json`, runId),
-    ];
-    await producer.send(
-      ctx.topics.probeRequests,
-      [
-        ...reqs.map((r) => ({ key: r.site, value: codec.encode('ProbeRequest', r) })),
-        { key: 'bad', value: Buffer.from('not avro at all') },
-      ],
-    );
+    const reqs = [request('mcp', mcp.url, runId), request('a2a', a2a.url, runId), request('a2a', `${disallowing.url}/agent.json`, runId)];
+    await producer.send(ctx.topics.probeRequests, [
+      ...reqs.map((r) => ({ key: r.site, value: codec.encode('ProbeRequest', r) })),
+      { key: 'bad', value: Buffer.from('not avro at all') },
+    ]);
 
     const probes: ProbeEvent[] = [];
     const canaries: CanaryEvent[] = [];

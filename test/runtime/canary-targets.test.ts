@@ -3,7 +3,8 @@ import { loadConfig } from '../../src/config.js';
 import { canaryTargetsFor } from '../../src/runtime/canary-targets.js';
 
 describe('canary targets', () => {
-  const configWith = (env: NodeJS.ProcessEnv) => loadConfig({ dataDir: '/tmp/x', sourceUrl: ['mcp-registry=http://127.0.0.1:8080/base'] }, env);
+  const configWith = (env: NodeJS.ProcessEnv) =>
+    loadConfig({ dataDir: '/tmp/x', sourceUrl: ['mcp-registry=http://127.0.0.1:8080/base'] }, env);
 
   it('default to the origins of the listing sources, configured ones included', () => {
     const targets = canaryTargetsFor(configWith({}));

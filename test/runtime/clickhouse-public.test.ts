@@ -29,7 +29,15 @@ function recordingLogger(): { log: Logger; text: () => string; lines: () => Arra
     },
   });
   const log: Logger = pino({ level: 'info' }, stream);
-  return { log, text: () => out, lines: () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    log,
+    text: () => out,
+    lines: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 function status(url: string, headers: Record<string, string>): Promise<{ status: number; code: string | undefined; body: string }> {
@@ -38,7 +46,9 @@ function status(url: string, headers: Record<string, string>): Promise<{ status:
     const req = request({ host: u.hostname, port: u.port, path: `/?query=${encodeURIComponent('SELECT 1')}`, headers }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, code: res.headers['x-clickhouse-exception-code'] as string | undefined, body }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, code: res.headers['x-clickhouse-exception-code'] as string | undefined, body }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -65,7 +75,11 @@ describe('the public ClickHouse interface asks for a password', () => {
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(publicCredentials(config)).toEqual(first);
       // The variable wins, and then no file is read.
-      expect(publicCredentials(loadConfig({ dataDir: dir }, { VERONIKAI_CLICKHOUSE_HTTP_PASSWORD: 'from-env', VERONIKAI_CLICKHOUSE_HTTP_USER: 'grafana' }))).toEqual({ user: 'grafana', password: 'from-env', file: null });
+      expect(
+        publicCredentials(
+          loadConfig({ dataDir: dir }, { VERONIKAI_CLICKHOUSE_HTTP_PASSWORD: 'from-env', VERONIKAI_CLICKHOUSE_HTTP_USER: 'grafana' }),
+        ),
+      ).toEqual({ user: 'grafana', password: 'from-env', file: null });
       chmodSync(file, 0o644);
       expect(() => publicCredentials(config)).toThrow(/can be read or written by group or others.*chmod 600/);
     } finally {
@@ -74,10 +88,27 @@ describe('the public ClickHouse interface asks for a password', () => {
   });
 
   it('takes its user, password and host names from the settings and refuses bad ones', () => {
-    expect(loadConfig({}, {}).clickhouseInterface).toEqual({ host: '127.0.0.1', port: null, user: 'default', password: null, allowedHosts: [] });
-    const env = { VERONIKAI_CLICKHOUSE_HTTP_USER: 'grafana', VERONIKAI_CLICKHOUSE_HTTP_PASSWORD: 's3cret', VERONIKAI_CLICKHOUSE_HTTP_HOSTS: 'CH.example, 10.0.0.5,[::1]' };
-    expect(loadConfig({}, env).clickhouseInterface).toMatchObject({ user: 'grafana', password: 's3cret', allowedHosts: ['ch.example', '10.0.0.5', '[::1]'] });
-    expect(loadConfig({ clickhouseHttpHosts: ['a.example', 'b.example'] }, {}).clickhouseInterface.allowedHosts).toEqual(['a.example', 'b.example']);
+    expect(loadConfig({}, {}).clickhouseInterface).toEqual({
+      host: '127.0.0.1',
+      port: null,
+      user: 'default',
+      password: null,
+      allowedHosts: [],
+    });
+    const env = {
+      VERONIKAI_CLICKHOUSE_HTTP_USER: 'grafana',
+      VERONIKAI_CLICKHOUSE_HTTP_PASSWORD: 's3cret',
+      VERONIKAI_CLICKHOUSE_HTTP_HOSTS: 'CH.example, 10.0.0.5,[::1]',
+    };
+    expect(loadConfig({}, env).clickhouseInterface).toMatchObject({
+      user: 'grafana',
+      password: 's3cret',
+      allowedHosts: ['ch.example', '10.0.0.5', '[::1]'],
+    });
+    expect(loadConfig({ clickhouseHttpHosts: ['a.example', 'b.example'] }, {}).clickhouseInterface.allowedHosts).toEqual([
+      'a.example',
+      'b.example',
+    ]);
     expect(() => loadConfig({}, { VERONIKAI_CLICKHOUSE_HTTP_USER: 'a:b' })).toThrow(/VERONIKAI_CLICKHOUSE_HTTP_USER/);
     expect(() => loadConfig({}, { VERONIKAI_CLICKHOUSE_HTTP_HOSTS: 'https://ch.example' })).toThrow(/VERONIKAI_CLICKHOUSE_HTTP_HOSTS/);
     expect(() => loadConfig({}, { VERONIKAI_CLICKHOUSE_HTTP_HOSTS: 'ch.example:8123' })).toThrow(/no scheme, port or path/);
@@ -102,14 +133,22 @@ describe('the public ClickHouse interface asks for a password', () => {
       const analyst = createClient({ url, database: 'veronikai', password, ...quiet });
       const anonymous = createClient({ url, database: 'veronikai', ...quiet });
       try {
-        expect(await (await analyst.query({ query: 'SELECT toUInt32(count()) AS n FROM agents FINAL', format: 'JSONEachRow' })).json()).toEqual([{ n: 0 }]);
-        await expect(anonymous.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toMatchObject({ code: '516', type: 'AUTHENTICATION_FAILED' });
+        expect(
+          await (await analyst.query({ query: 'SELECT toUInt32(count()) AS n FROM agents FINAL', format: 'JSONEachRow' })).json(),
+        ).toEqual([{ n: 0 }]);
+        await expect(anonymous.query({ query: 'SELECT 1', format: 'JSONEachRow' })).rejects.toMatchObject({
+          code: '516',
+          type: 'AUTHENTICATION_FAILED',
+        });
         expect((await anonymous.ping()).success).toBe(true);
       } finally {
         await analyst.close();
         await anonymous.close();
       }
-      expect(await status(url, { authorization: `Basic ${Buffer.from('default:wrong').toString('base64')}` })).toMatchObject({ status: 403, code: '516' });
+      expect(await status(url, { authorization: `Basic ${Buffer.from('default:wrong').toString('base64')}` })).toMatchObject({
+        status: 403,
+        code: '516',
+      });
       // The owner's `sql` still reaches the private endpoint, which proved itself.
       expect(await findInstance(t.dir)).toMatchObject({ state: 'running', info: { pid: process.pid } });
 
@@ -129,13 +168,19 @@ describe('the public ClickHouse interface asks for a password', () => {
   });
 
   it('asks for the configured user and the password from the environment, and answers to the configured names', async () => {
-    const env = { VERONIKAI_CLICKHOUSE_HTTP_USER: 'grafana', VERONIKAI_CLICKHOUSE_HTTP_PASSWORD: 'env-pa55', VERONIKAI_CLICKHOUSE_HTTP_HOSTS: 'ch.example' };
+    const env = {
+      VERONIKAI_CLICKHOUSE_HTTP_USER: 'grafana',
+      VERONIKAI_CLICKHOUSE_HTTP_PASSWORD: 'env-pa55',
+      VERONIKAI_CLICKHOUSE_HTTP_HOSTS: 'ch.example',
+    };
     const rec = recordingLogger();
     const instance = await startInstance(loadConfig({ dataDir: t.dir, clickhousePort: '0' }, env), rec.log, null);
     try {
       const url = instance!.clickhouseUrl!;
       expect(instance!.clickhouseLogin).toBe('user grafana, password from VERONIKAI_CLICKHOUSE_HTTP_PASSWORD');
-      expect(rec.text()).toMatch(/ClickHouse HTTP interface listening \(read-only\): user grafana, password from VERONIKAI_CLICKHOUSE_HTTP_PASSWORD/);
+      expect(rec.text()).toMatch(
+        /ClickHouse HTTP interface listening \(read-only\): user grafana, password from VERONIKAI_CLICKHOUSE_HTTP_PASSWORD/,
+      );
       expect(rec.text()).not.toContain('env-pa55');
       const grafana = createClient({ url, username: 'grafana', password: 'env-pa55', ...quiet });
       const asDefault = createClient({ url, password: 'env-pa55', ...quiet });

@@ -6,14 +6,28 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { CHALLENGE_PATH, challengeProof } from '../../src/api/clickhouse-http-admission.js';
-import { findInstance, instancePath, processUid, readInstanceFile, removeInstanceFile, writeInstanceFile, type InstanceInfo } from '../../src/runtime/instance.js';
+import {
+  findInstance,
+  instancePath,
+  processUid,
+  readInstanceFile,
+  removeInstanceFile,
+  writeInstanceFile,
+  type InstanceInfo,
+} from '../../src/runtime/instance.js';
 
 // The running-instance file: written 0600, read back, removed only by its own process, and a
 // file whose process is gone, does not answer, or does not prove it holds the file's token read
 // as stale, without the token ever leaving this process.
 
 const TOKEN = 'the-instance-token';
-const info = (pid: number, port: number): InstanceInfo => ({ v: 1, pid, startedAt: new Date().toISOString(), apiUrl: null, clickhouse: { host: '127.0.0.1', port, token: TOKEN } });
+const info = (pid: number, port: number): InstanceInfo => ({
+  v: 1,
+  pid,
+  startedAt: new Date().toISOString(),
+  apiUrl: null,
+  clickhouse: { host: '127.0.0.1', port, token: TOKEN },
+});
 
 interface Received {
   method: string;
@@ -71,7 +85,9 @@ describe('instance file', () => {
   });
 
   /** Serves `answer` on a free loopback port, recording every request; resolves with the port. */
-  async function serve(answer: (req: IncomingMessage, res: ServerResponse, nonce: string) => void): Promise<{ port: number; received: Received[] }> {
+  async function serve(
+    answer: (req: IncomingMessage, res: ServerResponse, nonce: string) => void,
+  ): Promise<{ port: number; received: Received[] }> {
     const received: Received[] = [];
     server = createServer((req, res) => {
       let body = '';
@@ -93,11 +109,17 @@ describe('instance file', () => {
     });
     writeInstanceFile(dir, info(process.pid, port));
     const found = await findInstance(dir);
-    expect(found).toMatchObject({ state: 'stale', removed: false, reason: expect.stringMatching(/does not prove it is process \d+ holding the instance file's token/) });
+    expect(found).toMatchObject({
+      state: 'stale',
+      removed: false,
+      reason: expect.stringMatching(/does not prove it is process \d+ holding the instance file's token/),
+    });
     // Kept: the pid lives, so the file may be its own.
     expect(existsSync(instancePath(dir))).toBe(true);
     // One challenge with a fresh nonce, and nothing else: no token, no credentials, no query.
-    expect(received.map((r) => ({ method: r.method, path: r.url.replace(/nonce=[0-9a-f]{64}$/, 'nonce=…') }))).toEqual([{ method: 'GET', path: `${CHALLENGE_PATH}?nonce=…` }]);
+    expect(received.map((r) => ({ method: r.method, path: r.url.replace(/nonce=[0-9a-f]{64}$/, 'nonce=…') }))).toEqual([
+      { method: 'GET', path: `${CHALLENGE_PATH}?nonce=…` },
+    ]);
     expect(JSON.stringify(received)).not.toContain(TOKEN);
     expect(received[0]!.headers).not.toHaveProperty('authorization');
     expect(received[0]!.headers).not.toHaveProperty('x-clickhouse-key');
@@ -135,7 +157,9 @@ describe('instance file', () => {
   it('takes --clickhouse-port for the embedded warehouse only, on 127.0.0.1 unless told otherwise', () => {
     expect(loadConfig({}, {}).clickhouseInterface).toMatchObject({ host: '127.0.0.1', port: null });
     expect(loadConfig({ clickhousePort: '8123' }, {}).clickhouseInterface).toMatchObject({ host: '127.0.0.1', port: 8123 });
-    expect(() => loadConfig({ clickhousePort: '8123', warehouse: 'http://127.0.0.1:8123' }, {})).toThrow(/already has its own HTTP interface/);
+    expect(() => loadConfig({ clickhousePort: '8123', warehouse: 'http://127.0.0.1:8123' }, {})).toThrow(
+      /already has its own HTTP interface/,
+    );
     expect(() => loadConfig({}, { VERONIKAI_CLICKHOUSE_PORT: 'x' })).toThrow(/port/);
   });
 });

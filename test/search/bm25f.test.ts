@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { documentImpacts, idf, IMPACT_SCALE, phraseBoost, recordBoosts, termPart, UP_NOW_BOOST, UPTIME_BOOST, PASS_BOOST, PHRASE_BOOST } from '../../src/warehouse/search/bm25f.js';
+import {
+  documentImpacts,
+  idf,
+  IMPACT_SCALE,
+  phraseBoost,
+  recordBoosts,
+  termPart,
+  UP_NOW_BOOST,
+  UPTIME_BOOST,
+  PASS_BOOST,
+  PHRASE_BOOST,
+} from '../../src/warehouse/search/bm25f.js';
 import { FIELD_NAMES, searchDocument, type Fields } from '../../src/warehouse/search/fields.js';
 
 const fields = (f: Partial<Fields>): Fields => ({ ...(Object.fromEntries(FIELD_NAMES.map((n) => [n, ''])) as Fields), ...f });
@@ -37,7 +48,11 @@ describe('BM25F', () => {
 
   it('bounds the boosts of an agent record', () => {
     expect(recordBoosts(null)).toEqual({ upNow: 0, uptime30: 0, conformance: 0 });
-    expect(recordBoosts({ latestUptime: 'up', latestResult: 'pass', uptime30: 1 })).toEqual({ upNow: UP_NOW_BOOST, uptime30: UPTIME_BOOST, conformance: PASS_BOOST });
+    expect(recordBoosts({ latestUptime: 'up', latestResult: 'pass', uptime30: 1 })).toEqual({
+      upNow: UP_NOW_BOOST,
+      uptime30: UPTIME_BOOST,
+      conformance: PASS_BOOST,
+    });
     expect(recordBoosts({ latestUptime: 'down', latestResult: 'fail', uptime30: 0.5 }).uptime30).toBeCloseTo(UPTIME_BOOST / 2);
   });
 });
@@ -45,11 +60,21 @@ describe('BM25F', () => {
 describe('search documents', () => {
   it('reads a card: skills, tags, examples, provider, transports and whether it asks for authentication', () => {
     const card = JSON.stringify({
-      name: 'Trip Planner', description: 'Plans trips', provider: { organization: 'Acme Travel', url: 'https://acme.example' },
-      preferredTransport: 'JSONRPC', securitySchemes: { key: { type: 'apiKey' } },
+      name: 'Trip Planner',
+      description: 'Plans trips',
+      provider: { organization: 'Acme Travel', url: 'https://acme.example' },
+      preferredTransport: 'JSONRPC',
+      securitySchemes: { key: { type: 'apiKey' } },
       skills: [{ name: 'Book flights', description: 'Finds and books flights', tags: ['travel', 'air-fare'], examples: ['fly to Rome'] }],
     });
-    const d = searchDocument({ agentKey: 'https://trips.example/a2a', protocol: 'a2a', name: 'Trip Planner', description: 'Plans trips', listings: [], card });
+    const d = searchDocument({
+      agentKey: 'https://trips.example/a2a',
+      protocol: 'a2a',
+      name: 'Trip Planner',
+      description: 'Plans trips',
+      listings: [],
+      card,
+    });
     expect(d.fields.skills).toContain('Book flights');
     expect(d.fields.tags).toContain('air fare');
     expect(d.fields.examples).toContain('fly to Rome');
@@ -60,12 +85,18 @@ describe('search documents', () => {
 
   it('reads a server.json and a listing item: title, packages, remotes, categories; bad JSON reads as nothing', () => {
     const serverJson = JSON.stringify({
-      name: 'io.github.acme/pg', title: 'Postgres Tools', description: 'Query Postgres',
+      name: 'io.github.acme/pg',
+      title: 'Postgres Tools',
+      description: 'Query Postgres',
       packages: [{ registryType: 'npm', identifier: '@acme/pg-mcp' }],
       remotes: [{ type: 'streamable-http', url: 'https://pg.example/mcp', headers: [{ name: 'Authorization', isRequired: true }] }],
     });
     const d = searchDocument({
-      agentKey: 'https://pg.example/mcp', protocol: 'mcp', name: 'io.github.acme/pg', description: '', card: '{not json',
+      agentKey: 'https://pg.example/mcp',
+      protocol: 'mcp',
+      name: 'io.github.acme/pg',
+      description: '',
+      card: '{not json',
       listings: [{ source: 'a-list', serverJson, raw: JSON.stringify({ categories: ['Databases'], tags: ['sql'] }), transport: '' }],
     });
     expect(d.title).toBe('Postgres Tools');

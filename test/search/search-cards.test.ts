@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { cardsSeen } from '../../src/processors/verdicts/search-cards.js';
 import { probeEvent, probeExchange } from '../helpers/probe-events.js';
 
-const doc = (role: string, sha: string) => ({ ...probeExchange(role, `https://a.example/${role}`, 200), bodyKept: 'document' as const, bodySha256: sha });
+const doc = (role: string, sha: string) => ({
+  ...probeExchange(role, `https://a.example/${role}`, 200),
+  bodyKept: 'document' as const,
+  bodySha256: sha,
+});
 
 describe('the cards a batch of probes judged, for the search index', () => {
-  it('takes each A2A agent\'s newest probe\'s last card document, and nothing from MCP probes or bodies not kept', () => {
+  it("takes each A2A agent's newest probe's last card document, and nothing from MCP probes or bodies not kept", () => {
     const A = 'https://a.example/a2a';
     const B = 'https://b.example/a2a';
     const cards = cardsSeen([

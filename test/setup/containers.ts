@@ -23,7 +23,9 @@ export async function chooseServices(env: NodeJS.ProcessEnv = process.env): Prom
     let timer: NodeJS.Timeout | undefined;
     const client = await Promise.race([
       getContainerRuntimeClient(),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${DOCKER_PROBE_TIMEOUT_MS} ms`)), DOCKER_PROBE_TIMEOUT_MS))),
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${DOCKER_PROBE_TIMEOUT_MS} ms`)), DOCKER_PROBE_TIMEOUT_MS)),
+      ),
     ]).finally(() => clearTimeout(timer));
     return { path: 'containers', why: `a Docker engine answers (${client.info.containerRuntime.host})` };
   } catch (err) {

@@ -16,7 +16,8 @@ const { refuse, guardedChildProcess } = vi.hoisted(() => {
   const forbidden = (cmd: unknown, args: unknown): string | null => {
     // `node bin/veronikai.js …` (test/helpers/cli.ts) or the CLI's entry under src/.
     const words = [cmd, ...(Array.isArray(args) ? args : [])];
-    if (words.some((a) => typeof a === 'string' && /(bin[\\/]veronikai\.js|src[\\/]cli[\\/]main\.ts)$/.test(a))) return 'spawning the veronikai CLI';
+    if (words.some((a) => typeof a === 'string' && /(bin[\\/]veronikai\.js|src[\\/]cli[\\/]main\.ts)$/.test(a)))
+      return 'spawning the veronikai CLI';
     // The broker's JVM, or a ClickHouse server (test/helpers/clickhouse-server.ts).
     if (typeof cmd === 'string' && /(^|[\\/])(java|clickhouse(-server)?)$/.test(cmd)) return `starting ${cmd}`;
     return null;
@@ -52,7 +53,16 @@ vi.mock('chdb', () => {
       fail();
     }
   }
-  const mod = { Session, query: fail, queryBind: fail, queryAsync: fail, queryBindAsync: fail, insert: fail, drainPending: fail, version: fail };
+  const mod = {
+    Session,
+    query: fail,
+    queryBind: fail,
+    queryAsync: fail,
+    queryBindAsync: fail,
+    insert: fail,
+    drainPending: fail,
+    version: fail,
+  };
   return { ...mod, default: mod };
 });
 

@@ -32,11 +32,19 @@ describe('signing keys from configuration', () => {
 
   it('prefers VERONIKAI_SIGNING_KEY (PEM, also with \\n escapes), then VERONIKAI_SIGNING_KEY_FILE', () => {
     const { privateKeyPem, publicKeyPem } = generateSigningKeyPair();
-    expect(loadSigningKey({ dataDir: dir, key: { pem: privateKeyPem, file: null } })).toMatchObject({ source: 'env', keyId: keyIdOf(publicKeyPem) });
-    expect(loadSigningKey({ dataDir: dir, key: { pem: privateKeyPem.replace(/\n/g, '\\n'), file: null } }).keyId).toBe(keyIdOf(publicKeyPem));
+    expect(loadSigningKey({ dataDir: dir, key: { pem: privateKeyPem, file: null } })).toMatchObject({
+      source: 'env',
+      keyId: keyIdOf(publicKeyPem),
+    });
+    expect(loadSigningKey({ dataDir: dir, key: { pem: privateKeyPem.replace(/\n/g, '\\n'), file: null } }).keyId).toBe(
+      keyIdOf(publicKeyPem),
+    );
     const f = join(dir, 'k.pem');
     writeFileSync(f, privateKeyPem, { mode: 0o600 });
-    expect(loadSigningKey({ dataDir: dir, key: { pem: null, file: f } })).toMatchObject({ source: 'env-file', keyId: keyIdOf(publicKeyPem) });
+    expect(loadSigningKey({ dataDir: dir, key: { pem: null, file: f } })).toMatchObject({
+      source: 'env-file',
+      keyId: keyIdOf(publicKeyPem),
+    });
   });
 
   it('rejects a malformed or non-Ed25519 key with a usage error', () => {
@@ -82,7 +90,9 @@ describe('signing keys from configuration', () => {
       }
       const told = loadConfig({ dataDir: open }, { VERONIKAI_SIGNING_KEY_FILE: f, VERONIKAI_SIGNING_KEY_ALLOW_OPEN: 'true' });
       expect(loadSigningKey({ dataDir: told.dataDir, key: told.signingKey }).keyId).toBe(keyIdOf(publicKeyPem));
-      expect(() => loadConfig({ dataDir: open }, { VERONIKAI_SIGNING_KEY_ALLOW_OPEN: 'maybe' })).toThrow(/VERONIKAI_SIGNING_KEY_ALLOW_OPEN must be 1 or 0/);
+      expect(() => loadConfig({ dataDir: open }, { VERONIKAI_SIGNING_KEY_ALLOW_OPEN: 'maybe' })).toThrow(
+        /VERONIKAI_SIGNING_KEY_ALLOW_OPEN must be 1 or 0/,
+      );
     });
   });
 });

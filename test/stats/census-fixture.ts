@@ -42,7 +42,15 @@ export function censusCards(): Card[] {
   for (let i = 0; i < 10; i++) cards.push({ route: 'declared', version: '0.3.0', valid: false, inSample: false });
   for (let i = 0; i < 10; i++) {
     const valid = i >= 8;
-    cards.push({ route: 'inferred', version: '0.3.0', valid, inSample: true, tolerant: valid || i < 4, alt: ['1.0.1', false], reasons: valid ? [] : [missingPv] });
+    cards.push({
+      route: 'inferred',
+      version: '0.3.0',
+      valid,
+      inSample: true,
+      tolerant: valid || i < 4,
+      alt: ['1.0.1', false],
+      reasons: valid ? [] : [missingPv],
+    });
   }
   for (let i = 0; i < 10; i++) {
     const valid = i >= 4;
@@ -56,7 +64,15 @@ export function censusCards(): Card[] {
 export async function fillCensus(wh: Warehouse, checker = '1.0.0'): Promise<void> {
   const rows = censusCards().map((c, i) =>
     verdictRow(
-      { checker, id: `card-${i}`, agent: `https://card-${i}.example`, at: at(i), protocol: 'a2a', inSample: c.inSample, result: c.route === 'none' ? 'n/a' : c.valid ? 'pass' : 'fail' },
+      {
+        checker,
+        id: `card-${i}`,
+        agent: `https://card-${i}.example`,
+        at: at(i),
+        protocol: 'a2a',
+        inSample: c.inSample,
+        result: c.route === 'none' ? 'n/a' : c.valid ? 'pass' : 'fail',
+      },
       {
         suite_id: 'veronikai-a2a-get-card',
         a2a_route: c.route,
@@ -83,7 +99,25 @@ export async function fillCensus(wh: Warehouse, checker = '1.0.0'): Promise<void
     { key: 'https://s7.example', sources: ['c'], uptime: 'down', inSample: false },
   ];
   const now = new Date();
-  await wh.insert('agents', agents.map((a) => agentRow({ agent_id: a.key.slice(8, 10), agent_key: a.key, sources: a.sources, first_seen: now })));
-  await wh.insert('checks', agents.map((a, i) => checkRow({ checker, id: `chk-${i}`, agent: a.key, at: at(100 + i), uptime: a.uptime, inSample: a.inSample })));
-  await wh.insert('verdicts', agents.map((a, i) => verdictRow({ checker, id: `chk-${i}`, agent: a.key, at: at(100 + i), inSample: a.inSample, result: a.uptime === 'up' ? 'pass' : 'fail' })));
+  await wh.insert(
+    'agents',
+    agents.map((a) => agentRow({ agent_id: a.key.slice(8, 10), agent_key: a.key, sources: a.sources, first_seen: now })),
+  );
+  await wh.insert(
+    'checks',
+    agents.map((a, i) => checkRow({ checker, id: `chk-${i}`, agent: a.key, at: at(100 + i), uptime: a.uptime, inSample: a.inSample })),
+  );
+  await wh.insert(
+    'verdicts',
+    agents.map((a, i) =>
+      verdictRow({
+        checker,
+        id: `chk-${i}`,
+        agent: a.key,
+        at: at(100 + i),
+        inSample: a.inSample,
+        result: a.uptime === 'up' ? 'pass' : 'fail',
+      }),
+    ),
+  );
 }

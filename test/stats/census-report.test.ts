@@ -52,13 +52,20 @@ describe('census report', () => {
     });
   });
 
-  it('reports per-source coverage, the overlap matrix and each source\'s sampled shares up and passing', () => {
+  it("reports per-source coverage, the overlap matrix and each source's sampled shares up and passing", () => {
     expect(r.sources.coverage).toEqual([
       { source: 'a', agents: 5, onlyThisSource: 3 },
       { source: 'b', agents: 3, onlyThisSource: 1 },
       { source: 'c', agents: 1, onlyThisSource: 1 },
     ]);
-    expect(r.sources.overlap).toEqual({ sources: ['a', 'b', 'c'], matrix: [[5, 2, 0], [2, 3, 0], [0, 0, 1]] });
+    expect(r.sources.overlap).toEqual({
+      sources: ['a', 'b', 'c'],
+      matrix: [
+        [5, 2, 0],
+        [2, 3, 0],
+        [0, 0, 1],
+      ],
+    });
     const a = r.sources.outcomes.find((o) => o.source === 'a')!;
     expect(a).toMatchObject({ checked: 5, up: 3, down: 2, pass: 3, fail: 2, sampleUp: wilson(3, 5), samplePass: wilson(3, 5) });
     const c = r.sources.outcomes.find((o) => o.source === 'c')!;
@@ -70,7 +77,15 @@ describe('census report', () => {
     expect(md).toContain('| declared | 30 | 15 | 15 | 25.0% [');
     expect(md).toMatch(/cards \(count\)/);
     expect(md).toMatch(/sample estimate/);
-    const html = renderCensusHtml(buildCensusReport({ day: '2026-01-01', checkerVersion: '<x>', cards: [], sourceSets: [{ sources: ['<s>'], agents: 1 }], outcomes: [] }));
+    const html = renderCensusHtml(
+      buildCensusReport({
+        day: '2026-01-01',
+        checkerVersion: '<x>',
+        cards: [],
+        sourceSets: [{ sources: ['<s>'], agents: 1 }],
+        outcomes: [],
+      }),
+    );
     expect(html).toContain('&#60;s&#62;');
     expect(html).not.toContain('<s>');
   });

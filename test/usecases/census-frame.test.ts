@@ -13,7 +13,10 @@ import { runCli } from '../helpers/cli.js';
 
 type Site = Record<string, unknown>;
 const SITES: Site[] = [
-  { '/.well-known/agent-card.json': recipeCard({ protocolVersion: '0.3.0' }), '/.well-known/agent.json': recipeCard({ protocolVersion: '0.2.5' }) },
+  {
+    '/.well-known/agent-card.json': recipeCard({ protocolVersion: '0.3.0' }),
+    '/.well-known/agent.json': recipeCard({ protocolVersion: '0.2.5' }),
+  },
   { '/.well-known/agent.json': recipeCard() },
   {},
   { '/robots.txt': 'User-agent: *\nDisallow: /\n', '/.well-known/agent-card.json': recipeCard({ protocolVersion: '0.3.0' }) },
@@ -32,7 +35,9 @@ describe('census --frame', () => {
         hits[i]!.push(req.url ?? '');
         const body = site[req.url ?? ''];
         if (body === undefined) return res.writeHead(404).end('not found');
-        res.writeHead(200, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
+        res
+          .writeHead(200, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' })
+          .end(typeof body === 'string' ? body : JSON.stringify(body));
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       servers.push(server);
@@ -40,7 +45,12 @@ describe('census --frame', () => {
     dir = mkdtempSync(join(tmpdir(), 'veronikai-frame-'));
     frame = join(dir, 'hosts.txt');
     const ports = servers.map((s) => (s.address() as { port: number }).port);
-    writeFileSync(frame, `# the frame\n${ports.map((p) => `127.0.0.1:${p}`).join('\n')}\nhttp://127.0.0.1:${ports[0]}/ignored/path\n`.replace(/127\.0\.0\.1:/g, 'http://127.0.0.1:').replace(/http:\/\/http:\/\//g, 'http://'));
+    writeFileSync(
+      frame,
+      `# the frame\n${ports.map((p) => `127.0.0.1:${p}`).join('\n')}\nhttp://127.0.0.1:${ports[0]}/ignored/path\n`
+        .replace(/127\.0\.0\.1:/g, 'http://127.0.0.1:')
+        .replace(/http:\/\/http:\/\//g, 'http://'),
+    );
   });
 
   afterAll(async () => {
@@ -63,7 +73,11 @@ describe('census --frame', () => {
     // (inferred 0.3.0 from its url, invalid: protocolVersion missing, valid when tolerant).
     const r = c.report;
     expect(r.totals).toMatchObject({ cards: 2, valid: 1, invalid: 1 });
-    expect(Object.fromEntries(r.byRoute.map((g) => [g.key, [g.cards, g.invalid]]))).toEqual({ declared: [1, 0], conflict: [0, 0], inferred: [1, 1] });
+    expect(Object.fromEntries(r.byRoute.map((g) => [g.key, [g.cards, g.invalid]]))).toEqual({
+      declared: [1, 0],
+      conflict: [0, 0],
+      inferred: [1, 1],
+    });
     expect(r.tolerant).toMatchObject({ strictInvalid: 1, validWhenTolerant: 1 });
     expect(r.defects.find((d) => d.id === 'protocolVersion-missing-inferred')!.cards).toBe(1);
   });
@@ -72,7 +86,9 @@ describe('census --frame', () => {
     const out = join(dir, 'frame.csv');
     const r = await runCli(['census', '--frame', frame, '--allow-loopback', '--frame-out', out]);
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toMatch(/^2 of 4 host\(s\) serve a card: 1 at \/\.well-known\/agent-card\.json, 2 at \/\.well-known\/agent\.json, 1 at both/);
+    expect(r.stdout).toMatch(
+      /^2 of 4 host\(s\) serve a card: 1 at \/\.well-known\/agent-card\.json, 2 at \/\.well-known\/agent\.json, 1 at both/,
+    );
     expect(r.stdout).toContain('## By attribution route');
     const { readFileSync } = await import('node:fs');
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(9);

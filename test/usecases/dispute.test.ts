@@ -30,8 +30,15 @@ const T = Date.now() - 3600_000;
 
 function agent(key: string, protocol: 'a2a' | 'mcp', name: string, extra: RowOverrides<'agents'> = {}) {
   return agentRow({
-    agent_key: key, protocol, name, endpoint_url: protocol === 'mcp' ? key : `${key}/a2a`, card_url: protocol === 'a2a' ? A2A_CARD : '',
-    first_seen: new Date(T), last_seen: new Date(T), version: T, ...extra,
+    agent_key: key,
+    protocol,
+    name,
+    endpoint_url: protocol === 'mcp' ? key : `${key}/a2a`,
+    card_url: protocol === 'a2a' ? A2A_CARD : '',
+    first_seen: new Date(T),
+    last_seen: new Date(T),
+    version: T,
+    ...extra,
   });
 }
 
@@ -41,7 +48,9 @@ async function readTopic(kafka: Kafka, topic: string, atLeast: number): Promise<
   const consumer = kafka.consumer({ groupId: uniqueGroupId('dispute-reader'), maxWaitTimeInMs: 200 });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void out.push({ key: String(message.key), event: eventCodec().decode(message.value) }) });
+  await consumer.run({
+    eachMessage: async ({ message }) => void out.push({ key: String(message.key), event: eventCodec().decode(message.value) }),
+  });
   try {
     await waitFor(() => out.length >= atLeast, 20_000, `${atLeast} event(s) on ${topic}`);
     await new Promise((r) => setTimeout(r, 500));
@@ -74,8 +83,14 @@ describe('dispute runtime', () => {
     ]);
     await t.wh.insert('listings', [
       listingRow({
-        item_id: 'io.github.weather/w', agent_key: MCP, name: 'Weather MCP', endpoint_transport: 'streamable-http', content_hash: 'h',
-        first_seen: new Date(T), last_event_id: 'l1', version: T,
+        item_id: 'io.github.weather/w',
+        agent_key: MCP,
+        name: 'Weather MCP',
+        endpoint_transport: 'streamable-http',
+        content_hash: 'h',
+        first_seen: new Date(T),
+        last_event_id: 'l1',
+        version: T,
       }),
     ]);
     // The result disputed: the latest check of the served (pinned) version says down, fail.
@@ -89,7 +104,11 @@ describe('dispute runtime', () => {
   it('records the dispute and a re-probe request with reason dispute, outside any daily run', async () => {
     const now = Date.now();
     // The URL as the owner wrote it: another case, a default port; it canonicalises to the agent's key.
-    const prepared = await prepareDispute(t.wh, { target: 'HTTPS://MCP.Weather-Owner.dev:443/mcp', reason: '  Up all week;\u0007 you said down.\n' }, { now: () => now });
+    const prepared = await prepareDispute(
+      t.wh,
+      { target: 'HTTPS://MCP.Weather-Owner.dev:443/mcp', reason: '  Up all week;\u0007 you said down.\n' },
+      { now: () => now },
+    );
     await sendDispute(producer, ctx.topics, prepared);
 
     const [recorded] = await readTopic(ctx.kafka, ctx.topics.disputes, 1);
@@ -98,9 +117,19 @@ describe('dispute runtime', () => {
     const d = recorded!.event.value as DisputeEvent;
     expect(d).toEqual(prepared.dispute);
     expect(d).toMatchObject({
-      observedAt: now, agentKey: MCP, agentId: agentId(MCP), protocol: 'mcp', name: 'Weather MCP', reason: 'Up all week; you said down.',
-      checkerVersion: V, disputedEventId: 'probe-before', disputedAt: T, disputedUptime: 'down', disputedResult: 'fail',
-      disputedReasons: ['MCP-001'], notReprobed: null,
+      observedAt: now,
+      agentKey: MCP,
+      agentId: agentId(MCP),
+      protocol: 'mcp',
+      name: 'Weather MCP',
+      reason: 'Up all week; you said down.',
+      checkerVersion: V,
+      disputedEventId: 'probe-before',
+      disputedAt: T,
+      disputedUptime: 'down',
+      disputedResult: 'fail',
+      disputedReasons: ['MCP-001'],
+      notReprobed: null,
     });
 
     const requests = await readTopic(ctx.kafka, ctx.topics.probeRequests, 1);
@@ -108,8 +137,16 @@ describe('dispute runtime', () => {
     const req = requests[0]!.event.value as ProbeRequestEvent;
     expect(requests[0]!.key).toBe('weather-owner.dev');
     expect(req).toMatchObject({
-      agentKey: MCP, agentId: agentId(MCP), protocol: 'mcp', site: 'weather-owner.dev', targetUrl: MCP, transport: 'streamable-http',
-      reason: 'dispute', inSample: false, runId: `dispute:${d.id}`, observedAt: now,
+      agentKey: MCP,
+      agentId: agentId(MCP),
+      protocol: 'mcp',
+      site: 'weather-owner.dev',
+      targetUrl: MCP,
+      transport: 'streamable-http',
+      reason: 'dispute',
+      inSample: false,
+      runId: `dispute:${d.id}`,
+      observedAt: now,
     });
     // The re-probe's Probe event will carry the id the dispute names (the probe worker derives it from the request).
     expect(d.requestId).toBe(req.id);
@@ -124,20 +161,32 @@ describe('dispute runtime', () => {
 
   it('finds an A2A agent by its card URL or its page, records an opted-out agent without probing it, and refuses unknown agents', async () => {
     const byCard = await prepareDispute(t.wh, { target: A2A_CARD, reason: 'card is valid' });
-    expect(byCard.dispute).toMatchObject({ agentKey: A2A, protocol: 'a2a', disputedEventId: null, disputedResult: null, checkerVersion: V });
+    expect(byCard.dispute).toMatchObject({
+      agentKey: A2A,
+      protocol: 'a2a',
+      disputedEventId: null,
+      disputedResult: null,
+      checkerVersion: V,
+    });
     expect(byCard.request).toMatchObject({ targetUrl: A2A_CARD, site: 'recipes-owner.dev', transport: null });
     const byPage = await prepareDispute(t.wh, { target: `https://veronikai.example/agents/${agentId(A2A)}`, reason: 'card is valid' });
     expect(byPage.agent.agent_key).toBe(A2A);
 
     const quiet = await prepareDispute(t.wh, { target: QUIET, reason: 'we are up' });
     expect(quiet.request).toBeNull();
-    expect(quiet.dispute).toMatchObject({ requestId: null, probeEventId: null, notReprobed: 'the owner opted out of probing (unchecked: owner asked on 2026-11-02)' });
+    expect(quiet.dispute).toMatchObject({
+      requestId: null,
+      probeEventId: null,
+      notReprobed: 'the owner opted out of probing (unchecked: owner asked on 2026-11-02)',
+    });
     // The opt-out file counts as the scheduler counts it.
     const file = new OptOutList([{ match: 'host:mcp.weather-owner.dev', mode: 'unchecked', reason: 'by mail' }]);
     expect((await prepareDispute(t.wh, { target: MCP, reason: 'x' }, { optOut: file })).request).toBeNull();
 
     await expect(prepareDispute(t.wh, { target: 'https://nobody.example/mcp', reason: 'x' })).rejects.toThrow(UsageError);
-    await expect(prepareDispute(t.wh, { target: 'https://nobody.example/mcp', reason: 'x' })).rejects.toThrow(/no agent in the index has the key https:\/\/nobody\.example\/mcp/);
+    await expect(prepareDispute(t.wh, { target: 'https://nobody.example/mcp', reason: 'x' })).rejects.toThrow(
+      /no agent in the index has the key https:\/\/nobody\.example\/mcp/,
+    );
     await expect(prepareDispute(t.wh, { target: MCP, reason: ' \n ' })).rejects.toThrow(/--reason must say/);
     await expect(prepareDispute(t.wh, { target: MCP, reason: 'x'.repeat(DISPUTE_REASON_MAX_CHARS + 1) })).rejects.toThrow(/at most 2000/);
     await expect(prepareDispute(t.wh, { target: 'mcp.weather-owner.dev', reason: 'x' })).rejects.toThrow(/needs the agent's URL/);
@@ -153,7 +202,9 @@ describe('dispute runtime', () => {
     const text = formatDispute(outcome).join('\n');
     expect(text).toContain(`dispute ${outcome.dispute.id} recorded for Weather MCP (mcp ${MCP}), agent ${agentId(MCP)}`);
     expect(text).toContain('disputed result: down, fail (MCP-001)');
-    expect(text).toContain(`re-probe: requested now, outside the daily budget (request ${outcome.request!.id}, probe ${outcome.dispute.probeEventId}) of ${MCP}`);
+    expect(text).toContain(
+      `re-probe: requested now, outside the daily budget (request ${outcome.request!.id}, probe ${outcome.dispute.probeEventId}) of ${MCP}`,
+    );
     expect(text).toMatch(/but: no probe worker is running/);
     const events = await readTopic(ctx.kafka, ctx.topics.disputes, 1);
     expect(events.map((e) => (e.event.value as DisputeEvent).id)).toContain(outcome.dispute.id);

@@ -32,13 +32,46 @@ describe('export', () => {
     out = mkdtempSync(join(tmpdir(), 'veronikai-export-'));
     const now = new Date();
     await wh.insert('documents', [
-      { sha256: 'a'.repeat(64), text: '{"name":"Beta","url":"https://beta.agents-hub.dev"}', valid_utf8: 1, bytes: 51, url: `${AGENTS.beta.key}/.well-known/agent-card.json`, observed_at: now },
-      { sha256: 'b'.repeat(64), text: '{"name":"hidden"}', valid_utf8: 1, bytes: 17, url: 'https://hidden.owner-asked.dev/.well-known/agent-card.json', observed_at: now },
+      {
+        sha256: 'a'.repeat(64),
+        text: '{"name":"Beta","url":"https://beta.agents-hub.dev"}',
+        valid_utf8: 1,
+        bytes: 51,
+        url: `${AGENTS.beta.key}/.well-known/agent-card.json`,
+        observed_at: now,
+      },
+      {
+        sha256: 'b'.repeat(64),
+        text: '{"name":"hidden"}',
+        valid_utf8: 1,
+        bytes: 17,
+        url: 'https://hidden.owner-asked.dev/.well-known/agent-card.json',
+        observed_at: now,
+      },
     ]);
-    await wh.insert('listings', Object.values(AGENTS).map((a, i) => ({
-      source: 'mcp-registry', item_id: `item-${i}`, agent_key: a.key, protocol: a.protocol, name: a.name, description: 'multi\nline, "quoted"', version_label: '1',
-      endpoint_url: a.key, card_url: '', server_json: '', status: 'active', raw: '{}', tombstoned: 0, changed_at: now, first_seen: now, last_seen: now, last_event_id: `e${i}`, version: 1,
-    })));
+    await wh.insert(
+      'listings',
+      Object.values(AGENTS).map((a, i) => ({
+        source: 'mcp-registry',
+        item_id: `item-${i}`,
+        agent_key: a.key,
+        protocol: a.protocol,
+        name: a.name,
+        description: 'multi\nline, "quoted"',
+        version_label: '1',
+        endpoint_url: a.key,
+        card_url: '',
+        server_json: '',
+        status: 'active',
+        raw: '{}',
+        tombstoned: 0,
+        changed_at: now,
+        first_seen: now,
+        last_seen: now,
+        last_event_id: `e${i}`,
+        version: 1,
+      })),
+    );
   });
 
   afterAll(async () => {
@@ -47,12 +80,13 @@ describe('export', () => {
   });
 
   async function expected(table: string): Promise<number> {
-    const filter = table === 'agents' ? "WHERE opt_out != 'hidden'" : ['daily_rollups', 'documents'].includes(table) ? '' : `WHERE ${HIDDEN}`;
+    const filter =
+      table === 'agents' ? "WHERE opt_out != 'hidden'" : ['daily_rollups', 'documents'].includes(table) ? '' : `WHERE ${HIDDEN}`;
     const [row] = await wh.query<{ n: number }>(`SELECT toUInt32(count()) AS n FROM ${table} FINAL ${filter}`);
     return table === 'documents' ? row!.n - 1 : row!.n;
   }
 
-  it('writes Parquet the engine reads back, with the tables\' row counts and the files\' checksums', async () => {
+  it("writes Parquet the engine reads back, with the tables' row counts and the files' checksums", async () => {
     const dir = join(out, 'p1');
     const m = await exportSnapshot(config, { out: dir, format: 'parquet' });
     expect(m.via).toBe('local');
@@ -68,7 +102,9 @@ describe('export', () => {
       expect(f.query).toMatch(/ORDER BY/);
     }
     expect(m.files.find((f) => f.table === 'agents')!.rows).toBeGreaterThan(0);
-    const hidden = await wh.query(`SELECT agent_key FROM file('${join(dir, 'agents.parquet')}', Parquet) WHERE agent_key = '${AGENTS.hidden.key}'`);
+    const hidden = await wh.query(
+      `SELECT agent_key FROM file('${join(dir, 'agents.parquet')}', Parquet) WHERE agent_key = '${AGENTS.hidden.key}'`,
+    );
     expect(hidden).toEqual([]);
     expect(readFileSync(join(dir, 'SHA256SUMS'), 'utf8')).toBe(m.files.map((f) => `${f.sha256}  ${f.file}\n`).join(''));
   });
@@ -87,7 +123,7 @@ describe('export', () => {
     }
   });
 
-  it('exports and queries past the public interface\'s result cap through the running instance', async () => {
+  it("exports and queries past the public interface's result cap through the running instance", async () => {
     // The public interface (--clickhouse-port) with a 1 KiB cap; the owner's reads go to the
     // private endpoint the instance file names, which has none.
     const cap = 1_024;
@@ -103,7 +139,9 @@ describe('export', () => {
       const large = m.files.filter((f) => f.bytes > cap);
       expect(large.length).toBeGreaterThan(0);
       for (const f of large) {
-        const [back] = await wh.query<{ n: number }>(`SELECT toUInt32(count()) AS n FROM file('${join(out, 'past-cap', f.file)}', Parquet)`);
+        const [back] = await wh.query<{ n: number }>(
+          `SELECT toUInt32(count()) AS n FROM file('${join(out, 'past-cap', f.file)}', Parquet)`,
+        );
         expect({ table: f.table, rows: back!.n }).toEqual({ table: f.table, rows: f.rows });
         expect(sha(join(out, 'past-cap', f.file))).toBe(f.sha256);
       }
@@ -113,9 +151,12 @@ describe('export', () => {
 
       // The public interface (with its password, on its public schema) still refuses a read past its cap.
       const password = readFileSync(join(served.dataDir, CLICKHOUSE_PASSWORD_FILE), 'utf8').trim();
-      const res = await fetch(`${instance!.clickhouseUrl}/?query=${encodeURIComponent('SELECT number FROM numbers(100000) FORMAT Parquet')}`, {
-        headers: { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': password },
-      });
+      const res = await fetch(
+        `${instance!.clickhouseUrl}/?query=${encodeURIComponent('SELECT number FROM numbers(100000) FORMAT Parquet')}`,
+        {
+          headers: { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': password },
+        },
+      );
       expect(Buffer.from(await res.arrayBuffer()).toString('latin1')).toMatch(/Code: 396\. DB::Exception: Limit for result exceeded/);
     } finally {
       await instance!.close();
@@ -129,12 +170,19 @@ describe('export', () => {
       expect(b.files.map((f) => f.sha256)).toEqual(a.files.map((f) => f.sha256));
       const fmt = format === 'csv' ? 'CSVWithNames' : 'JSONEachRow';
       for (const f of a.files) {
-        const [back] = await wh.query<{ n: number }>(`SELECT toUInt32(count()) AS n FROM file('${join(out, `${format}-a`, f.file)}', ${fmt})`);
+        const [back] = await wh.query<{ n: number }>(
+          `SELECT toUInt32(count()) AS n FROM file('${join(out, `${format}-a`, f.file)}', ${fmt})`,
+        );
         expect({ table: f.table, rows: back!.n }).toEqual({ table: f.table, rows: f.rows });
       }
     }
     const since = await exportSnapshot(config, { out: join(out, 'since'), format: 'jsonl', since: '2999-01-01' });
-    expect(Object.fromEntries(since.files.map((f) => [f.table, f.rows]))).toMatchObject({ checks: 0, verdicts: 0, daily_rollups: 0, agent_daily_history: 0 });
+    expect(Object.fromEntries(since.files.map((f) => [f.table, f.rows]))).toMatchObject({
+      checks: 0,
+      verdicts: 0,
+      daily_rollups: 0,
+      agent_daily_history: 0,
+    });
     expect(since.files.find((f) => f.table === 'agents')!.rows).toBeGreaterThan(0);
   });
 });

@@ -29,7 +29,9 @@ afterAll(async () => {
 
 describe('runInspect', () => {
   it('names the tool and the contact in the User-Agent', async () => {
-    expect(inspectUserAgent('owner@example.org')).toBe('VeronikAI-inspect/0.1 (+mailto:owner@example.org; owner-run protocol inspect, veronikai inspect)');
+    expect(inspectUserAgent('owner@example.org')).toBe(
+      'VeronikAI-inspect/0.1 (+mailto:owner@example.org; owner-run protocol inspect, veronikai inspect)',
+    );
     const r = await runInspect(mcp.url, { protocol: 'mcp', contact: 'owner@example.org', allowLoopback: true });
     expect(r.tool.userAgent).toBe(inspectUserAgent('owner@example.org'));
     expect(r.checks.flatMap((c) => c.evidence).every((e) => e.request.headers['user-agent'] === r.tool.userAgent)).toBe(true);
@@ -51,7 +53,12 @@ describe('runInspect', () => {
   it('stops at the time limit of the whole inspect', async () => {
     seenUa = [];
     const t0 = Date.now();
-    const r = await runInspect(`${slow.origin}/slow`, { protocol: 'auto', contact: 'owner@example.org', allowLoopback: true, timeLimitMs: 1500 });
+    const r = await runInspect(`${slow.origin}/slow`, {
+      protocol: 'auto',
+      contact: 'owner@example.org',
+      allowLoopback: true,
+      timeLimitMs: 1500,
+    });
     expect(Date.now() - t0).toBeLessThan(6000);
     expect(r.limits.timedOut).toBe(true);
     expect(r.exitCode).toBe(2);

@@ -38,19 +38,37 @@ const AGENTS = {
 
 function listing(itemId: string, url: string, description: string): ListingEvent {
   return {
-    id: `l-${itemId}`, observedAt: T - 3_600_000, runId: 'crawl-1', fetchId: 'f-1', source: 'mcp-registry', itemId,
-    protocol: 'mcp', name: itemId, description, version: '1.0.0', endpointUrl: url, endpointTransport: 'streamable-http',
+    id: `l-${itemId}`,
+    observedAt: T - 3_600_000,
+    runId: 'crawl-1',
+    fetchId: 'f-1',
+    source: 'mcp-registry',
+    itemId,
+    protocol: 'mcp',
+    name: itemId,
+    description,
+    version: '1.0.0',
+    endpointUrl: url,
+    endpointTransport: 'streamable-http',
     cardUrl: null,
     serverJson: serverJsonFor(itemId, description, url),
-    status: 'active', invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false,
+    status: 'active',
+    invalidReason: null,
+    updatedAt: null,
+    raw: '{}',
+    rawTruncated: false,
   };
 }
 
 const card = readFileSync('test/fixtures/conformance/a2a/good-0.3.json', 'utf8');
 const PROBES: ProbeEvent[] = [
   probe('p1', AGENTS.mcpShort, 'mcp', [exchange('mcp-get', AGENTS.mcpShort, 405, '', { allow: 'POST' })]),
-  probe('p2', AGENTS.mcpLong, 'mcp', [exchange('mcp-get', AGENTS.mcpLong, 200, 'event: endpoint\ndata: /x\n\n', { 'content-type': 'text/event-stream' })]),
-  probe('p3', AGENTS.a2a, 'a2a', [exchange('card', `${AGENTS.a2a}/.well-known/agent-card.json`, 200, card, { 'content-type': 'application/json' })]),
+  probe('p2', AGENTS.mcpLong, 'mcp', [
+    exchange('mcp-get', AGENTS.mcpLong, 200, 'event: endpoint\ndata: /x\n\n', { 'content-type': 'text/event-stream' }),
+  ]),
+  probe('p3', AGENTS.a2a, 'a2a', [
+    exchange('card', `${AGENTS.a2a}/.well-known/agent-card.json`, 200, card, { 'content-type': 'application/json' }),
+  ]),
   probe('p4', AGENTS.a2aDown, 'a2a', [exchange('card', `${AGENTS.a2aDown}/.well-known/agent-card.json`, null, '', {}, 'refused')]),
 ];
 
@@ -63,7 +81,11 @@ describe('replay of the probe history', () => {
    * Group ids of one test only: another test file may run the default groups on the same
    * broker, and a test must not find offsets another test committed.
    */
-  const freshGroups = () => ({ current: uniqueGroupId('replay-current'), bumped: uniqueGroupId('replay-bumped'), history: uniqueGroupId('replay-history') });
+  const freshGroups = () => ({
+    current: uniqueGroupId('replay-current'),
+    bumped: uniqueGroupId('replay-bumped'),
+    history: uniqueGroupId('replay-history'),
+  });
 
   // The topics are written once and only read; each test replays them into a fresh warehouse.
   beforeAll(async () => {
@@ -86,7 +108,9 @@ describe('replay of the probe history', () => {
   beforeEach(async () => {
     t = await withWarehouse('replay');
     // The agent's name, as the dedupe processor would have written it (the summary names agents).
-    await t.wh.insert('agents', [agentRow({ agent_key: AGENTS.mcpShort, name: 'Short Agent', first_seen: new Date(T), has_server_json: 1, version: T })]);
+    await t.wh.insert('agents', [
+      agentRow({ agent_key: AGENTS.mcpShort, name: 'Short Agent', first_seen: new Date(T), has_server_json: 1, version: T }),
+    ]);
   });
   afterEach(async () => {
     await t?.close();
@@ -94,7 +118,12 @@ describe('replay of the probe history', () => {
 
   const replay = (checker: Checker, group: string, historyGroup: string, progress: ReplayProgress[] = []) =>
     replayProbes({
-      kafka: ctx.kafka, topics: ctx.topics, warehouse: t.wh, sign, checker, logger: log,
+      kafka: ctx.kafka,
+      topics: ctx.topics,
+      warehouse: t.wh,
+      sign,
+      checker,
+      logger: log,
       onProgress: (p) => progress.push(p),
       pollMs: 200,
       timeoutMs: 60_000,
@@ -106,7 +135,13 @@ describe('replay of the probe history', () => {
     const progress: ReplayProgress[] = [];
     const s = await replay(CURRENT_CHECKER, groups.current, groups.history, progress);
     expect(s).toMatchObject({
-      checkerVersion: CHECKER_VERSION, groupId: groups.current, total: 5, alreadyProcessed: 0, judged: 4, deadLettered: 1, verdictRows: 4,
+      checkerVersion: CHECKER_VERSION,
+      groupId: groups.current,
+      total: 5,
+      alreadyProcessed: 0,
+      judged: 4,
+      deadLettered: 1,
+      verdictRows: 4,
       listingHistory: { groupId: groups.history, behindAtStart: 2, ran: true },
       comparison: null,
     });

@@ -5,8 +5,14 @@ import { isSecretName, looksLikeCredential, redactText, redactUrl } from '../../
 describe('redactUrl: secrets out of a URL, everything else as it was', () => {
   it.each([
     ['https://r.example/v0?token=abc&page=2', 'https://r.example/v0?token=***&page=2'],
-    ['https://r.example/?api_key=a&apiKey=b&key=c&X-Amz-Signature=d&client_secret=e&sessionId=f&password=g', 'https://r.example/?api_key=***&apiKey=***&key=***&X-Amz-Signature=***&client_secret=***&sessionId=***&password=***'],
-    ['https://r.example/x?pageToken=p1&nextPageToken=p2&cursor=c&limit=100&sort=name', 'https://r.example/x?pageToken=p1&nextPageToken=p2&cursor=c&limit=100&sort=name'],
+    [
+      'https://r.example/?api_key=a&apiKey=b&key=c&X-Amz-Signature=d&client_secret=e&sessionId=f&password=g',
+      'https://r.example/?api_key=***&apiKey=***&key=***&X-Amz-Signature=***&client_secret=***&sessionId=***&password=***',
+    ],
+    [
+      'https://r.example/x?pageToken=p1&nextPageToken=p2&cursor=c&limit=100&sort=name',
+      'https://r.example/x?pageToken=p1&nextPageToken=p2&cursor=c&limit=100&sort=name',
+    ],
     ['http://admin:pw@127.0.0.1:8080/a', 'http://admin:***@127.0.0.1:8080/a'],
     ['https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/x', 'https://***@github.com/x'],
     ['https://r.example/a?q=sk-proj-abcdefghijklmnop1234', 'https://r.example/a?q=***'],

@@ -28,7 +28,12 @@ describe('retry with jittered backoff', () => {
 
   it('stops when shouldRetry says no, and returns a value that is not retried', async () => {
     let calls = 0;
-    const v = await retry(async () => ++calls, { retries: 5, baseMs: 1, shouldRetry: (o) => o.ok && o.value < 3, sleep: async () => undefined });
+    const v = await retry(async () => ++calls, {
+      retries: 5,
+      baseMs: 1,
+      shouldRetry: (o) => o.ok && o.value < 3,
+      sleep: async () => undefined,
+    });
     expect(v).toBe(3);
   });
 });
@@ -36,7 +41,12 @@ describe('retry with jittered backoff', () => {
 describe('poll until a deadline', () => {
   it('returns the value once the look is done', async () => {
     let n = 0;
-    await expect(pollUntil('counter', async () => (++n >= 3 ? { done: true, value: n } : { done: false, why: `at ${n}` }), { timeoutMs: 1000, intervalMs: 1 })).resolves.toBe(3);
+    await expect(
+      pollUntil('counter', async () => (++n >= 3 ? { done: true, value: n } : { done: false, why: `at ${n}` }), {
+        timeoutMs: 1000,
+        intervalMs: 1,
+      }),
+    ).resolves.toBe(3);
   });
 
   it('times out saying what the last look said', async () => {

@@ -54,14 +54,24 @@ describe('agent_latest through the verdict writer (embedded)', () => {
 
   it('an older event written late never replaces the newest', async () => {
     await writeJudged(t.wh, probes);
-    const old: JudgedProbeSpec = { id: 'late-old', agent: probes[0]!.agent, at: new Date(now - 30 * DAY_MS), uptime: 'down', result: 'fail' };
+    const old: JudgedProbeSpec = {
+      id: 'late-old',
+      agent: probes[0]!.agent,
+      at: new Date(now - 30 * DAY_MS),
+      uptime: 'down',
+      result: 'fail',
+    };
     for (let i = 0; i < 3; i++) await writeJudged(t.wh, [old]);
-    const [row] = await t.wh.query<{ event_id: string }>('SELECT event_id FROM agent_latest FINAL WHERE agent_key = {k:String}', { k: old.agent });
+    const [row] = await t.wh.query<{ event_id: string }>('SELECT event_id FROM agent_latest FINAL WHERE agent_key = {k:String}', {
+      k: old.agent,
+    });
     expect(row?.event_id).toBe('e-0');
     // A newer one does replace it.
     const newer: JudgedProbeSpec = { ...old, id: 'newer', at: new Date(now - 60_000) };
     await writeJudged(t.wh, [newer]);
-    const [after] = await t.wh.query<{ event_id: string }>('SELECT event_id FROM agent_latest FINAL WHERE agent_key = {k:String}', { k: old.agent });
+    const [after] = await t.wh.query<{ event_id: string }>('SELECT event_id FROM agent_latest FINAL WHERE agent_key = {k:String}', {
+      k: old.agent,
+    });
     expect(after?.event_id).toBe('newer');
   });
 });

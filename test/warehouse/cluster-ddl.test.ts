@@ -62,11 +62,15 @@ describe('migrations rendered for a ClickHouse cluster', () => {
     const terms = all.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS agent_search_terms ON CLUSTER'));
     expect(terms).toContain('cityHash64(term)');
     // An ALTER of a sharded table changes the replicated table, then the Distributed one.
-    const alters = all.filter((s) => /ALTER TABLE agents(_local)? ON CLUSTER veronikai_cluster ADD COLUMN IF NOT EXISTS opt_out /.test(s.replace(/^--.*\n/gm, '')));
+    const alters = all.filter((s) =>
+      /ALTER TABLE agents(_local)? ON CLUSTER veronikai_cluster ADD COLUMN IF NOT EXISTS opt_out /.test(s.replace(/^--.*\n/gm, '')),
+    );
     expect(alters.map((s) => /ALTER TABLE (\w+)/.exec(s)![1])).toEqual(['agents_local', 'agents']);
     // Materialized views and views keep reading the names they read, on every node.
     const mv = all.find((s) => /CREATE MATERIALIZED VIEW IF NOT EXISTS agent_search_rows_mv/.test(s))!;
-    expect(await engineFormatted(t.wh, mv)).toMatch(/^CREATE MATERIALIZED VIEW IF NOT EXISTS agent_search_rows_mv ON CLUSTER veronikai_cluster TO agent_search_rows AS SELECT .* FROM agents$/);
+    expect(await engineFormatted(t.wh, mv)).toMatch(
+      /^CREATE MATERIALIZED VIEW IF NOT EXISTS agent_search_rows_mv ON CLUSTER veronikai_cluster TO agent_search_rows AS SELECT .* FROM agents$/,
+    );
   });
 
   it('refuses a statement it has no cluster form for, and a cluster for the embedded warehouse', () => {

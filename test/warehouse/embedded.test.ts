@@ -138,7 +138,10 @@ describe('embedded warehouse adapter (chdb)', () => {
   });
 
   it('a second warehouse on the same directory shares the data; close is idempotent', async () => {
-    await insertScratch(wh, 'things', [{ id: 'a', n: 1, at: new Date() }, { id: 'b', n: 2, at: new Date() }]);
+    await insertScratch(wh, 'things', [
+      { id: 'a', n: 1, at: new Date() },
+      { id: 'b', n: 2, at: new Date() },
+    ]);
     const second = new EmbeddedWarehouse(join(dir, 'warehouse'));
     expect(await second.query('SELECT toUInt32(count()) AS c FROM things FINAL')).toEqual([{ c: 2 }]);
     await second.close();

@@ -41,8 +41,14 @@ describe('TTL expiry (embedded)', () => {
     const ages: Record<string, Date> = { recent: ago(1), d89: ago(89), boundary: boundaryAt, d91: ago(91), d200: ago(200) };
     const entries = Object.entries(ages);
     // The verdict processor's writer stores each probe's check, verdict and agent_latest row.
-    await writeJudged(wh, entries.map(([id, at]) => ({ id, agent: `agent-${id}`, at, inSample: true })));
-    await wh.insert('source_fetches', entries.map(([id, at]) => sourceFetchRow(id, at)));
+    await writeJudged(
+      wh,
+      entries.map(([id, at]) => ({ id, agent: `agent-${id}`, at, inSample: true })),
+    );
+    await wh.insert(
+      'source_fetches',
+      entries.map(([id, at]) => sourceFetchRow(id, at)),
+    );
 
     // Right after the insert the boundary row is stored: it was not past its TTL yet.
     // (Rows 91 and 200 days old may already be gone: their parts are expired as a whole.)
@@ -59,19 +65,49 @@ describe('TTL expiry (embedded)', () => {
     await wh.insert(
       'daily_rollups',
       historic.map((day) => ({
-        day, protocol: 'mcp', source: 'mcp-registry', checker_version: '1.0.0',
-        checks: 5, up: 4, down: 1, unknown: 0, skipped: 0, pass: 3, fail: 2, unknown_verdict: 0, na: 0,
-        sample_checks: 2, sample_up: 2, sample_down: 0, sample_unknown: 0, sample_skipped: 0,
-        sample_pass: 1, sample_fail: 1, sample_unknown_verdict: 0, sample_na: 0,
+        day,
+        protocol: 'mcp',
+        source: 'mcp-registry',
+        checker_version: '1.0.0',
+        checks: 5,
+        up: 4,
+        down: 1,
+        unknown: 0,
+        skipped: 0,
+        pass: 3,
+        fail: 2,
+        unknown_verdict: 0,
+        na: 0,
+        sample_checks: 2,
+        sample_up: 2,
+        sample_down: 0,
+        sample_unknown: 0,
+        sample_skipped: 0,
+        sample_pass: 1,
+        sample_fail: 1,
+        sample_unknown_verdict: 0,
+        sample_na: 0,
         computed_at: ago(0),
       })),
     );
     await wh.insert(
       'agent_daily_history',
       historic.map((day) => ({
-        checker_version: '1.0.0', agent_key: 'agent-old', day, agent_id: 'id-old', protocol: 'mcp',
-        checks: 1, up: 1, down: 0, unknown: 0, skipped: 0, sample_checks: 1, sample_up: 1,
-        latency_p50_ms: 100, latency_p95_ms: 100, computed_at: ago(0),
+        checker_version: '1.0.0',
+        agent_key: 'agent-old',
+        day,
+        agent_id: 'id-old',
+        protocol: 'mcp',
+        checks: 1,
+        up: 1,
+        down: 0,
+        unknown: 0,
+        skipped: 0,
+        sample_checks: 1,
+        sample_up: 1,
+        latency_p50_ms: 100,
+        latency_p95_ms: 100,
+        computed_at: ago(0),
       })),
     );
 
@@ -106,9 +142,7 @@ describe('TTL expiry (embedded)', () => {
   async function rollupSnapshot(w: Warehouse): Promise<{ old: unknown[]; counts: unknown[] }> {
     const cutoff = utcDay(now, 90);
     const old = await w.query('SELECT * FROM daily_rollups FINAL WHERE day <= {cutoff:Date} ORDER BY day', { cutoff });
-    const counts = await w.query(
-      'SELECT * EXCEPT (computed_at) FROM daily_rollups FINAL ORDER BY day, source, checker_version',
-    );
+    const counts = await w.query('SELECT * EXCEPT (computed_at) FROM daily_rollups FINAL ORDER BY day, source, checker_version');
     return { old, counts };
   }
 });

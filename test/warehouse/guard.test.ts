@@ -15,7 +15,19 @@ import { agentRow } from '../helpers/warehouse-rows.js';
 // statement must be refused before it runs, however it is spelled.
 
 /** The characters the engine's lexer skips as whitespace besides ASCII's. */
-const UNICODE_SPACES = ['\u0085', '\u00a0', '\u180e', ...Array.from({ length: 14 }, (_, i) => String.fromCharCode(0x2000 + i)), '\u2028', '\u2029', '\u202f', '\u205f', '\u2060', '\u3000', '\ufeff'];
+const UNICODE_SPACES = [
+  '\u0085',
+  '\u00a0',
+  '\u180e',
+  ...Array.from({ length: 14 }, (_, i) => String.fromCharCode(0x2000 + i)),
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u2060',
+  '\u3000',
+  '\ufeff',
+];
 
 async function text(reader: EmbeddedRawReader, sql: string, params: Record<string, string> = {}): Promise<string> {
   let out = '';
@@ -44,7 +56,11 @@ describe('the statement guard on the engine', () => {
     t = await withWarehouse('guard');
     const agent = (key: string, optOut: '' | 'hidden') =>
       agentRow({
-        agent_id: `id-${key}`, agent_key: `https://${key}.example/mcp`, name: key, endpoint_url: '', opt_out: optOut,
+        agent_id: `id-${key}`,
+        agent_key: `https://${key}.example/mcp`,
+        name: key,
+        endpoint_url: '',
+        opt_out: optOut,
         opt_out_reason: optOut ? 'the owner asked privately' : '',
       });
     await t.wh.insert('agents', [agent('shown', ''), agent('hidden', 'hidden')]);
@@ -67,7 +83,7 @@ describe('the statement guard on the engine', () => {
     expect((await refusal(text(publicReader, 'SELECT opt_out_reason FROM agents'))).kind).toBe('unknown_column');
     expect(await text(publicReader, "SELECT name FROM system.tables WHERE name IN ('agents', 'webhook_deliveries')")).toBe('agents\n');
     expect(await text(publicReader, 'SELECT count() > 0 FROM system.columns')).toBe('1\n');
-    expect(await text(publicReader, "SELECT name FROM system.databases")).toBe('veronikai_public\n');
+    expect(await text(publicReader, 'SELECT name FROM system.databases')).toBe('veronikai_public\n');
     // The owner keeps the whole schema.
     expect(await text(ownerReader, 'SELECT name FROM agents FINAL ORDER BY name')).toBe('hidden\nshown\n');
   });
@@ -117,8 +133,17 @@ describe('the statement guard on the engine', () => {
   });
 
   it('runs what was checked: the FORMAT clause, parameters, CTEs, aggregate combinators and lambdas', async () => {
-    expect(await text(publicReader, 'WITH t AS (SELECT {n:UInt8} AS a) SELECT arrayMap(x -> x + a, [1]) AS m FROM t FORMAT JSONEachRow', { n: '3' })).toBe('{"m":[4]}\n');
-    expect(await text(publicReader, 'SELECT countIf(number > 1) AS c, uniqExactMerge(s) AS u FROM (SELECT number, uniqExactState(number) AS s FROM numbers(4) GROUP BY number)')).toBe('2\t4\n');
+    expect(
+      await text(publicReader, 'WITH t AS (SELECT {n:UInt8} AS a) SELECT arrayMap(x -> x + a, [1]) AS m FROM t FORMAT JSONEachRow', {
+        n: '3',
+      }),
+    ).toBe('{"m":[4]}\n');
+    expect(
+      await text(
+        publicReader,
+        'SELECT countIf(number > 1) AS c, uniqExactMerge(s) AS u FROM (SELECT number, uniqExactState(number) AS s FROM numbers(4) GROUP BY number)',
+      ),
+    ).toBe('2\t4\n');
     expect(await text(publicReader, 'EXISTS TABLE agents')).toBe('1\n');
     expect(await text(publicReader, 'SELECT version() LIKE {v:String}', { v: '%.%' })).toBe('1\n');
   });
@@ -126,24 +151,30 @@ describe('the statement guard on the engine', () => {
   it(`refuses ${10_000} generated forms of forbidden statements, and runs their harmless twins`, async () => {
     const space = fc.constantFrom(' ', '\t', '\n', '  ', '/**/', '/* x */', '--c\n', ...UNICODE_SPACES);
     const gap = fc.array(space, { minLength: 1, maxLength: 3 }).map((a) => a.join(''));
-    const cased = (word: string) => fc.constantFrom(word, word.toUpperCase(), word.toLowerCase(), word[0]!.toUpperCase() + word.slice(1).toLowerCase());
+    const cased = (word: string) =>
+      fc.constantFrom(word, word.toUpperCase(), word.toLowerCase(), word[0]!.toUpperCase() + word.slice(1).toLowerCase());
     const quoted = (name: string) => fc.oneof(cased(name), fc.constant(`\`${name}\``), fc.constant(`"${name}"`));
     const target = join(outDir, 'generated.txt');
     const forms = fc.oneof(
       fc.tuple(gap, gap, quoted('file')).map(([a, b, f]) => [`SELECT${a}${f}${b}('${secretFile}')`, `SELECT${a}upper${b}('x')`]),
-      fc.tuple(gap, gap, gap, cased('into'), cased('outfile')).map(([a, b, c, i, o]) => [`SELECT${a}1${b}${i}${c}${o} '${target}' APPEND`, `SELECT${a}1${b}AS${c}x`]),
-      fc.tuple(gap, gap, fc.constantFrom('url', 's3', 'remote', 'mysql', 'executable', 'file', 'merge', 'loop').chain(quoted)).map(([a, b, f]) => [
-        `SELECT${a}*${b}FROM ${f}('http://127.0.0.1:1/x', 'CSV')`,
-        `SELECT${a}*${b}FROM numbers(1)`,
-      ]),
-      fc.tuple(gap, gap, quoted('default'), fc.constantFrom('webhook_deliveries', 'corrections', 'agents').chain(quoted)).map(([a, b, d, n]) => [
-        `SELECT${a}count()${b}FROM ${d}.${n}`,
-        `SELECT${a}count()${b}FROM veronikai_public.agents`,
-      ]),
+      fc
+        .tuple(gap, gap, gap, cased('into'), cased('outfile'))
+        .map(([a, b, c, i, o]) => [`SELECT${a}1${b}${i}${c}${o} '${target}' APPEND`, `SELECT${a}1${b}AS${c}x`]),
+      fc
+        .tuple(gap, gap, fc.constantFrom('url', 's3', 'remote', 'mysql', 'executable', 'file', 'merge', 'loop').chain(quoted))
+        .map(([a, b, f]) => [`SELECT${a}*${b}FROM ${f}('http://127.0.0.1:1/x', 'CSV')`, `SELECT${a}*${b}FROM numbers(1)`]),
+      fc
+        .tuple(gap, gap, quoted('default'), fc.constantFrom('webhook_deliveries', 'corrections', 'agents').chain(quoted))
+        .map(([a, b, d, n]) => [`SELECT${a}count()${b}FROM ${d}.${n}`, `SELECT${a}count()${b}FROM veronikai_public.agents`]),
       fc.tuple(gap, gap, cased('settings')).map(([a, b, s]) => [`SELECT${a}1${b}${s} max_threads = 1`, `SELECT${a}1${b}`]),
       fc.tuple(gap, gap).map(([a, b]) => [`SELECT${a}1;${b}DROP TABLE agents`, `SELECT${a}1;${b}`]),
       fc.tuple(gap, gap, quoted('processes')).map(([a, b, p]) => [`SELECT${a}*${b}FROM system.${p}`, `SELECT${a}*${b}FROM system.one`]),
-      fc.tuple(gap, gap, quoted('file')).map(([a, b, f]) => [`WITH${a}x AS (SELECT ${f}('${secretFile}'))${b}SELECT * FROM x`, `WITH${a}x AS (SELECT 1)${b}SELECT * FROM x`]),
+      fc
+        .tuple(gap, gap, quoted('file'))
+        .map(([a, b, f]) => [
+          `WITH${a}x AS (SELECT ${f}('${secretFile}'))${b}SELECT * FROM x`,
+          `WITH${a}x AS (SELECT 1)${b}SELECT * FROM x`,
+        ]),
     );
     const samples = fc.sample(forms, { numRuns: 10_000, seed: 20261202 });
     let harmlessRun = 0;
@@ -167,11 +198,12 @@ describe('the statement guard on the engine', () => {
     expect(existsSync(target)).toBe(false);
   }, 300_000);
 
-  it("classifies every function the engine knows (an upgrade that adds one fails here until it is classified)", async () => {
+  it('classifies every function the engine knows (an upgrade that adds one fails here until it is classified)', async () => {
     const names = (await t.wh.query<{ name: string }>('SELECT name FROM system.functions')).map((r) => r.name.toLowerCase());
     const classified = classifiedFunctions();
     expect(names.filter((n) => !classified.has(n))).toEqual([]);
-    for (const dangerous of ['file', 'joinGet', 'dictGet', 'getServerSetting', 'hostName', 'aiGenerate', 'logTrace']) expect(functionRefusal(dangerous)).not.toBeNull();
+    for (const dangerous of ['file', 'joinGet', 'dictGet', 'getServerSetting', 'hostName', 'aiGenerate', 'logTrace'])
+      expect(functionRefusal(dangerous)).not.toBeNull();
     const tableFunctions = (await t.wh.query<{ name: string }>('SELECT name FROM system.table_functions')).map((r) => r.name);
     expect(ALLOWED_TABLE_FUNCTIONS.filter((n) => !tableFunctions.includes(n))).toEqual([]);
   });

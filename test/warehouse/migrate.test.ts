@@ -129,8 +129,18 @@ describe('migrate (embedded)', () => {
       "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'View' ORDER BY name",
     );
     // Every analyst view at __v1 (kept for compatibility) and __v2 (explicit columns); v_agent_uptime also at __v3 (on agent_status).
-    const names = ['v_agent_latest_current', 'v_agent_uptime', 'v_agents_current', 'v_checker_current', 'v_daily_rollups', 'v_listings_current', 'v_verdicts_current'];
-    expect(views.map((v) => v.name)).toEqual(names.flatMap((n) => [`${n}__v1`, `${n}__v2`, ...(n === 'v_agent_uptime' ? [`${n}__v3`] : [])]));
+    const names = [
+      'v_agent_latest_current',
+      'v_agent_uptime',
+      'v_agents_current',
+      'v_checker_current',
+      'v_daily_rollups',
+      'v_listings_current',
+      'v_verdicts_current',
+    ];
+    expect(views.map((v) => v.name)).toEqual(
+      names.flatMap((n) => [`${n}__v1`, `${n}__v2`, ...(n === 'v_agent_uptime' ? [`${n}__v3`] : [])]),
+    );
     // Every view runs on an empty warehouse.
     for (const v of views) await wh.query(`SELECT * FROM ${v.name} LIMIT 1`);
   });
@@ -161,7 +171,10 @@ describe('migrate (embedded)', () => {
     const path = join(dir, target!.file);
     writeFileSync(path, `${readFileSync(path, 'utf8')}\n-- an innocent-looking edit\n`);
     const pendingVersion = 900;
-    writeFileSync(join(dir, `0${pendingVersion}_must_not_apply.sql`), 'CREATE TABLE must_not_apply (x UInt8) ENGINE = MergeTree ORDER BY x;\n');
+    writeFileSync(
+      join(dir, `0${pendingVersion}_must_not_apply.sql`),
+      'CREATE TABLE must_not_apply (x UInt8) ENGINE = MergeTree ORDER BY x;\n',
+    );
 
     await expect(migrate(wh, { dir })).rejects.toThrow(MigrationError);
     await expect(migrate(wh, { dir })).rejects.toThrow(/0004_create_checks\.sql: changed since it was applied/);

@@ -87,13 +87,20 @@ describe('agent_status and v_agent_uptime__v3', () => {
     const probes: JudgedProbeSpec[] = [];
     // Over 40 days: alpha up on most days with varied latency, beta down every third day; both checked in the last hour.
     for (let d = 0; d < 40; d += 3) {
-      probes.push({ id: `a${d}`, agent: A, at: new Date(NOW - d * DAY_MS - 3_600_000), uptime: d % 9 === 0 ? 'down' : 'up', latency: 100 + d * 10 });
+      probes.push({
+        id: `a${d}`,
+        agent: A,
+        at: new Date(NOW - d * DAY_MS - 3_600_000),
+        uptime: d % 9 === 0 ? 'down' : 'up',
+        latency: 100 + d * 10,
+      });
       probes.push({ id: `b${d}`, agent: B, at: new Date(NOW - d * DAY_MS - 7_200_000), uptime: d % 2 === 0 ? 'down' : 'up', latency: 300 });
     }
     probes.push({ id: 'a-now', agent: A, at: new Date(NOW - 60_000), uptime: 'up', latency: 90 });
     // One batch per day, as the daily runs would write them (each refreshes its agents' rows).
     const byDay = new Map<number, JudgedProbeSpec[]>();
-    for (const p of probes) byDay.set(Math.floor((NOW - p.at.getTime()) / DAY_MS), [...(byDay.get(Math.floor((NOW - p.at.getTime()) / DAY_MS)) ?? []), p]);
+    for (const p of probes)
+      byDay.set(Math.floor((NOW - p.at.getTime()) / DAY_MS), [...(byDay.get(Math.floor((NOW - p.at.getTime()) / DAY_MS)) ?? []), p]);
     for (const day of [...byDay.keys()].sort((a, b) => b - a)) await writeJudged(t.wh, byDay.get(day)!, CV);
     await t.wh.insert('checker_current', [{ checker_version: CV, set_at: new Date(), note: 'test' }]);
   });
@@ -111,7 +118,10 @@ describe('agent_status and v_agent_uptime__v3', () => {
   it('keeps one row per agent and version with the latest state, read by key', async () => {
     const rows = await agentStatusRows(t.wh, [A, B]);
     expect(rows.map((r) => [r.agent_key, r.checker_version, r.latest_uptime])).toEqual(
-      expect.arrayContaining([[A, CV, 'up'], [B, CV, 'down']]),
+      expect.arrayContaining([
+        [A, CV, 'up'],
+        [B, CV, 'down'],
+      ]),
     );
     const [a] = await t.wh.query<Record<string, unknown>>('SELECT * FROM v_agent_uptime__v3 WHERE agent_key = {k:String}', { k: A });
     // In the last 24 h: the check of an hour ago (down) and the one a minute ago (up, 90 ms).

@@ -56,7 +56,7 @@ describe('read-only warehouse connection (embedded)', () => {
     expect(await all(reader.stream<{ id: string }>('SELECT id FROM items ORDER BY id'))).toEqual([{ id: 'a' }, { id: 'b;c' }]);
   });
 
-  it("serves every read the API and the dashboard make (none changes a setting, which readonly=1 refuses)", async () => {
+  it('serves every read the API and the dashboard make (none changes a setting, which readonly=1 refuses)', async () => {
     const data = await dashboardData(reader);
     expect(data.census).toBeDefined();
     expect(await agentListPage(reader, { words: ['alpha'], protocol: null, after: null, limit: 5 })).toEqual({ rows: [], next: null });
@@ -64,7 +64,9 @@ describe('read-only warehouse connection (embedded)', () => {
   });
 
   it('runs with readonly=1 and the deadline as max_execution_time in the engine', async () => {
-    expect(await reader.query("SELECT toUInt8(getSetting('readonly')) AS r, toUInt32(getSetting('max_execution_time')) AS m")).toEqual([{ r: 1, m: 2 }]);
+    expect(await reader.query("SELECT toUInt8(getSetting('readonly')) AS r, toUInt32(getSetting('max_execution_time')) AS m")).toEqual([
+      { r: 1, m: 2 },
+    ]);
     // The writer on the same directory keeps its own settings.
     expect(await writer.query("SELECT toUInt8(getSetting('readonly')) AS r")).toEqual([{ r: 0 }]);
     // A statement cannot lift them.

@@ -47,7 +47,16 @@ function makeEvents(now: number, daysAgo: number[], perDay: number, prefix: stri
 }
 
 function checkOf(e: Event, checker = '1.0.0'): ReturnType<typeof checkRow> {
-  return checkRow({ id: e.id, checker, agent: e.agent, at: e.at, uptime: e.uptime, latency: e.latency, inSample: e.inSample, source: e.source });
+  return checkRow({
+    id: e.id,
+    checker,
+    agent: e.agent,
+    at: e.at,
+    uptime: e.uptime,
+    latency: e.latency,
+    inSample: e.inSample,
+    source: e.source,
+  });
 }
 function verdictOf(e: Event, checker = '1.0.0'): ReturnType<typeof verdictRow> {
   return verdictRow({ id: e.id, agent: e.agent, at: e.at, checker, result: e.result, inSample: e.inSample });
@@ -62,10 +71,28 @@ function expectedRollups(events: Event[], checker = '1.0.0'): Array<Record<strin
     let g = groups.get(key);
     if (!g) {
       g = {
-        day, protocol: 'mcp', source: e.source, checker_version: checker,
-        checks: 0, up: 0, down: 0, unknown: 0, skipped: 0, pass: 0, fail: 0, unknown_verdict: 0, na: 0,
-        sample_checks: 0, sample_up: 0, sample_down: 0, sample_unknown: 0, sample_skipped: 0,
-        sample_pass: 0, sample_fail: 0, sample_unknown_verdict: 0, sample_na: 0,
+        day,
+        protocol: 'mcp',
+        source: e.source,
+        checker_version: checker,
+        checks: 0,
+        up: 0,
+        down: 0,
+        unknown: 0,
+        skipped: 0,
+        pass: 0,
+        fail: 0,
+        unknown_verdict: 0,
+        na: 0,
+        sample_checks: 0,
+        sample_up: 0,
+        sample_down: 0,
+        sample_unknown: 0,
+        sample_skipped: 0,
+        sample_pass: 0,
+        sample_fail: 0,
+        sample_unknown_verdict: 0,
+        sample_na: 0,
       };
       groups.set(key, g);
     }
@@ -105,8 +132,14 @@ describe('rollups are idempotent per event (embedded)', () => {
 
   /** Every event delivered once, and the rollups refreshed. */
   async function deliverOnce(checker = '1.0.0'): Promise<void> {
-    await wh.insert('checks', events.map((e) => checkOf(e, checker)));
-    await wh.insert('verdicts', events.map((e) => verdictOf(e, checker)));
+    await wh.insert(
+      'checks',
+      events.map((e) => checkOf(e, checker)),
+    );
+    await wh.insert(
+      'verdicts',
+      events.map((e) => verdictOf(e, checker)),
+    );
     await refreshDailyRollups(wh);
     await refreshAgentDailyHistory(wh);
   }
@@ -133,8 +166,14 @@ describe('rollups are idempotent per event (embedded)', () => {
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < shuffled.length; i += 7) {
         const batch = shuffled.slice(i, i + 7);
-        await wh.insert('checks', batch.map((e) => checkOf(e)));
-        await wh.insert('verdicts', batch.map((e) => verdictOf(e)));
+        await wh.insert(
+          'checks',
+          batch.map((e) => checkOf(e)),
+        );
+        await wh.insert(
+          'verdicts',
+          batch.map((e) => verdictOf(e)),
+        );
       }
       await refreshDailyRollups(wh);
       await refreshDailyRollups(wh, { days: [utcDay(base, 1)] });
@@ -163,22 +202,48 @@ describe('rollups are idempotent per event (embedded)', () => {
       'SELECT checks FROM agent_daily_history FINAL WHERE agent_key = {k:String} AND day = {d:Date}',
       { k: late.agent, d: utcDay(late.at.getTime(), 0) },
     );
-    expect(h?.checks).toBe([...events, late].filter((e) => e.agent === late.agent && utcDay(e.at.getTime(), 0) === utcDay(late.at.getTime(), 0)).length);
+    expect(h?.checks).toBe(
+      [...events, late].filter((e) => e.agent === late.agent && utcDay(e.at.getTime(), 0) === utcDay(late.at.getTime(), 0)).length,
+    );
   });
 
   it('leaves days outside the TTL window alone: an old replay neither adds nor zeroes totals', async () => {
     await deliverOnce();
     const oldDay = utcDay(now, 120);
     const kept = {
-      day: oldDay, protocol: 'mcp', source: 'mcp-registry', checker_version: '1.0.0',
-      checks: 9, up: 8, down: 1, unknown: 0, skipped: 0, pass: 7, fail: 2, unknown_verdict: 0, na: 0,
-      sample_checks: 3, sample_up: 3, sample_down: 0, sample_unknown: 0, sample_skipped: 0,
-      sample_pass: 2, sample_fail: 1, sample_unknown_verdict: 0, sample_na: 0,
+      day: oldDay,
+      protocol: 'mcp',
+      source: 'mcp-registry',
+      checker_version: '1.0.0',
+      checks: 9,
+      up: 8,
+      down: 1,
+      unknown: 0,
+      skipped: 0,
+      pass: 7,
+      fail: 2,
+      unknown_verdict: 0,
+      na: 0,
+      sample_checks: 3,
+      sample_up: 3,
+      sample_down: 0,
+      sample_unknown: 0,
+      sample_skipped: 0,
+      sample_pass: 2,
+      sample_fail: 1,
+      sample_unknown_verdict: 0,
+      sample_na: 0,
     } satisfies Omit<InsertRow<'daily_rollups'>, 'computed_at'>;
     await wh.insert('daily_rollups', [{ ...kept, computed_at: new Date(now - 119 * DAY_MS) }]);
     const replay = makeEvents(now, [120], 5, 'old');
-    await wh.insert('checks', replay.map((e) => checkOf(e)));
-    await wh.insert('verdicts', replay.map((e) => verdictOf(e)));
+    await wh.insert(
+      'checks',
+      replay.map((e) => checkOf(e)),
+    );
+    await wh.insert(
+      'verdicts',
+      replay.map((e) => verdictOf(e)),
+    );
     await refreshDailyRollups(wh, { days: [oldDay] });
     await refreshDailyRollups(wh);
     const rows = await wh.query('SELECT * EXCEPT (computed_at) FROM daily_rollups FINAL WHERE day = {d:Date}', { d: oldDay });
@@ -205,7 +270,9 @@ describe('rollups are idempotent per event (embedded)', () => {
     for (const view of ['v_checker_current__v2', 'v_checker_current__v1']) {
       expect(await wh.query(`SELECT checker_version, pinned FROM ${view}`), view).toEqual([{ checker_version: '1.0.0', pinned: 1 }]);
     }
-    const current = await wh.query<{ c: number; v: string }>('SELECT toUInt32(count()) AS c, any(checker_version) AS v FROM v_verdicts_current__v2');
+    const current = await wh.query<{ c: number; v: string }>(
+      'SELECT toUInt32(count()) AS c, any(checker_version) AS v FROM v_verdicts_current__v2',
+    );
     expect(current).toEqual([{ c: events.length, v: '1.0.0' }]);
   });
 

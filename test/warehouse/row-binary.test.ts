@@ -42,13 +42,18 @@ describe('RowBinary rows', () => {
     ]);
     const groups = codec.encode([{ a: 'x', b: 1 }, { a: 'y' }, { b: 2, a: 'z' }, { a: 'w', b: undefined }])!;
     expect(groups.map((g) => [g.columns, [...g.payload]])).toEqual([
-      [['a', 'b'], [1, 0x78, 1, 1, 0x7a, 2]],
+      [
+        ['a', 'b'],
+        [1, 0x78, 1, 1, 0x7a, 2],
+      ],
       [['a'], [1, 0x79, 1, 0x77]],
     ]);
     expect(codec.encode([{ a: 'x', typo: 1 }])).toBeNull();
     expect(codec.encode([{ a: 'x', m: 'materialized' }])).toBeNull();
     expect(codec.encode([{ a: 'x', b: 256 }])).toBeNull();
     expect(codec.encode([{ a: 1 }])).toBeNull();
-    expect(new TableCodec('t', [{ name: 'u', type: 'UUID', default_type: '' }]).encode([{ u: '00000000-0000-0000-0000-000000000000' }])).toBeNull();
+    expect(
+      new TableCodec('t', [{ name: 'u', type: 'UUID', default_type: '' }]).encode([{ u: '00000000-0000-0000-0000-000000000000' }]),
+    ).toBeNull();
   });
 });

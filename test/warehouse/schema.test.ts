@@ -49,7 +49,10 @@ describe('the schema guide matches the migrations (embedded)', () => {
 
   it('lists the columns of every __v2 view as DESCRIBE shows them', async () => {
     const listed = new Map(
-      [...section('Views').matchAll(/^- `(v_[a-z0-9_]+__v2)`: (.+)$/gm)].map((m) => [m[1]!, [...m[2]!.matchAll(/`([a-z0-9_]+)`/g)].map((c) => c[1]!)]),
+      [...section('Views').matchAll(/^- `(v_[a-z0-9_]+__v2)`: (.+)$/gm)].map((m) => [
+        m[1]!,
+        [...m[2]!.matchAll(/`([a-z0-9_]+)`/g)].map((c) => c[1]!),
+      ]),
     );
     const v2 = (await objects('View')).map((v) => v.name).filter((n) => n.endsWith('__v2'));
     expect([...listed.keys()].sort()).toEqual(v2);
@@ -63,6 +66,11 @@ describe('the schema guide matches the migrations (embedded)', () => {
     const hasTtl = new Map(tables.map((x) => [x.name, x.engine_full.includes(' TTL ')]));
     for (const r of rows) expect(hasTtl.get(r.name), r.name).toBe(r.ttl !== 'none');
     const kept = /\*\*Kept forever\*\* \(no TTL\): ([\s\S]*?)\. Only/.exec(section('Conventions'))?.[1] ?? '';
-    expect(names(kept, /`([a-z_]+)`/g)).toEqual(tables.filter((x) => !hasTtl.get(x.name)).map((x) => x.name).sort());
+    expect(names(kept, /`([a-z_]+)`/g)).toEqual(
+      tables
+        .filter((x) => !hasTtl.get(x.name))
+        .map((x) => x.name)
+        .sort(),
+    );
   });
 });

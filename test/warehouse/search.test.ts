@@ -35,7 +35,9 @@ describe.skipIf(missing !== null)('ranked search over real agents', () => {
     expect((await keys('an MCP server to query a Postgres database'))[0]).toBe(byFile('PostgresMcpServer').key);
     expect((await keys('a public feed of phishing URLs'))[0]).toBe(byFile('phishunt').key);
     expect((await keys('where can my AI agent upload files and get a link back')).slice(0, 3)).toContain(byFile('objekt-mcp-upload').key);
-    expect((await keys('a tool that checks npm packages for known vulnerabilities before install')).slice(0, 3)).toContain(byFile('vdb-mcp').key);
+    expect((await keys('a tool that checks npm packages for known vulnerabilities before install')).slice(0, 3)).toContain(
+      byFile('vdb-mcp').key,
+    );
   });
 
   it('still finds an agent when a word has one typo, and completes the word being typed', async () => {
@@ -85,7 +87,16 @@ describe.skipIf(missing !== null)('ranked search over real agents', () => {
     const target = byFile('phishunt');
     expect(await keys('phishing')).toContain(target.key);
     // The agents row says hidden, the index not yet: the read still leaves it out.
-    await t.wh.insert('agents', [agentRow({ agent_key: target.key, agent_id: agentId(target.key), name: target.source.name, description: target.source.description, opt_out: 'hidden', version: 10 })]);
+    await t.wh.insert('agents', [
+      agentRow({
+        agent_key: target.key,
+        agent_id: agentId(target.key),
+        name: target.source.name,
+        description: target.source.description,
+        opt_out: 'hidden',
+        version: 10,
+      }),
+    ]);
     expect(await keys('phishing')).not.toContain(target.key);
     expect(await keys('phishunt')).not.toContain(target.key);
     // Indexed: its postings are no longer current and its terms leave the dictionary.
@@ -93,15 +104,24 @@ describe.skipIf(missing !== null)('ranked search over real agents', () => {
     expect(await keys('phishing')).not.toContain(target.key);
     const [df] = await t.wh.query<{ n: string }>("SELECT toString(sum(df)) AS n FROM search_terms WHERE term = 'phishunt'");
     expect(Number(df?.n ?? 0)).toBe(0);
-    const shown = await t.wh.query<{ agent_key: string }>('SELECT agent_key FROM veronikai_public.search_documents WHERE agent_key = {k:String}', { k: target.key });
+    const shown = await t.wh.query<{ agent_key: string }>(
+      'SELECT agent_key FROM veronikai_public.search_documents WHERE agent_key = {k:String}',
+      { k: target.key },
+    );
     expect(shown).toEqual([]);
-    const postings = await t.wh.query<{ agent_id: string }>('SELECT agent_id FROM veronikai_public.search_postings WHERE agent_id = {id:String}', { id: agentId(target.key) });
+    const postings = await t.wh.query<{ agent_id: string }>(
+      'SELECT agent_id FROM veronikai_public.search_postings WHERE agent_id = {id:String}',
+      { id: agentId(target.key) },
+    );
     expect(postings).toEqual([]);
   });
 
   it('reads a new card in the same batch, and writes nothing for an unchanged agent', async () => {
     const a = agents.find((x) => x.protocol === 'a2a' && x.source.card !== null && !/orchestr/i.test(x.source.card))!;
-    const card = JSON.stringify({ ...(JSON.parse(a.source.card!) as object), skills: [{ id: 's', name: 'Orchestrate quokkas', description: 'Herds quokkas' }] });
+    const card = JSON.stringify({
+      ...(JSON.parse(a.source.card!) as object),
+      skills: [{ id: 's', name: 'Orchestrate quokkas', description: 'Herds quokkas' }],
+    });
     await t.wh.insert('documents', [documentRow({ sha256: 'e'.repeat(64), text: card })]);
     expect(await keys('quokkas')).toEqual([]);
     expect(await indexAgents(t.wh, [a.key], new Map([[a.key, 'e'.repeat(64)]]))).toBe(1);
@@ -121,9 +141,26 @@ describe('the search index kept by the listings processor', () => {
 
   let n = 0;
   const listing = (itemId: string, endpointUrl: string, at: number, extra: Partial<ListingEvent> = {}): ListingEvent => ({
-    id: `e${++n}`, observedAt: at, runId: 'r', fetchId: 'f', source: 'mcp-registry', itemId, protocol: 'mcp', name: itemId, description: 'A server',
-    version: '1.0.0', endpointUrl, endpointTransport: 'streamable-http', cardUrl: null, serverJson: null, status: 'active',
-    invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false, ...extra,
+    id: `e${++n}`,
+    observedAt: at,
+    runId: 'r',
+    fetchId: 'f',
+    source: 'mcp-registry',
+    itemId,
+    protocol: 'mcp',
+    name: itemId,
+    description: 'A server',
+    version: '1.0.0',
+    endpointUrl,
+    endpointTransport: 'streamable-http',
+    cardUrl: null,
+    serverJson: null,
+    status: 'active',
+    invalidReason: null,
+    updatedAt: null,
+    raw: '{}',
+    rawTruncated: false,
+    ...extra,
   });
 
   it('indexes a listing in its batch, follows its changes and drops a hidden agent', async () => {

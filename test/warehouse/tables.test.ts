@@ -72,7 +72,10 @@ describe('the table map', () => {
         { table },
       );
       expect(columns.length, table).toBeGreaterThan(0);
-      expect(Object.keys(row).filter((k) => !columns.some((c) => c.name === k)), table).toEqual([]);
+      expect(
+        Object.keys(row).filter((k) => !columns.some((c) => c.name === k)),
+        table,
+      ).toEqual([]);
       const left = columns.filter((c) => !(c.name in row) && c.default_kind === '').map((c) => c.name);
       expect(left, table).toEqual(WRITTEN_BY_SQL[table as TableName] ?? []);
     }

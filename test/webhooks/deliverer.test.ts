@@ -101,16 +101,26 @@ describe('webhook deliverer over Kafka', () => {
   };
 
   const publish = (...changes: AgentChangeEvent[]) =>
-    producer.send(ctx.topics.agentChanges, changes.map((c) => ({ key: c.agentKey, value: codec.encode('AgentChange', c) })));
+    producer.send(
+      ctx.topics.agentChanges,
+      changes.map((c) => ({ key: c.agentKey, value: codec.encode('AgentChange', c) })),
+    );
 
   const rows = (changeId: string) =>
-    t.wh.query<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries FINAL WHERE change_id = {c:String} ORDER BY subscription_id', { c: changeId });
+    t.wh.query<WebhookDeliveryRow>('SELECT * FROM webhook_deliveries FINAL WHERE change_id = {c:String} ORDER BY subscription_id', {
+      c: changeId,
+    });
   const rowOf = async (changeId: string, subscription: string): Promise<WebhookDeliveryRow> => {
     let row: WebhookDeliveryRow | undefined;
-    await waitFor(async () => (row = (await rows(changeId)).find((r) => r.subscription_id === subscription)) !== undefined, 30_000, `the ${subscription} row of ${changeId}`);
+    await waitFor(
+      async () => (row = (await rows(changeId)).find((r) => r.subscription_id === subscription)) !== undefined,
+      30_000,
+      `the ${subscription} row of ${changeId}`,
+    );
     return row!;
   };
-  const at = (path: string, changeId: string) => received.filter((r) => r.path === path && (JSON.parse(r.body) as { change: { id: string } }).change.id === changeId);
+  const at = (path: string, changeId: string) =>
+    received.filter((r) => r.path === path && (JSON.parse(r.body) as { change: { id: string } }).change.id === changeId);
 
   beforeAll(async () => {
     ctx = await setupKafkaTest(import.meta.url);
@@ -121,7 +131,11 @@ describe('webhook deliverer over Kafka', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const r = { path: new URL(req.url ?? '/', 'http://x').pathname, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+        const r = {
+          path: new URL(req.url ?? '/', 'http://x').pathname,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         received.push(r);
         const id = String(req.headers['x-veronikai-delivery']);
         let status = 200;
@@ -135,7 +149,13 @@ describe('webhook deliverer over Kafka', () => {
         res.end(status === 200 ? 'thanks' : 'not now');
       });
     });
-    recorder = createWebhookDeliveriesProcessor({ kafka: ctx.kafka, topics: ctx.topics, warehouse: t.wh, logger: testLogger('recorder'), groupId: uniqueGroupId('recorder') }) as ConsumerRunner<unknown>;
+    recorder = createWebhookDeliveriesProcessor({
+      kafka: ctx.kafka,
+      topics: ctx.topics,
+      warehouse: t.wh,
+      logger: testLogger('recorder'),
+      groupId: uniqueGroupId('recorder'),
+    }) as ConsumerRunner<unknown>;
     await recorder.start();
     dlqReader = ctx.kafka.consumer({ groupId: uniqueGroupId('dlq'), maxWaitTimeInMs: 200 });
     await dlqReader.connect();
@@ -174,17 +194,49 @@ describe('webhook deliverer over Kafka', () => {
     expect(r.headers['x-veronikai-event']).toBe('down');
     const ts = Number(r.headers['x-veronikai-timestamp']);
     expect(Math.abs(ts - Date.now() / 1000)).toBeLessThan(60);
-    expect(verifySignature(SECRET, { timestamp: r.headers['x-veronikai-timestamp'] as string, signature: r.headers['x-veronikai-signature'] as string }, r.body)).toBe(true);
-    expect(verifySignature('another-secret-0123456789', { timestamp: r.headers['x-veronikai-timestamp'] as string, signature: r.headers['x-veronikai-signature'] as string }, r.body)).toBe(false);
+    expect(
+      verifySignature(
+        SECRET,
+        { timestamp: r.headers['x-veronikai-timestamp'] as string, signature: r.headers['x-veronikai-signature'] as string },
+        r.body,
+      ),
+    ).toBe(true);
+    expect(
+      verifySignature(
+        'another-secret-0123456789',
+        { timestamp: r.headers['x-veronikai-timestamp'] as string, signature: r.headers['x-veronikai-signature'] as string },
+        r.body,
+      ),
+    ).toBe(false);
     expect(JSON.parse(r.body)).toEqual({
       id,
       change: {
-        id: c.id, kind: 'down', observedAt: new Date(c.observedAt).toISOString(), agentKey: c.agentKey, agentId: c.agentId, protocol: 'mcp', name: c.name,
-        checkerVersion: '', causeEventId: c.causeEventId, fromState: 'up', toState: 'down', summary: c.summary, reasons: ['timeout'],
+        id: c.id,
+        kind: 'down',
+        observedAt: new Date(c.observedAt).toISOString(),
+        agentKey: c.agentKey,
+        agentId: c.agentId,
+        protocol: 'mcp',
+        name: c.name,
+        checkerVersion: '',
+        causeEventId: c.causeEventId,
+        fromState: 'up',
+        toState: 'down',
+        summary: c.summary,
+        reasons: ['timeout'],
       },
       agent: { id: c.agentId },
     });
-    expect(row).toMatchObject({ delivery_id: id, status: 'delivered', attempts: 1, last_status: 200, kind: 'down', agent_id: c.agentId, error_class: '', error: '' });
+    expect(row).toMatchObject({
+      delivery_id: id,
+      status: 'delivered',
+      attempts: 1,
+      last_status: 200,
+      kind: 'down',
+      agent_id: c.agentId,
+      error_class: '',
+      error: '',
+    });
   });
 
   it('retries a receiver that fails twice, and delivers once on the third attempt', async () => {
@@ -196,7 +248,14 @@ describe('webhook deliverer over Kafka', () => {
     expect(got).toHaveLength(3);
     // One delivery id for all three; each attempt signed with its own timestamp.
     expect(new Set(got.map((g) => g.headers['x-veronikai-delivery']))).toEqual(new Set([deliveryId('flaky', c.id)]));
-    for (const g of got) expect(verifySignature(SECRET, { timestamp: g.headers['x-veronikai-timestamp'] as string, signature: g.headers['x-veronikai-signature'] as string }, g.body)).toBe(true);
+    for (const g of got)
+      expect(
+        verifySignature(
+          SECRET,
+          { timestamp: g.headers['x-veronikai-timestamp'] as string, signature: g.headers['x-veronikai-signature'] as string },
+          g.body,
+        ),
+      ).toBe(true);
   });
 
   it('a receiver that always fails ends in a dead letter and a dead row', async () => {
@@ -206,7 +265,11 @@ describe('webhook deliverer over Kafka', () => {
     expect(row).toMatchObject({ status: 'dead', attempts: ATTEMPTS, last_status: 500, error_class: 'http_status' });
     expect(row.error).toMatch(/answered 500 \(after 3 attempts\)/);
     expect(at('/fail', c.id)).toHaveLength(ATTEMPTS);
-    await waitFor(() => deadLetters.some((d) => d.headers[WEBHOOK_DLQ_HEADERS.delivery] === deliveryId('fail', c.id)), 20_000, 'the dead letter');
+    await waitFor(
+      () => deadLetters.some((d) => d.headers[WEBHOOK_DLQ_HEADERS.delivery] === deliveryId('fail', c.id)),
+      20_000,
+      'the dead letter',
+    );
     const dl = deadLetters.find((d) => d.headers[WEBHOOK_DLQ_HEADERS.delivery] === deliveryId('fail', c.id))!;
     expect(dl.headers[DLQ_HEADERS.reason]).toMatch(/^webhook dead for subscription fail: the receiver answered 500/);
     expect(dl.headers[DLQ_HEADERS.originTopic]).toBe(ctx.topics.agentChanges);
@@ -242,7 +305,9 @@ describe('webhook deliverer over Kafka', () => {
     await rowOf(marker.id, 'ok');
     expect(at('/ok', c.id)).toHaveLength(1);
     // Nor anything else delivered before the restart.
-    expect(received.filter((r) => r.path === '/ok')).toHaveLength(new Set(received.filter((r) => r.path === '/ok').map((r) => r.headers['x-veronikai-delivery'])).size);
+    expect(received.filter((r) => r.path === '/ok')).toHaveLength(
+      new Set(received.filter((r) => r.path === '/ok').map((r) => r.headers['x-veronikai-delivery'])).size,
+    );
   });
 
   it('filters by kind and agent', async () => {
@@ -271,14 +336,20 @@ describe('webhook deliverer over Kafka', () => {
   it('refuses a loopback target without the allowance: recorded, dead-lettered, never sent', async () => {
     const guarded = await startDeliverer({
       allowLoopback: false,
-      subscriptions: parseSubscriptions({ subscriptions: [{ id: 'guarded', url: `${receiver.url}/guarded`, secret: SECRET, agents: [key('guarded')] }] }),
+      subscriptions: parseSubscriptions({
+        subscriptions: [{ id: 'guarded', url: `${receiver.url}/guarded`, secret: SECRET, agents: [key('guarded')] }],
+      }),
     });
     const c = change('down', key('guarded'));
     await publish(c);
     const row = await rowOf(c.id, 'guarded');
     expect(row).toMatchObject({ status: 'refused', attempts: 0, last_status: null, error_class: 'blocked_address' });
     expect(row.error).toMatch(/refused 127\.0\.0\.1: loopback address/);
-    await waitFor(() => deadLetters.some((d) => d.headers[WEBHOOK_DLQ_HEADERS.delivery] === deliveryId('guarded', c.id)), 20_000, 'the dead letter');
+    await waitFor(
+      () => deadLetters.some((d) => d.headers[WEBHOOK_DLQ_HEADERS.delivery] === deliveryId('guarded', c.id)),
+      20_000,
+      'the dead letter',
+    );
     const dl = deadLetters.find((d) => d.headers[WEBHOOK_DLQ_HEADERS.delivery] === deliveryId('guarded', c.id))!;
     expect(dl.headers[DLQ_HEADERS.reason]).toMatch(/^webhook refused for subscription guarded: refused 127\.0\.0\.1: loopback address/);
     expect(dl.headers[DLQ_HEADERS.groupId]).toBe(guarded.runner.groupId);

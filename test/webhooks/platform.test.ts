@@ -28,7 +28,10 @@ describe('webhooks in the platform', () => {
 
   beforeAll(async () => {
     receiver = await startRecordingReceiver(received);
-    writeFileSync(file, JSON.stringify({ subscriptions: [{ id: 'ops', url: `${receiver.url}/hook`, secret: SECRET, kinds: ['down', 'up'] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ subscriptions: [{ id: 'ops', url: `${receiver.url}/hook`, secret: SECRET, kinds: ['down', 'up'] }] }),
+    );
   });
 
   afterAll(async () => {
@@ -44,7 +47,9 @@ describe('webhooks in the platform', () => {
     const config = loadConfig({ dataDir: join(dir, 'bad-data'), brokers: '127.0.0.1:1' }, { VERONIKAI_WEBHOOKS_FILE: bad });
     const started = startPlatform(config, { log: testLogger('platform'), api: false, probes: false });
     await expect(started).rejects.toThrow(UsageError);
-    await expect(started).rejects.toThrow(/^VERONIKAI_WEBHOOKS_FILE \/ --webhooks-file: webhooks file \S+bad\.json: subscriptions\[0\]\.secret \(subscription "ops"\) must be at least 16 characters long$/);
+    await expect(started).rejects.toThrow(
+      /^VERONIKAI_WEBHOOKS_FILE \/ --webhooks-file: webhooks file \S+bad\.json: subscriptions\[0\]\.secret \(subscription "ops"\) must be at least 16 characters long$/,
+    );
   });
 
   it('`run` delivers changes when the file is set, and records them', async () => {
@@ -61,8 +66,19 @@ describe('webhooks in the platform', () => {
     expect(platform.webhooks?.subscriptionCount).toBe(1);
     const key = 'https://platform.webhooks.test/mcp';
     const change: AgentChangeEvent = {
-      id: 'f'.repeat(32), observedAt: Date.now() - 1000, kind: 'down', agentKey: key, agentId: agentId(key), protocol: 'mcp', name: 'Platform',
-      checkerVersion: '', causeEventId: 'probe-1', fromState: 'up', toState: 'down', summary: 'went down', reasons: ['timeout'],
+      id: 'f'.repeat(32),
+      observedAt: Date.now() - 1000,
+      kind: 'down',
+      agentKey: key,
+      agentId: agentId(key),
+      protocol: 'mcp',
+      name: 'Platform',
+      checkerVersion: '',
+      causeEventId: 'probe-1',
+      fromState: 'up',
+      toState: 'down',
+      summary: 'went down',
+      reasons: ['timeout'],
     };
     await platform.producer.send(platform.kafka.topics.agentChanges, [{ key, value: eventCodec().encode('AgentChange', change) }]);
     const wh = platform.warehouse;
@@ -74,8 +90,17 @@ describe('webhooks in the platform', () => {
     expect(received).toHaveLength(1);
     const r = received[0]!;
     expect(r.headers['x-veronikai-delivery']).toBe(deliveryId('ops', change.id));
-    expect(verifySignature(SECRET, { timestamp: r.headers['x-veronikai-timestamp'] as string, signature: r.headers['x-veronikai-signature'] as string }, r.body)).toBe(true);
-    const [row] = await wh.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_deliveries FINAL WHERE change_id = {c:String}', { c: change.id });
+    expect(
+      verifySignature(
+        SECRET,
+        { timestamp: r.headers['x-veronikai-timestamp'] as string, signature: r.headers['x-veronikai-signature'] as string },
+        r.body,
+      ),
+    ).toBe(true);
+    const [row] = await wh.query<{ status: string; attempts: number }>(
+      'SELECT status, attempts FROM webhook_deliveries FINAL WHERE change_id = {c:String}',
+      { c: change.id },
+    );
     expect(row).toEqual({ status: 'delivered', attempts: 1 });
     await platform.close();
     platform = undefined;

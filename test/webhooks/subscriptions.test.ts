@@ -25,8 +25,19 @@ const error = (json: unknown): string => {
 const KEY_A = 'https://weather.example.com/mcp';
 const KEY_B = 'https://agent.example.org';
 const change = (kind: AgentChangeEvent['kind'], key: string): AgentChangeEvent => ({
-  id: 'c'.repeat(32), observedAt: Date.now(), kind, agentKey: key, agentId: agentId(key), protocol: 'mcp', name: 'x', checkerVersion: '',
-  causeEventId: 'e', fromState: null, toState: null, summary: 's', reasons: [],
+  id: 'c'.repeat(32),
+  observedAt: Date.now(),
+  kind,
+  agentKey: key,
+  agentId: agentId(key),
+  protocol: 'mcp',
+  name: 'x',
+  checkerVersion: '',
+  causeEventId: 'e',
+  fromState: null,
+  toState: null,
+  summary: 's',
+  reasons: [],
 });
 
 describe('the webhook subscriptions file', () => {
@@ -41,17 +52,23 @@ describe('the webhook subscriptions file', () => {
 
   it('names the entry and the problem, never the secret', () => {
     expect(error({})).toBe('webhooks file: the file lacks the required key "subscriptions"');
-    expect(error({ subscriptions: [sub({ url: undefined })] })).toBe('webhooks file: subscriptions[0] (subscription "ops") lacks the required key "url"');
+    expect(error({ subscriptions: [sub({ url: undefined })] })).toBe(
+      'webhooks file: subscriptions[0] (subscription "ops") lacks the required key "url"',
+    );
     expect(error({ subscriptions: [sub({ kinds: ['down', 'sideways'] })] })).toBe(
       'webhooks file: subscriptions[0].kinds[1] (subscription "ops") must be one of down, up, verdict, listed, delisted, corrected',
     );
-    expect(error({ subscriptions: [sub({ secrte: 'x' })] })).toMatch(/subscriptions\[0\] \(subscription "ops"\) has an unknown key "secrte"/);
+    expect(error({ subscriptions: [sub({ secrte: 'x' })] })).toMatch(
+      /subscriptions\[0\] \(subscription "ops"\) has an unknown key "secrte"/,
+    );
     expect(error({ subscriptions: [sub({ id: 'a b' })] })).toMatch(/subscriptions\[0\]\.id .*must be 1 to 64 letters/);
     const short = error({ subscriptions: [sub({ secret: 'hunter2' })] });
     expect(short).toBe('webhooks file: subscriptions[0].secret (subscription "ops") must be at least 16 characters long');
     expect(short).not.toContain('hunter2');
     expect(error({ subscriptions: [sub(), sub()] })).toMatch(/subscriptions\[1\] \(subscription "ops"\): the id is used twice/);
-    expect(error({ subscriptions: [sub({ url: 'ftp://hooks.example.com/' })] })).toMatch(/subscriptions\[0\].*\.url .*unsupported scheme ftp:/);
+    expect(error({ subscriptions: [sub({ url: 'ftp://hooks.example.com/' })] })).toMatch(
+      /subscriptions\[0\].*\.url .*unsupported scheme ftp:/,
+    );
     // A URL with a password is refused, and the password is not repeated.
     const creds = error({ subscriptions: [sub({ url: 'https://user:pa55word-pa55word@hooks.example.com/' })] });
     expect(creds).toMatch(/carries credentials/);
@@ -80,7 +97,9 @@ describe('the webhook subscriptions file', () => {
     const f = join(dir, 'bad.json');
     writeFileSync(f, JSON.stringify({ subscriptions: [sub({ kinds: [] })] }));
     expect(() => loadWebhookSubscriptions(f)).toThrow(UsageError);
-    expect(() => loadWebhookSubscriptions(f)).toThrow(/^VERONIKAI_WEBHOOKS_FILE \/ --webhooks-file: webhooks file .*subscriptions\[0\]\.kinds .*must NOT have fewer than 1 items/);
+    expect(() => loadWebhookSubscriptions(f)).toThrow(
+      /^VERONIKAI_WEBHOOKS_FILE \/ --webhooks-file: webhooks file .*subscriptions\[0\]\.kinds .*must NOT have fewer than 1 items/,
+    );
     const good = join(dir, 'good.json');
     writeFileSync(good, `\ufeff${JSON.stringify({ subscriptions: [sub()] })}`);
     expect(loadWebhookSubscriptions(good)).toHaveLength(1);

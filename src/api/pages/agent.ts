@@ -39,8 +39,18 @@ export interface AgentPageData {
 export async function agentPageData(warehouse: ReadOnlyWarehouse, agent: AgentResponse, origin: string): Promise<AgentPageData> {
   const cv = agent.checkerVersion;
   const days = await agentDays(warehouse, cv, agent.key);
-  const changes = await agentChanges(warehouse, { agentId: agent.id, checkerVersion: cv, kinds: ['down', 'up', 'verdict', 'listed', 'delisted'], limit: CHANGES_SHOWN });
-  const corrections = await agentChanges(warehouse, { agentId: agent.id, checkerVersion: cv, kinds: ['corrected'], limit: CORRECTIONS_SHOWN });
+  const changes = await agentChanges(warehouse, {
+    agentId: agent.id,
+    checkerVersion: cv,
+    kinds: ['down', 'up', 'verdict', 'listed', 'delisted'],
+    limit: CHANGES_SHOWN,
+  });
+  const corrections = await agentChanges(warehouse, {
+    agentId: agent.id,
+    checkerVersion: cv,
+    kinds: ['corrected'],
+    limit: CORRECTIONS_SHOWN,
+  });
   const now = new Date();
   return { agent, days, changes, corrections, origin, today: utcToday(now.getTime()), generatedAt: now.toISOString() };
 }
@@ -52,7 +62,9 @@ export function parseReason(line: string): { ruleId: string | null; location: st
   if (!m) return { ruleId: null, location: '', message: text };
   const rest = m[2] ?? '';
   const cut = rest.indexOf(': ');
-  return cut >= 0 ? { ruleId: m[1]!, location: rest.slice(0, cut), message: rest.slice(cut + 2) } : { ruleId: m[1]!, location: '', message: rest };
+  return cut >= 0
+    ? { ruleId: m[1]!, location: rest.slice(0, cut), message: rest.slice(cut + 2) }
+    : { ruleId: m[1]!, location: '', message: rest };
 }
 
 /** An href for a URL from data: http(s) only, else none (the text is shown instead). */
@@ -67,7 +79,9 @@ function safeHref(url: string): string | null {
 
 const link = (url: string) => {
   const href = safeHref(url);
-  return href ? `<a href="${escapeHtml(href)}" rel="nofollow noopener noreferrer">${escapeHtml(url)}</a>` : `<code>${escapeHtml(url)}</code>`;
+  return href
+    ? `<a href="${escapeHtml(href)}" rel="nofollow noopener noreferrer">${escapeHtml(url)}</a>`
+    : `<code>${escapeHtml(url)}</code>`;
 };
 
 /** One reason as a list item: the rule, its message, and its specification section linked. */
@@ -83,11 +97,18 @@ function ruleItem(line: string, cls: 'fail' | 'warn'): string {
 }
 
 function identityCard(a: AgentResponse): string {
-  const sources = Object.keys(a.sourceFirstSeen ?? {}).length > 0 ? Object.entries(a.sourceFirstSeen) : a.sources.map((s) => [s, null] as const);
-  const sourceItems = sources.map(([s, at]) => `<li><code>${escapeHtml(s)}</code> <span class="muted">first seen ${escapeHtml(when(isoTime(at)))}</span></li>`).join('');
+  const sources =
+    Object.keys(a.sourceFirstSeen ?? {}).length > 0 ? Object.entries(a.sourceFirstSeen) : a.sources.map((s) => [s, null] as const);
+  const sourceItems = sources
+    .map(([s, at]) => `<li><code>${escapeHtml(s)}</code> <span class="muted">first seen ${escapeHtml(when(isoTime(at)))}</span></li>`)
+    .join('');
   const listings = a.listings
-    .map((l) => `<tr><td><code>${escapeHtml(l.source)}</code></td><td>${escapeHtml(l.itemId)}</td><td>${escapeHtml(l.name)}</td><td>${escapeHtml(l.version)}</td>
-  <td>${escapeHtml(when(isoTime(l.firstSeen)))}</td><td>${escapeHtml(when(isoTime(l.lastSeen)))}</td><td>${Number(l.tombstoned) === 1 ? '<span class="muted">delisted</span>' : 'listed'}</td></tr>`)
+    .map(
+      (
+        l,
+      ) => `<tr><td><code>${escapeHtml(l.source)}</code></td><td>${escapeHtml(l.itemId)}</td><td>${escapeHtml(l.name)}</td><td>${escapeHtml(l.version)}</td>
+  <td>${escapeHtml(when(isoTime(l.firstSeen)))}</td><td>${escapeHtml(when(isoTime(l.lastSeen)))}</td><td>${Number(l.tombstoned) === 1 ? '<span class="muted">delisted</span>' : 'listed'}</td></tr>`,
+    )
     .join('\n');
   return `<section class="card wide" id="identity">
   <h2>${escapeHtml(a.name || a.id)} <span class="badge ${Number(a.active) === 1 ? 'ok' : 'warn'}">${Number(a.active) === 1 ? 'active' : 'inactive'}</span></h2>
@@ -158,14 +179,18 @@ function uptimeCard(a: AgentResponse, d: AgentPageData): string {
 }
 
 function changeRow(c: AgentChangeRow): string {
-  const states = c.from_state !== null || c.to_state !== null ? `${escapeHtml(c.from_state ?? '–')} → ${escapeHtml(c.to_state ?? '–')}` : '';
+  const states =
+    c.from_state !== null || c.to_state !== null ? `${escapeHtml(c.from_state ?? '–')} → ${escapeHtml(c.to_state ?? '–')}` : '';
   return `<tr data-kind="${escapeHtml(c.kind)}"><td>${escapeHtml(when(isoTime(c.observed_at)))}</td><td>${escapeHtml(c.kind)}</td><td>${states}</td>
   <td>${escapeHtml(c.summary)}${c.reasons.length ? `<ul class="plain">${c.reasons.map((r) => ruleItem(r, 'fail')).join('')}</ul>` : ''}</td></tr>`;
 }
 
 function changesCard(d: AgentPageData): string {
   const corrections = d.corrections
-    .map((c) => `<li class="correction"><strong>${escapeHtml(when(isoTime(c.observed_at)))}</strong>: ${escapeHtml(c.summary)}${c.reasons.length ? `<ul class="plain">${c.reasons.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>` : ''}</li>`)
+    .map(
+      (c) =>
+        `<li class="correction"><strong>${escapeHtml(when(isoTime(c.observed_at)))}</strong>: ${escapeHtml(c.summary)}${c.reasons.length ? `<ul class="plain">${c.reasons.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>` : ''}</li>`,
+    )
     .join('');
   return `<section class="card wide" id="changes">
   <h2>History of changes</h2>

@@ -37,7 +37,13 @@ export function searchRow(h: SearchHit): string {
   <td class="r">${pct(h.uptime30)}</td><td class="r">${h.score.toFixed(2)}</td></tr>`;
 }
 
-const FACET_LABELS: Record<keyof SearchResult['facets'], string> = { protocol: 'protocol', source: 'source', state: 'state', transport: 'transport', auth: 'authentication' };
+const FACET_LABELS: Record<keyof SearchResult['facets'], string> = {
+  protocol: 'protocol',
+  source: 'source',
+  state: 'state',
+  transport: 'transport',
+  auth: 'authentication',
+};
 
 /** The facets: for each, its values with counts, each a link to the page with that filter set (or cleared when it is the one set). */
 export function facetLinks(q: string, f: SearchPageFilters, facets: SearchResult['facets']): string {

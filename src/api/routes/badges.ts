@@ -2,7 +2,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { agentById } from '../../warehouse/read/agents.js';
 import { agentUptime, latestOfAgent } from '../../warehouse/read/status.js';
 import type { ReadOnlyWarehouse } from '../../warehouse/warehouse.js';
-import { conformanceBadge, CONFORMANCE_LABEL, etagMatches, renderBadge, strongEtag, unknownBadge, uptimeBadge, UPTIME_LABEL, type Badge } from '../badge.js';
+import {
+  conformanceBadge,
+  CONFORMANCE_LABEL,
+  etagMatches,
+  renderBadge,
+  strongEtag,
+  unknownBadge,
+  uptimeBadge,
+  UPTIME_LABEL,
+  type Badge,
+} from '../badge.js';
 import { finiteOrNull } from '../format.js';
 import { currentCheckerVersion } from '../responses.js';
 import { agentParamsSchema, errorResponses, noQuerySchema } from '../schemas.js';
@@ -36,7 +46,12 @@ export const notModifiedResponse = { description: 'Not Modified: If-None-Match n
  * Sends a body with a strong ETag of its bytes, or 304 with no body when the request's
  * If-None-Match names it. The ETag, cache-control and nosniff ride on both.
  */
-export function sendCached(req: FastifyRequest, reply: FastifyReply, body: string, headers: { contentType: string; cacheControl: string; csp?: string }): FastifyReply {
+export function sendCached(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  body: string,
+  headers: { contentType: string; cacheControl: string; csp?: string },
+): FastifyReply {
   const etag = strongEtag(body);
   void reply.header('etag', etag).header('cache-control', headers.cacheControl).header('x-content-type-options', 'nosniff');
   if (headers.csp) void reply.header('content-security-policy', headers.csp);
@@ -57,7 +72,11 @@ export const badgeRoutes: ApiRoutes = async (app, { warehouse }) => {
       cacheControl: `public, max-age=${BADGE_MAX_AGE_S}`,
       csp: BADGE_CSP,
     });
-  const schema = { params: agentParamsSchema, querystring: noQuerySchema, response: { 200: svgResponse, 304: notModifiedResponse, ...errorResponses(400, 500) } } as const;
+  const schema = {
+    params: agentParamsSchema,
+    querystring: noQuerySchema,
+    response: { 200: svgResponse, 304: notModifiedResponse, ...errorResponses(400, 500) },
+  } as const;
 
   app.get('/badge/:id/uptime.svg', { schema }, async (req, reply) => {
     const key = await agentKey(warehouse, req.params.id);

@@ -52,7 +52,12 @@ export const jsonFeedSchema = {
     language: { type: 'string' },
     authors: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['name', 'url'], properties: { name: { type: 'string' }, url: { type: 'string' } } },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'url'],
+        properties: { name: { type: 'string' }, url: { type: 'string' } },
+      },
     },
     items: {
       type: 'array',
@@ -98,29 +103,53 @@ const jsonFeedResponse = {
 } as const;
 
 export const feedRoutes: ApiRoutes = async (app, { warehouse, publicUrl }) => {
-  const ecosystem = async (req: FastifyRequest, reply: FastifyReply): Promise<{ rows: Awaited<ReturnType<typeof agentChanges>>; ctx: FeedContext; shared: boolean }> => {
+  const ecosystem = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<{ rows: Awaited<ReturnType<typeof agentChanges>>; ctx: FeedContext; shared: boolean }> => {
     const base = linkBase(req, reply, publicUrl);
     const rows = await agentChanges(warehouse, { checkerVersion: await currentCheckerVersion(warehouse), limit: FEED_LIMIT });
     return { rows, ctx: { baseUrl: base.url, scope: { kind: 'ecosystem' } }, shared: base.shared };
   };
 
-  app.get('/feed.atom', { schema: { querystring: noQuerySchema, response: { 200: atomResponse, 304: notModifiedResponse, ...errorResponses(400, 500) } } }, async (req, reply) => {
-    const { rows, ctx, shared } = await ecosystem(req, reply);
-    return sendCached(req, reply, atomFeed(rows, ctx), { contentType: ATOM_CONTENT_TYPE, cacheControl: cacheControl(shared) });
-  });
+  app.get(
+    '/feed.atom',
+    { schema: { querystring: noQuerySchema, response: { 200: atomResponse, 304: notModifiedResponse, ...errorResponses(400, 500) } } },
+    async (req, reply) => {
+      const { rows, ctx, shared } = await ecosystem(req, reply);
+      return sendCached(req, reply, atomFeed(rows, ctx), { contentType: ATOM_CONTENT_TYPE, cacheControl: cacheControl(shared) });
+    },
+  );
 
-  app.get('/feed.json', { schema: { querystring: noQuerySchema, response: { 200: jsonFeedResponse, 304: notModifiedResponse, ...errorResponses(400, 500) } } }, async (req, reply) => {
-    const { rows, ctx, shared } = await ecosystem(req, reply);
-    return sendCached(req, reply, JSON.stringify(jsonFeed(rows, ctx)), { contentType: JSON_FEED_CONTENT_TYPE, cacheControl: cacheControl(shared) });
-  });
+  app.get(
+    '/feed.json',
+    { schema: { querystring: noQuerySchema, response: { 200: jsonFeedResponse, 304: notModifiedResponse, ...errorResponses(400, 500) } } },
+    async (req, reply) => {
+      const { rows, ctx, shared } = await ecosystem(req, reply);
+      return sendCached(req, reply, JSON.stringify(jsonFeed(rows, ctx)), {
+        contentType: JSON_FEED_CONTENT_TYPE,
+        cacheControl: cacheControl(shared),
+      });
+    },
+  );
 
   app.get(
     '/agents/:id/feed.atom',
-    { schema: { params: agentParamsSchema, querystring: noQuerySchema, response: { 200: atomResponse, 304: notModifiedResponse, ...errorResponses(400, 404, 500) } } },
+    {
+      schema: {
+        params: agentParamsSchema,
+        querystring: noQuerySchema,
+        response: { 200: atomResponse, 304: notModifiedResponse, ...errorResponses(400, 404, 500) },
+      },
+    },
     async (req, reply) => {
       const agent = AGENT_ID.test(req.params.id) ? await agentById(warehouse, req.params.id) : null;
       if (!agent) return sendError(reply, 404, 'not_found', 'agent not found');
-      const rows = await agentChanges(warehouse, { agentId: agent.id, checkerVersion: await currentCheckerVersion(warehouse), limit: FEED_LIMIT });
+      const rows = await agentChanges(warehouse, {
+        agentId: agent.id,
+        checkerVersion: await currentCheckerVersion(warehouse),
+        limit: FEED_LIMIT,
+      });
       const base = linkBase(req, reply, publicUrl);
       const ctx: FeedContext = { baseUrl: base.url, scope: { kind: 'agent', id: agent.id, name: agent.name } };
       return sendCached(req, reply, atomFeed(rows, ctx), { contentType: ATOM_CONTENT_TYPE, cacheControl: cacheControl(base.shared) });

@@ -7,13 +7,20 @@ import type { ApiRoutes } from './types.js';
 export const healthRoutes: ApiRoutes = async (app, { warehouse }) => {
   app.get(
     '/healthz',
-    { schema: { querystring: noQuerySchema, response: { 200: healthResponseSchema, 503: healthUnavailableSchema, ...errorResponses(400, 500) } } }, async (req, reply) => {
-    try {
-      await ping(warehouse);
-      return { status: 'ok' as const, warehouse: warehouse.kind };
-    } catch (err) {
-      req.log.error({ err }, 'health check: the warehouse did not answer');
-      return reply.code(503).send({ status: 'unavailable', ...errorBody('unavailable', GENERIC_MESSAGES.unavailable, req.id) });
-    }
-  });
+    {
+      schema: {
+        querystring: noQuerySchema,
+        response: { 200: healthResponseSchema, 503: healthUnavailableSchema, ...errorResponses(400, 500) },
+      },
+    },
+    async (req, reply) => {
+      try {
+        await ping(warehouse);
+        return { status: 'ok' as const, warehouse: warehouse.kind };
+      } catch (err) {
+        req.log.error({ err }, 'health check: the warehouse did not answer');
+        return reply.code(503).send({ status: 'unavailable', ...errorBody('unavailable', GENERIC_MESSAGES.unavailable, req.id) });
+      }
+    },
+  );
 };

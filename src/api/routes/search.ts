@@ -1,5 +1,6 @@
 import { currentCheckerVersion } from '../responses.js';
-import { errorResponses, searchQuerySchema, searchResponseSchema } from '../schemas.js';
+import { errorResponses } from '../schemas.js';
+import { searchQuerySchema, searchResponseSchema } from '../search-schemas.js';
 import { SEARCH_DEFAULT } from '../limits.js';
 import { rankedSearch } from '../../warehouse/read/ranked-search.js';
 import type { ApiRoutes } from './types.js';
@@ -18,7 +19,7 @@ export const searchRoutes: ApiRoutes = async (app, { warehouse }) => {
         description:
           'Relevance-ranked (BM25F over name, title, description, card skills, tags, provider, server.json packages and listing ' +
           'categories; the last word as a prefix, one typo forgiven in words of five letters or more), then bounded boosts from ' +
-          "our own measurements only (up now, 30-day uptime, conformance passing). Nobody can pay to rank higher.",
+          'our own measurements only (up now, 30-day uptime, conformance passing). Nobody can pay to rank higher.',
         querystring: searchQuerySchema,
         response: { 200: searchResponseSchema, ...errorResponses(400, 500) },
       },

@@ -92,16 +92,25 @@ export function renderLineChart(o: LineChartOptions): string {
 
   const yTicks = [0, 0.25, 0.5, 0.75, 1].map((f) => y0 + f * span);
   const grid = yTicks
-    .map((v) => `<line class="grid" x1="${M.left}" x2="${M.left + plotW}" y1="${sy(v)}" y2="${sy(v)}" stroke-width="1"/>` +
-      `<text x="${M.left - 6}" y="${sy(v) + 4}" text-anchor="end">${escapeHtml(o.yFormat(v))}</text>`)
+    .map(
+      (v) =>
+        `<line class="grid" x1="${M.left}" x2="${M.left + plotW}" y1="${sy(v)}" y2="${sy(v)}" stroke-width="1"/>` +
+        `<text x="${M.left - 6}" y="${sy(v) + 4}" text-anchor="end">${escapeHtml(o.yFormat(v))}</text>`,
+    )
     .join('');
   const xTicks = o.xTicks
-    .map((t) => `<line class="axis" x1="${sx(t.x)}" x2="${sx(t.x)}" y1="${M.top + plotH}" y2="${M.top + plotH + 4}"/>` +
-      `<text x="${sx(t.x)}" y="${M.top + plotH + 16}" text-anchor="middle">${escapeHtml(t.label)}</text>`)
+    .map(
+      (t) =>
+        `<line class="axis" x1="${sx(t.x)}" x2="${sx(t.x)}" y1="${M.top + plotH}" y2="${M.top + plotH + 4}"/>` +
+        `<text x="${sx(t.x)}" y="${M.top + plotH + 16}" text-anchor="middle">${escapeHtml(t.label)}</text>`,
+    )
     .join('');
-  const axes = `<g class="axes"><line class="axis" x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${M.top + plotH}"/>` +
+  const axes =
+    `<g class="axes"><line class="axis" x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${M.top + plotH}"/>` +
     `<line class="axis" x1="${M.left}" x2="${M.left + plotW}" y1="${M.top + plotH}" y2="${M.top + plotH}"/>${grid}${xTicks}` +
-    (o.yLabel ? `<text x="12" y="${M.top + plotH / 2}" text-anchor="middle" transform="rotate(-90 12 ${M.top + plotH / 2})">${escapeHtml(o.yLabel)}</text>` : '') +
+    (o.yLabel
+      ? `<text x="12" y="${M.top + plotH / 2}" text-anchor="middle" transform="rotate(-90 12 ${M.top + plotH / 2})">${escapeHtml(o.yLabel)}</text>`
+      : '') +
     '</g>';
 
   const series = o.series.map((s) => {
@@ -111,7 +120,10 @@ export function renderLineChart(o: LineChartOptions): string {
           .map((run) => {
             const upper = run.map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.x)} ${sy(p.high!)}`).join(' ');
             // A one-point run is a short bar, so the interval of a lone day still shows.
-            const lower = [...run].reverse().map((p) => `L${sx(p.x)} ${sy(p.low!)}`).join(' ');
+            const lower = [...run]
+              .reverse()
+              .map((p) => `L${sx(p.x)} ${sy(p.low!)}`)
+              .join(' ');
             return run.length === 1
               ? `<line class="band" x1="${sx(run[0]!.x)}" x2="${sx(run[0]!.x)}" y1="${sy(run[0]!.high!)}" y2="${sy(run[0]!.low!)}" stroke="${s.colour}" stroke-opacity="0.35" stroke-width="6"/>`
               : `<path class="band" d="${upper} ${lower} Z" fill="${s.colour}" fill-opacity="0.15" stroke="none"/>`;
@@ -119,11 +131,17 @@ export function renderLineChart(o: LineChartOptions): string {
           .join('')
       : '';
     const line = runs(s.points, (p) => finite(p.y))
-      .map((run) => `<path class="line" d="${run.map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.x)} ${sy(p.y!)}`).join(' ')}" fill="none" stroke="${s.colour}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 3"' : ''} stroke-linejoin="round"/>`)
+      .map(
+        (run) =>
+          `<path class="line" d="${run.map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.x)} ${sy(p.y!)}`).join(' ')}" fill="none" stroke="${s.colour}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 3"' : ''} stroke-linejoin="round"/>`,
+      )
       .join('');
     const marks = s.points
       .filter((p) => finite(p.y))
-      .map((p) => `<circle cx="${sx(p.x)}" cy="${sy(p.y!)}" r="2.5" fill="${s.colour}"><title>${escapeHtml(p.title ?? `${s.name}: ${o.yFormat(p.y!)}`)}</title></circle>`)
+      .map(
+        (p) =>
+          `<circle cx="${sx(p.x)}" cy="${sy(p.y!)}" r="2.5" fill="${s.colour}"><title>${escapeHtml(p.title ?? `${s.name}: ${o.yFormat(p.y!)}`)}</title></circle>`,
+      )
       .join('');
     return `<g class="series" data-series="${name}">${band}${line}${marks}</g>`;
   });

@@ -31,7 +31,13 @@ export function renderRateChart(title: string, groups: readonly RateGroup[], o: 
       points: days.map((day, x) => {
         const p = g.days.get(day);
         return p && p.share !== null
-          ? { x, y: p.share, low: p.low, high: p.high, title: `${g.name}, ${day}: ${pct1(p.share)} (95% CI ${pct1(p.low)}–${pct1(p.high)}, ${p.successes} of ${p.trials})` }
+          ? {
+              x,
+              y: p.share,
+              low: p.low,
+              high: p.high,
+              title: `${g.name}, ${day}: ${pct1(p.share)} (95% CI ${pct1(p.low)}–${pct1(p.high)}, ${p.successes} of ${p.trials})`,
+            }
           : { x, y: null };
       }),
     })),

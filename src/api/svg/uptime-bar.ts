@@ -44,11 +44,12 @@ export function renderUptimeBar(history: readonly DayUptime[], o: { today: strin
   const cells = days.map((day, i) => {
     const h = byDay.get(day);
     const uptime = h && h.judged > 0 ? h.up / h.judged : null;
-    const tip = !h || h.checks === 0
-      ? `${day}: no data`
-      : uptime === null
-        ? `${day}: no judged checks (${h.checks} check${h.checks === 1 ? '' : 's'}, none up or down)`
-        : `${day}: ${(uptime * 100).toFixed(uptime === 1 ? 0 : 1)}% up (${h.up} of ${h.judged} judged, ${h.checks} check${h.checks === 1 ? '' : 's'})`;
+    const tip =
+      !h || h.checks === 0
+        ? `${day}: no data`
+        : uptime === null
+          ? `${day}: no judged checks (${h.checks} check${h.checks === 1 ? '' : 's'}, none up or down)`
+          : `${day}: ${(uptime * 100).toFixed(uptime === 1 ? 0 : 1)}% up (${h.up} of ${h.judged} judged, ${h.checks} check${h.checks === 1 ? '' : 's'})`;
     return `<rect x="${i * (CELL + GAP)}" y="0" width="${CELL}" height="${HEIGHT}" rx="1.5" fill="${uptimeColour(uptime)}" data-day="${escapeHtml(day)}"><title>${escapeHtml(tip)}</title></rect>`;
   });
   const label = o.label ?? `Uptime per day, last ${days.length} days`;

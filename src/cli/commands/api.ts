@@ -7,8 +7,15 @@ import { addSettings, API_SETTINGS, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAR
 
 /** `veronikai api`: the read API as a role of its own; it reads ClickHouse only. */
 export function registerApiCommand(program: Command): void {
-  const cmd = program.command('api').description('serve the read API (/agents, /agents/:id, /stats/*, /healthz) and the dashboard (/) from ClickHouse');
-  addSettings(cmd, WAREHOUSE_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'clickhouseHttpUser', 'clickhouseHttpHosts']).action(async (opts: Record<string, unknown>) => {
+  const cmd = program
+    .command('api')
+    .description('serve the read API (/agents, /agents/:id, /stats/*, /healthz) and the dashboard (/) from ClickHouse');
+  addSettings(cmd, WAREHOUSE_SETTINGS, API_SETTINGS, [
+    'clickhouseHost',
+    'clickhousePort',
+    'clickhouseHttpUser',
+    'clickhouseHttpHosts',
+  ]).action(async (opts: Record<string, unknown>) => {
     const { config, log } = configured(opts, 'veronikai-api', DATA_DIR_EMBEDDED_WAREHOUSE);
     const shutdown = onShutdown();
     const platform = await startPlatform(config, { log, migrate: false, kafka: false, processors: false, probes: false });

@@ -61,20 +61,34 @@ export function registerCheckCommand(program: Command): void {
   const cmd = program
     .command('check')
     .description('check an A2A agent card, an MCP server.json, or a live URL against the VeronikAI suites')
-    .argument('[target]', 'a file, or an http(s) URL fetched with the crawler\'s bounded GET-only chain')
-    .addOption(new Option('--kind <kind>', 'what the target is (default: detected; a directory is an Agent Plugins package; a URL is a card unless it ends in server.json)').choices(['card', 'server-json', 'mcp', 'plugin']))
+    .argument('[target]', "a file, or an http(s) URL fetched with the crawler's bounded GET-only chain")
+    .addOption(
+      new Option(
+        '--kind <kind>',
+        'what the target is (default: detected; a directory is an Agent Plugins package; a URL is a card unless it ends in server.json)',
+      ).choices(['card', 'server-json', 'mcp', 'plugin']),
+    )
     .option('--recursive', 'with a directory: check every Agent Plugins package below it, each reported on its own')
     .option('--json', 'write the JSON report (report version 1)')
-    .addOption(new Option('--format <format>', 'output format (junit: JUnit XML, one test case per rule)').choices(['terminal', 'json', 'sarif', 'junit']))
+    .addOption(
+      new Option('--format <format>', 'output format (junit: JUnit XML, one test case per rule)').choices([
+        'terminal',
+        'json',
+        'sarif',
+        'junit',
+      ]),
+    )
     .option('--rule <id>', 'evaluate one rule (exact, case-sensitive ID) and report the others as excluded')
     .option('--list-rules', 'list the rule catalogue (as JSON with --json or --format json); takes no target')
     .option('--sign', 'attach Ed25519 attestations (key: VERONIKAI_SIGNING_KEY, VERONIKAI_SIGNING_KEY_FILE or the data dir)')
     .addOption(new Option('--transport <type>', 'declared transport of an MCP endpoint (--kind mcp)').choices(['streamable-http', 'sse']))
     .addHelpText('after', EXIT_CODES_HELP);
   // The data dir holds the signing key (--sign); the contact goes in the User-Agent of URL checks.
-  addSettings(cmd, ['dataDir', 'contact', 'signingKeyFile', 'allowLoopback']).action(async (target: string | undefined, opts: CheckOptions) => {
+  addSettings(cmd, ['dataDir', 'contact', 'signingKeyFile', 'allowLoopback']).action(
+    async (target: string | undefined, opts: CheckOptions) => {
       process.exitCode = await runCheck(target, opts);
-    });
+    },
+  );
 }
 
 export async function runCheck(target: string | undefined, opts: CheckOptions): Promise<number> {
@@ -87,13 +101,16 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
     process.stdout.write(format === 'json' ? JSON.stringify(catalogueJson(), null, 2) + '\n' : renderRuleList());
     return 0;
   }
-  if (target === undefined || target.trim() === '') throw new UsageError('check needs a file, a plugin package directory or an http(s) URL (or --list-rules)');
-  if (opts.rule !== undefined && !getRule(opts.rule)) throw new UsageError(`unknown rule "${opts.rule}" (see veronikai check --list-rules)`);
+  if (target === undefined || target.trim() === '')
+    throw new UsageError('check needs a file, a plugin package directory or an http(s) URL (or --list-rules)');
+  if (opts.rule !== undefined && !getRule(opts.rule))
+    throw new UsageError(`unknown rule "${opts.rule}" (see veronikai check --list-rules)`);
   if (opts.transport && opts.kind !== 'mcp') throw new UsageError('--transport applies to --kind mcp only');
   const isUrl = /^https?:\/\//i.test(target);
   if (opts.kind === 'plugin' || (!isUrl && opts.kind === undefined && isDirectory(target))) return checkPlugin(target, opts, format);
   if (opts.recursive) throw new UsageError('--recursive applies to a directory of Agent Plugins packages');
-  if (opts.rule !== undefined && getRule(opts.rule)?.suite === PLUGIN_SUITE_KEY) throw new UsageError(`${opts.rule} is a plugin package rule: give a package directory`);
+  if (opts.rule !== undefined && getRule(opts.rule)?.suite === PLUGIN_SUITE_KEY)
+    throw new UsageError(`${opts.rule} is a plugin package rule: give a package directory`);
 
   const ctx = { subject: target, observedAt: new Date().toISOString() };
 
@@ -118,10 +135,13 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
     const report = buildReport(run);
     // Rendered in full before anything is written, so a failing renderer leaves no partial report.
     const out =
-      format === 'json' ? JSON.stringify(report, null, 2) + '\n'
-      : format === 'sarif' ? JSON.stringify(renderSarif(run, report, { root: process.cwd() }), null, 2) + '\n'
-      : format === 'junit' ? renderCheckJUnit(run, report)
-      : renderTerminal(run, report);
+      format === 'json'
+        ? JSON.stringify(report, null, 2) + '\n'
+        : format === 'sarif'
+          ? JSON.stringify(renderSarif(run, report, { root: process.cwd() }), null, 2) + '\n'
+          : format === 'junit'
+            ? renderCheckJUnit(run, report)
+            : renderTerminal(run, report);
     process.stdout.write(out);
     return report.exitCode;
   } catch (err) {
@@ -137,15 +157,21 @@ export async function runCheck(target: string | undefined, opts: CheckOptions): 
  * server is contacted. A pass is a QUALIFIED PASS: it cannot certify runtime or client behaviour.
  */
 function checkPlugin(target: string, opts: CheckOptions, format: OutputFormat): number {
-  if (opts.sign || opts.transport || opts.allowLoopback) throw new UsageError('--sign, --transport and --allow-loopback do not apply to a plugin package');
-  if (opts.rule !== undefined && getRule(opts.rule)?.suite !== PLUGIN_SUITE_KEY) throw new UsageError(`${opts.rule} is not a plugin package rule (see veronikai check --list-rules)`);
+  if (opts.sign || opts.transport || opts.allowLoopback)
+    throw new UsageError('--sign, --transport and --allow-loopback do not apply to a plugin package');
+  if (opts.rule !== undefined && getRule(opts.rule)?.suite !== PLUGIN_SUITE_KEY)
+    throw new UsageError(`${opts.rule} is not a plugin package rule (see veronikai check --list-rules)`);
   const res = checkPluginDirectory(target, { rule: opts.rule ?? null, recursive: Boolean(opts.recursive) });
   const out =
-    format === 'json' ? JSON.stringify(res.report, null, 2) + '\n'
-    : format === 'sarif' ? JSON.stringify(renderPluginSarif(res.report, { root: process.cwd() }), null, 2) + '\n'
-    : format === 'junit' ? renderPluginJUnit(res.report)
-    : res.recursive ? renderPluginSetTerminal(res.report)
-    : renderPluginTerminal(res.report);
+    format === 'json'
+      ? JSON.stringify(res.report, null, 2) + '\n'
+      : format === 'sarif'
+        ? JSON.stringify(renderPluginSarif(res.report, { root: process.cwd() }), null, 2) + '\n'
+        : format === 'junit'
+          ? renderPluginJUnit(res.report)
+          : res.recursive
+            ? renderPluginSetTerminal(res.report)
+            : renderPluginTerminal(res.report);
   process.stdout.write(out);
   return res.exitCode;
 }

@@ -11,7 +11,9 @@ const repeatable = (v: string, p: string[] = []) => [...p, v];
 
 /** `--source NAME` (repeatable): only these sources. */
 export const sourceOption = () =>
-  new Option('--source <name>', `only these sources (repeatable): ${SOURCE_NAMES.join(', ')}`).argParser((v: string, p?: string[]) => repeatable(checkSourceName(v, '--source'), p));
+  new Option('--source <name>', `only these sources (repeatable): ${SOURCE_NAMES.join(', ')}`).argParser((v: string, p?: string[]) =>
+    repeatable(checkSourceName(v, '--source'), p),
+  );
 
 /** A progress line on a terminal (stderr), rewritten in place; nothing when stderr is not a terminal. */
 function progressLine(stream: NodeJS.WriteStream = process.stderr) {
@@ -47,10 +49,21 @@ export function registerCrawlCommand(program: Command): void {
       const progress = progressLine();
       let incomplete = false;
       try {
-        const platform = await startPlatform(config, { log, clientId: 'veronikai-crawl', warehouse: false, api: false, processors: false, probes: false });
+        const platform = await startPlatform(config, {
+          log,
+          clientId: 'veronikai-crawl',
+          warehouse: false,
+          api: false,
+          processors: false,
+          probes: false,
+        });
         try {
           const stopped = await repeatEvery(every, shutdown?.signal ?? null, async (n) => {
-            const summaries = await crawl(platform, { sources, full: n === 0 && Boolean(opts.full), onProgress: (s) => progress.update(s) });
+            const summaries = await crawl(platform, {
+              sources,
+              full: n === 0 && Boolean(opts.full),
+              onProgress: (s) => progress.update(s),
+            });
             progress.clear();
             for (const s of summaries) say(formatSummary(s));
             incomplete = crawlFailed(summaries);

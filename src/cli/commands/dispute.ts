@@ -43,7 +43,8 @@ export function disputeExitCode(o: DisputeOutcome): number {
 async function runDispute(target: string, opts: DisputeOptions & Record<string, unknown>): Promise<number> {
   // Usage first, before anything is opened.
   const reason = disputeReason(String(opts.reason ?? ''));
-  if (opts.protocol !== undefined && opts.protocol !== 'a2a' && opts.protocol !== 'mcp') throw new UsageError('--protocol must be a2a or mcp');
+  if (opts.protocol !== undefined && opts.protocol !== 'a2a' && opts.protocol !== 'mcp')
+    throw new UsageError('--protocol must be a2a or mcp');
   disputeCandidates(target, opts.protocol);
   const { config, log } = configured(opts, 'veronikai-dispute', DATA_DIR_LOCAL_STATE);
   const outcome = await dispute(config, log, { target, reason, ...(opts.protocol ? { protocol: opts.protocol } : {}) });

@@ -8,7 +8,9 @@ import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTING
 export function registerExportCommand(program: Command): void {
   const cmd = program
     .command('export')
-    .description('write a snapshot of the index (agents, listings and their history, checks, verdicts, daily rollups, per-agent daily history, judged documents) with a manifest of row counts and SHA-256 checksums')
+    .description(
+      'write a snapshot of the index (agents, listings and their history, checks, verdicts, daily rollups, per-agent daily history, judged documents) with a manifest of row counts and SHA-256 checksums',
+    )
     .addHelpText(
       'after',
       `
@@ -26,7 +28,9 @@ exporting the same data again gives the same checksums (manifest.json, SHA256SUM
       try {
         const m = await exportSnapshot(config, { out: String(opts.out), format: opts.format as ExportFormat, since });
         for (const f of m.files) say(`${f.file}: ${f.rows} row(s), ${f.bytes} bytes, sha256 ${f.sha256}`);
-        say(`snapshot of checker ${m.checkerVersion ?? '(none yet)'} written to ${String(opts.out)} (manifest.json, SHA256SUMS)${m.via === 'instance' ? ' through the running instance' : ''}`);
+        say(
+          `snapshot of checker ${m.checkerVersion ?? '(none yet)'} written to ${String(opts.out)} (manifest.json, SHA256SUMS)${m.via === 'instance' ? ' through the running instance' : ''}`,
+        );
       } catch (err) {
         if (!(err instanceof WarehouseError)) throw err;
         process.stderr.write(`veronikai export: ${err.kind}${err.code === undefined ? '' : ` (code ${err.code})`}: ${err.message}\n`);

@@ -40,10 +40,19 @@ export function registerInspectCommand(program: Command): void {
     .command('inspect')
     .description('inspect your own MCP server or A2A agent as a client would: protocol states, era, auth discovery, card lint')
     .argument('<url>', 'the MCP endpoint or the A2A agent (origin or card URL), http(s)')
-    .addOption(new Option('--protocol <protocol>', 'what to inspect; auto tries both from the URL').choices(['mcp', 'a2a', 'auto']).default('auto'))
+    .addOption(
+      new Option('--protocol <protocol>', 'what to inspect; auto tries both from the URL').choices(['mcp', 'a2a', 'auto']).default('auto'),
+    )
     .option('--header <header>', "request header 'Name: value' for your own server (repeatable; never logged or printed)", collect)
     .option('--json', 'write the JSON report')
-    .addOption(new Option('--format <format>', 'output format (junit: JUnit XML, one test case per rule)').choices(['terminal', 'json', 'sarif', 'junit']))
+    .addOption(
+      new Option('--format <format>', 'output format (junit: JUnit XML, one test case per rule)').choices([
+        'terminal',
+        'json',
+        'sarif',
+        'junit',
+      ]),
+    )
     .option('--time-limit <duration>', `time limit of the whole inspect (default ${INSPECT_TIME_LIMIT_MS / 1000}s)`)
     .option('--max-requests <n>', `request budget of the whole inspect (default ${INSPECT_REQUEST_BUDGET})`)
     .addHelpText('after', INSPECT_EXIT_CODES_HELP);
@@ -77,7 +86,9 @@ export async function runInspectCommand(url: string, opts: InspectCliOptions): P
     const [n, v] = parseHeaderFlag(h);
     headers[n] = v;
   }
-  const timeLimitMs = opts.timeLimit ? parseDuration(opts.timeLimit, '--time-limit', { min: 1000, max: 15 * 60_000 }) : INSPECT_TIME_LIMIT_MS;
+  const timeLimitMs = opts.timeLimit
+    ? parseDuration(opts.timeLimit, '--time-limit', { min: 1000, max: 15 * 60_000 })
+    : INSPECT_TIME_LIMIT_MS;
   const requestBudget = opts.maxRequests ? parseCount(opts.maxRequests, '--max-requests', 1) : INSPECT_REQUEST_BUDGET;
   const config = loadConfig(overridesFrom(opts as Record<string, unknown>));
   try {
@@ -90,10 +101,13 @@ export async function runInspectCommand(url: string, opts: InspectCliOptions): P
       ...(opts.allowLoopback ? { allowLoopback: true } : {}),
     });
     const out =
-      format === 'json' ? JSON.stringify(report, null, 2) + '\n'
-      : format === 'sarif' ? JSON.stringify(renderInspectSarif(report), null, 2) + '\n'
-      : format === 'junit' ? renderInspectJUnit(report)
-      : renderInspectTerminal(report);
+      format === 'json'
+        ? JSON.stringify(report, null, 2) + '\n'
+        : format === 'sarif'
+          ? JSON.stringify(renderInspectSarif(report), null, 2) + '\n'
+          : format === 'junit'
+            ? renderInspectJUnit(report)
+            : renderInspectTerminal(report);
     process.stdout.write(out);
     return report.exitCode;
   } catch (err) {

@@ -7,7 +7,9 @@ import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTING
 
 /** `veronikai migrate`: applies the pending clickhouse/NNNN_*.sql migrations, idempotently. */
 export function registerMigrateCommand(program: Command): void {
-  const cmd = program.command('migrate').description('apply pending ClickHouse migrations (clickhouse/NNNN_*.sql); a second run applies nothing');
+  const cmd = program
+    .command('migrate')
+    .description('apply pending ClickHouse migrations (clickhouse/NNNN_*.sql); a second run applies nothing');
   addSettings(cmd, WAREHOUSE_SETTINGS)
     .option('--dry-run', 'only list the migrations that would be applied')
     .action(async (opts: Record<string, unknown>) => {

@@ -20,13 +20,20 @@ export function probePolicyFrom(opts: Record<string, unknown>): PlatformOptions[
 /** `veronikai probe-worker`: probe workers as a role of their own (probe-requests → probes). */
 export function registerProbeWorkerCommand(program: Command): void {
   const cmd = program.command('probe-worker').description('consume probe requests and emit probe events until stopped');
-  addSettings(cmd, PLATFORM_SETTINGS, ['canaryUrl', 'sourceUrl', 'probeConcurrency', 'allowLoopback'])
-    .action(async (opts: Record<string, unknown>) => {
+  addSettings(cmd, PLATFORM_SETTINGS, ['canaryUrl', 'sourceUrl', 'probeConcurrency', 'allowLoopback']).action(
+    async (opts: Record<string, unknown>) => {
       const { config, log } = configured(opts, 'veronikai-probe-worker', DATA_DIR_LOCAL_BROKER);
       const probePolicy = probePolicyFrom(opts);
       const shutdown = onShutdown();
       try {
-        const platform = await startPlatform(config, { log, clientId: 'veronikai-probe-worker', warehouse: false, api: false, processors: false, probePolicy });
+        const platform = await startPlatform(config, {
+          log,
+          clientId: 'veronikai-probe-worker',
+          warehouse: false,
+          api: false,
+          processors: false,
+          probePolicy,
+        });
         try {
           say('probe worker running');
           // A worker that stops on a failure rejects here: the error reaches main, which exits non-zero.
@@ -37,5 +44,6 @@ export function registerProbeWorkerCommand(program: Command): void {
       } finally {
         shutdown.dispose();
       }
-    });
+    },
+  );
 }

@@ -39,8 +39,8 @@ export function registerProbeCommand(program: Command): void {
     .option('--json', 'print the probe event as JSON (kept body excerpts base64; documents by hash)')
     .option('--timeout <duration>', 'limit on each exchange, e.g. 5s or 500ms (at most 10s, the default)');
   addSettings(cmd, ['contact', 'canaryUrl', 'allowLoopback']).action(async (url: string, opts: ProbeOptions) => {
-      process.exitCode = await runProbe(url, opts);
-    });
+    process.exitCode = await runProbe(url, opts);
+  });
 }
 
 /** The event as JSON-ready data: kept bodies (excerpts) as base64 strings, everything else as is. */
@@ -60,7 +60,9 @@ function render(event: ProbeEvent): string {
   for (const e of event.exchanges) {
     const what = e.status !== null ? `HTTP ${e.status}` : `no answer (${e.errorClass ?? 'error'})`;
     const extra = e.status !== null && e.errorClass ? `, ${e.errorClass}` : '';
-    lines.push(`  [${e.role}] GET ${e.url} → ${what} (${e.bodyBytes} bytes${e.bodyTruncated ? ', truncated' : ''}, ${e.durationMs} ms${extra})`);
+    lines.push(
+      `  [${e.role}] GET ${e.url} → ${what} (${e.bodyBytes} bytes${e.bodyTruncated ? ', truncated' : ''}, ${e.durationMs} ms${extra})`,
+    );
     if (e.errorMessage) lines.push(`      ${e.errorMessage}`);
   }
   return lines.join('\n') + '\n';
@@ -71,7 +73,12 @@ export async function runProbe(url: string, opts: ProbeOptions): Promise<number>
   if (!/^https?:\/\//i.test(url)) throw new UsageError(`probe needs an absolute http(s) URL, got "${url}"`);
   const timeoutMs = opts.timeout === undefined ? undefined : parseDuration(opts.timeout, '--timeout', { max: MAX_TIMEOUT_MS });
   const config = loadConfig(overridesFrom(opts as unknown as Record<string, unknown>));
-  const event = await probeOnce(config, { protocol: opts.protocol, url, allowLoopback: opts.allowLoopback === true, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  const event = await probeOnce(config, {
+    protocol: opts.protocol,
+    url,
+    allowLoopback: opts.allowLoopback === true,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
   process.stdout.write(opts.json ? JSON.stringify(probeEventJson(event), null, 2) + '\n' : render(event));
   return event.errorClass === null ? 0 : 1;
 }

@@ -18,7 +18,7 @@ export function registerReplayCommand(program: Command): void {
     .command('replay')
     .description(
       `replay the probes topic from the earliest offset through the verdict processor of this build's checker (${CHECKER_VERSION}), ` +
-        'writing its verdicts beside older versions\' and comparing the results; exits 0 once caught up. ' +
+        "writing its verdicts beside older versions' and comparing the results; exits 0 once caught up. " +
         'On the embedded warehouse, stop `run` first (one process per data directory).',
     );
   addSettings(cmd, PLATFORM_SETTINGS, ['signingKeyFile'])
@@ -26,7 +26,10 @@ export function registerReplayCommand(program: Command): void {
       '--checker-version [version]',
       `alone: print the checker version a replay writes and exit; with a version: refuse unless it is this build's (${CHECKER_VERSION})`,
     )
-    .option('--compare-with <version>', 'the checker version to compare the results with (default: the one shown now, else the latest other)')
+    .option(
+      '--compare-with <version>',
+      'the checker version to compare the results with (default: the one shown now, else the latest other)',
+    )
     .option('--timeout <duration>', 'give up (exit 1) after this long; what was committed stays, and the next replay resumes there', '6h')
     .action(async (opts: Record<string, unknown>) => {
       const asked = opts.checkerVersion;
@@ -83,7 +86,9 @@ export function registerReplayCommand(program: Command): void {
         const summary = await runReplay(config, {
           log,
           onStart: ({ probesTopic }) =>
-            say(`replaying ${probesTopic} under checker ${groups.checkerVersion} (consumer group ${groups.verdicts}; listing history: ${groups.listingHistory})`),
+            say(
+              `replaying ${probesTopic} under checker ${groups.checkerVersion} (consumer group ${groups.verdicts}; listing history: ${groups.listingHistory})`,
+            ),
           onProgress,
           timeoutMs,
           ...(typeof opts.compareWith === 'string' ? { compareWith: opts.compareWith } : {}),

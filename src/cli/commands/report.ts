@@ -10,8 +10,13 @@ export function registerReportCommand(program: Command): void {
   const report = program.command('report').description('reports from the index');
   const cmd = report
     .command('census')
-    .description('the census of A2A cards (docs/CENSUS.md: routes, versions, tolerant_valid, alternative verdicts, defects) with per-source coverage, overlap and outcomes')
-    .addHelpText('after', '\nCounts are a census of the cards judged that day; shares are estimates from the day\'s uniform sample only, with 95% Wilson intervals.');
+    .description(
+      'the census of A2A cards (docs/CENSUS.md: routes, versions, tolerant_valid, alternative verdicts, defects) with per-source coverage, overlap and outcomes',
+    )
+    .addHelpText(
+      'after',
+      "\nCounts are a census of the cards judged that day; shares are estimates from the day's uniform sample only, with 95% Wilson intervals.",
+    );
   addSettings(cmd, WAREHOUSE_SETTINGS)
     .option('--date <date>', 'UTC day (YYYY-MM-DD); default the newest day with verdicts')
     .addOption(new Option('--format <format>', 'output').choices(['md', 'json', 'html']).default('md'))
@@ -20,7 +25,12 @@ export function registerReportCommand(program: Command): void {
       const { config } = configured(opts, 'veronikai-report', DATA_DIR_EMBEDDED_WAREHOUSE);
       try {
         const r = await censusReport(config, { day });
-        const text = opts.format === 'json' ? `${JSON.stringify(r, null, 2)}\n` : opts.format === 'html' ? renderCensusHtml(r) : renderCensusMarkdown(r);
+        const text =
+          opts.format === 'json'
+            ? `${JSON.stringify(r, null, 2)}\n`
+            : opts.format === 'html'
+              ? renderCensusHtml(r)
+              : renderCensusMarkdown(r);
         process.stdout.write(text);
       } catch (err) {
         if (!(err instanceof WarehouseError)) throw err;

@@ -4,7 +4,15 @@ import { startPlatform } from '../../runtime/platform.js';
 import { runDailyCycles } from '../../runtime/roles.js';
 import { onShutdown } from '../../runtime/shutdown.js';
 import { formatDailyReport, formatSummary, say, sourcesNotRead } from '../format.js';
-import { addSettings, API_SETTINGS, configured, DATA_DIR_ALWAYS, PLATFORM_SETTINGS, SCHEDULE_SETTINGS, SOURCE_SETTINGS } from '../settings.js';
+import {
+  addSettings,
+  API_SETTINGS,
+  configured,
+  DATA_DIR_ALWAYS,
+  PLATFORM_SETTINGS,
+  SCHEDULE_SETTINGS,
+  SOURCE_SETTINGS,
+} from '../settings.js';
 import { sourceOption } from './crawl.js';
 import { probePolicyFrom } from './probe-worker.js';
 
@@ -13,7 +21,23 @@ export function registerRunCommand(program: Command): void {
   const cmd = program
     .command('run')
     .description('run everything in one process: local Kafka broker, embedded ClickHouse, listing sources, processors and the API');
-  addSettings(cmd, PLATFORM_SETTINGS, API_SETTINGS, ['clickhouseHost', 'clickhousePort', 'clickhouseHttpUser', 'clickhouseHttpHosts', 'webhooksFile', 'webhooksMaxAge', 'probeConcurrency', 'allowLoopback'], SOURCE_SETTINGS, SCHEDULE_SETTINGS)
+  addSettings(
+    cmd,
+    PLATFORM_SETTINGS,
+    API_SETTINGS,
+    [
+      'clickhouseHost',
+      'clickhousePort',
+      'clickhouseHttpUser',
+      'clickhouseHttpHosts',
+      'webhooksFile',
+      'webhooksMaxAge',
+      'probeConcurrency',
+      'allowLoopback',
+    ],
+    SOURCE_SETTINGS,
+    SCHEDULE_SETTINGS,
+  )
     .addOption(sourceOption())
     .option('--full', 'full resync of every source on the first pass')
     .option('--every <duration>', 'run again (crawl, probes, judgement, rollups) at this interval', '24h')
@@ -22,7 +46,11 @@ export function registerRunCommand(program: Command): void {
       const every = parseDuration(String(opts.every), '--every');
       const { config, log } = configured(opts, 'veronikai', DATA_DIR_ALWAYS);
       // The API serves as soon as it listens, while Kafka starts and the consumers join.
-      const platform = await startPlatform(config, { log, probePolicy: probePolicyFrom(opts), onServing: (url) => say(`VeronikAI API listening on ${url}  (try ${url}/agents)`) });
+      const platform = await startPlatform(config, {
+        log,
+        probePolicy: probePolicyFrom(opts),
+        onServing: (url) => say(`VeronikAI API listening on ${url}  (try ${url}/agents)`),
+      });
       say(`data directory: ${config.dataDir}; Kafka: ${platform.kafka.brokers}; warehouse: ${config.warehouse.kind}`);
       if (platform.clickhouseUrl) say(`ClickHouse HTTP interface (read-only) on ${platform.clickhouseUrl}`);
       if (platform.clickhouseLogin) say(`ClickHouse HTTP interface login: ${platform.clickhouseLogin}`);
@@ -36,7 +64,8 @@ export function registerRunCommand(program: Command): void {
           onCrawl(summaries) {
             for (const s of summaries) say(formatSummary(s));
             const failed = sourcesNotRead(summaries);
-            if (failed.length > 0) say(`${failed.length} source(s) could not be read completely; the API keeps serving what it already has.`);
+            if (failed.length > 0)
+              say(`${failed.length} source(s) could not be read completely; the API keeps serving what it already has.`);
           },
           onReport(report) {
             for (const line of formatDailyReport(report)) say(line);

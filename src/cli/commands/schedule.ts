@@ -12,7 +12,9 @@ import { addSettings, configured, DATA_DIR_LOCAL_STATE, PLATFORM_SETTINGS, SCHED
  * and the verdict processor have caught up, then records the run's finish.
  */
 export function registerScheduleCommand(program: Command): void {
-  const cmd = program.command('schedule').description('plan and emit a daily run of probes (once, or every --every), then record what it did');
+  const cmd = program
+    .command('schedule')
+    .description('plan and emit a daily run of probes (once, or every --every), then record what it did');
   addSettings(cmd, PLATFORM_SETTINGS, SCHEDULE_SETTINGS)
     .option('--seed <seed>', 'sampling seed (recorded in the run event; default random)')
     .option('--every <duration>', 'keep running and schedule again at this interval (e.g. 24h)')
@@ -22,7 +24,14 @@ export function registerScheduleCommand(program: Command): void {
       // With --every, a signal ends the wait at once, or the daily run in progress after it finishes.
       const shutdown = every === null ? null : onShutdown();
       try {
-        const platform = await startPlatform(config, { log, clientId: 'veronikai-schedule', migrate: false, api: false, processors: false, probes: false });
+        const platform = await startPlatform(config, {
+          log,
+          clientId: 'veronikai-schedule',
+          migrate: false,
+          api: false,
+          processors: false,
+          probes: false,
+        });
         try {
           const daily = dailyRunOn(platform, typeof opts.seed === 'string' ? { seed: opts.seed } : {});
           const stopped = await repeatEvery(every, shutdown?.signal ?? null, async () => {

@@ -26,8 +26,10 @@ function hitLines(h: SearchHit, i: number, explain: boolean): string {
   if (h.description) lines.push(`    ${marked(h.description, h.highlights.description).replace(/\s+/g, ' ').slice(0, 200)}`);
   if (explain) {
     const e = h.explain;
-    lines.push(`    relevance ${e.relevance} = ${e.terms.map((p) => `${p.word}→${p.term} (${p.kind}) ${p.part}`).join(' + ')}; phrase ×${(1 + e.phrase).toFixed(3)}; ` +
-      `boosts up ${e.boosts.upNow} uptime ${e.boosts.uptime30} conformance ${e.boosts.conformance}`);
+    lines.push(
+      `    relevance ${e.relevance} = ${e.terms.map((p) => `${p.word}→${p.term} (${p.kind}) ${p.part}`).join(' + ')}; phrase ×${(1 + e.phrase).toFixed(3)}; ` +
+        `boosts up ${e.boosts.upNow} uptime ${e.boosts.uptime30} conformance ${e.boosts.conformance}`,
+    );
   }
   return lines.join('\n');
 }
@@ -36,7 +38,9 @@ function hitLines(h: SearchHit, i: number, explain: boolean): string {
 export function registerSearchCommand(program: Command): void {
   const cmd = program
     .command('search')
-    .description('search the index by what agents do: relevance-ranked over names, descriptions, skills, tags and packages, then by our own measurements (docs/SEARCH.md)')
+    .description(
+      'search the index by what agents do: relevance-ranked over names, descriptions, skills, tags and packages, then by our own measurements (docs/SEARCH.md)',
+    )
     .argument('<query...>', 'words or a sentence');
   addSettings(cmd, WAREHOUSE_SETTINGS)
     .addOption(new Option('--protocol <protocol>', 'only this protocol').choices(['a2a', 'mcp']))
@@ -45,18 +49,25 @@ export function registerSearchCommand(program: Command): void {
     .option('--transport <transport>', 'only agents offering this transport')
     .addOption(new Option('--auth <auth>', 'whether authentication is required').choices(['required', 'none']))
     .option('--limit <n>', `hits (1..${SEARCH_LIMIT_MAX})`, '10')
-    .option('--explain', 'print each hit\'s score parts')
+    .option('--explain', "print each hit's score parts")
     .option('--json', 'print the result as JSON')
     .action(async (words: string[], opts: Record<string, unknown>) => {
       const q = words.join(' ').trim();
       const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT_MAX) throw new UsageError(`--limit must be an integer from 1 to ${SEARCH_LIMIT_MAX}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT_MAX)
+        throw new UsageError(`--limit must be an integer from 1 to ${SEARCH_LIMIT_MAX}`);
       const { config } = configured(opts, 'veronikai-search', DATA_DIR_EMBEDDED_WAREHOUSE);
       const str = (k: string) => (typeof opts[k] === 'string' ? (opts[k] as string) : null);
       try {
         const r = await searchIndex(config, q, {
           limit,
-          filters: { protocol: str('protocol'), source: str('source'), state: str('state') as SearchState | null, transport: str('transport'), auth: str('auth') as 'required' | 'none' | null },
+          filters: {
+            protocol: str('protocol'),
+            source: str('source'),
+            state: str('state') as SearchState | null,
+            transport: str('transport'),
+            auth: str('auth') as 'required' | 'none' | null,
+          },
         });
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
@@ -68,9 +79,18 @@ export function registerSearchCommand(program: Command): void {
         }
         process.stdout.write(`${r.hits.map((h, i) => hitLines(h, i, opts.explain === true)).join('\n')}\n`);
         const facets = Object.entries(r.facets)
-          .map(([k, v]) => `${k}: ${Object.entries(v).map(([x, n]) => `${x} ${n}`).join(', ') || '-'}`)
+          .map(
+            ([k, v]) =>
+              `${k}: ${
+                Object.entries(v)
+                  .map(([x, n]) => `${x} ${n}`)
+                  .join(', ') || '-'
+              }`,
+          )
           .join(' · ');
-        process.stdout.write(`\n${r.total} ${r.total === 1 ? 'match' : 'matches'}${r.complete ? '' : ' among the best candidates'} (checker ${r.checkerVersion}). ${facets}\n`);
+        process.stdout.write(
+          `\n${r.total} ${r.total === 1 ? 'match' : 'matches'}${r.complete ? '' : ' among the best candidates'} (checker ${r.checkerVersion}). ${facets}\n`,
+        );
       } catch (err) {
         if (!(err instanceof WarehouseError)) throw err;
         process.stderr.write(`veronikai search: ${err.kind}${err.code === undefined ? '' : ` (code ${err.code})`}: ${err.message}\n`);

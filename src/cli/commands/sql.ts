@@ -53,8 +53,15 @@ Rows are streamed as they come; at most ${SQL_DEFAULT_MAX_ROWS} unless --max-row
 A read stops at its deadline (--sql-timeout, default ${SETTINGS.sqlTimeout.default}); --write statements have none.`,
     );
   addSettings(cmd, WAREHOUSE_SETTINGS, ['sqlTimeout'])
-    .addOption(new Option('--format <format>', 'json: one JSON array; jsonl: one JSON object per line').choices(['json', 'jsonl']).default('json'))
-    .option('--param <name=value>', 'value of a {name:Type} placeholder (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .addOption(
+      new Option('--format <format>', 'json: one JSON array; jsonl: one JSON object per line').choices(['json', 'jsonl']).default('json'),
+    )
+    .option(
+      '--param <name=value>',
+      'value of a {name:Type} placeholder (repeatable)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .option('--max-rows <n>', `print at most n rows (0: no limit); stderr says when the limit cut the output`, String(SQL_DEFAULT_MAX_ROWS))
     .option('--write', 'run on a writing connection: DDL, INSERT and other changes are allowed', false)
     .action(async (query: string, opts: Record<string, unknown>) => {
@@ -94,12 +101,17 @@ A read stops at its deadline (--sql-timeout, default ${SETTINGS.sqlTimeout.defau
         if (!jsonl && outcome.returnedRows) out.add(opened ? '\n]\n' : '[]\n');
         await out.flush();
         if (outcome.truncated) {
-          process.stderr.write(`veronikai sql: output stopped after ${outcome.rows} rows (--max-rows ${maxRows}); --max-rows 0 prints every row\n`);
+          process.stderr.write(
+            `veronikai sql: output stopped after ${outcome.rows} rows (--max-rows ${maxRows}); --max-rows 0 prints every row\n`,
+          );
         }
       } catch (err) {
         await out.flush();
         if (!(err instanceof WarehouseError)) throw err;
-        const hint = err.kind === 'timeout' && opts.write !== true ? ` (the deadline is --sql-timeout ${ms(config.sqlTimeoutMs)}; raise it for a longer read)` : '';
+        const hint =
+          err.kind === 'timeout' && opts.write !== true
+            ? ` (the deadline is --sql-timeout ${ms(config.sqlTimeoutMs)}; raise it for a longer read)`
+            : '';
         process.stderr.write(`veronikai sql: ${err.kind}${err.code === undefined ? '' : ` (code ${err.code})`}: ${err.message}${hint}\n`);
         process.exitCode = 1;
       }

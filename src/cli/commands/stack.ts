@@ -16,14 +16,19 @@ export function registerStackCommand(program: Command): void {
 
   withDirs(stack.command('up'))
     .description('start the broker (or --nodes of them, a cluster) in the background and wait until it answers')
-    .option('--port <port>', 'client port (of node 1 in a cluster: node n listens on port + 2(n-1), its controller on the next port)', String(DEFAULT_BROKER_PORT))
+    .option(
+      '--port <port>',
+      'client port (of node 1 in a cluster: node n listens on port + 2(n-1), its controller on the next port)',
+      String(DEFAULT_BROKER_PORT),
+    )
     .option('--controller-port <port>', 'KRaft controller port of a single broker (default: port + 1)')
     .option('--nodes <n>', `KRaft nodes, each a broker and a controller (1 to ${MAX_CLUSTER_NODES})`, '1')
     .option('--heap <size>', 'JVM maximum heap of each node', '512m')
     .action(async (flags: StackFlags & { port: string; controllerPort?: string; nodes: string; heap: string }) => {
       const nodes = parseCount(flags.nodes, '--nodes', 1);
       if (nodes > MAX_CLUSTER_NODES) throw new UsageError(`--nodes must be between 1 and ${MAX_CLUSTER_NODES}, got ${nodes}`);
-      if (nodes > 1 && flags.controllerPort !== undefined) throw new UsageError('--controller-port is for a single broker; a cluster puts each controller beside its node');
+      if (nodes > 1 && flags.controllerPort !== undefined)
+        throw new UsageError('--controller-port is for a single broker; a cluster puts each controller beside its node');
       const { config, log } = configured(flags, 'veronikai-stack', DATA_DIR_ALWAYS);
       const port = parsePort(flags.port, '--port');
       const controllerPort = flags.controllerPort === undefined ? undefined : parsePort(flags.controllerPort, '--controller-port');
@@ -31,11 +36,18 @@ export function registerStackCommand(program: Command): void {
       if (!up.started) {
         const s = up.status;
         const what = s.kind === 'cluster' ? `a cluster of ${s.nodes.length} nodes` : 'Kafka';
-        process.stdout.write(`${s.version ? `Kafka ${s.version}: ` : ''}${what} is already running: listening on ${s.bootstrapServers} (pid ${s.nodes.map((n) => n.pid).filter((p) => p !== null).join(', ')})\n`);
+        process.stdout.write(
+          `${s.version ? `Kafka ${s.version}: ` : ''}${what} is already running: listening on ${s.bootstrapServers} (pid ${s.nodes
+            .map((n) => n.pid)
+            .filter((p) => p !== null)
+            .join(', ')})\n`,
+        );
         return;
       }
       if (up.nodes.length === 1) {
-        process.stdout.write(`Kafka ${up.version} broker listening on ${up.bootstrapServers} (pid ${up.nodes[0]!.pid})\n  log:     ${up.serverLogs[0]}\n`);
+        process.stdout.write(
+          `Kafka ${up.version} broker listening on ${up.bootstrapServers} (pid ${up.nodes[0]!.pid})\n  log:     ${up.serverLogs[0]}\n`,
+        );
       } else {
         process.stdout.write(`Kafka ${up.version} cluster of ${up.nodes.length} nodes\n`);
         up.nodes.forEach((n, i) => process.stdout.write(`  node ${n.id}: ${n.address} (pid ${n.pid}), log ${up.serverLogs[i]}\n`));
@@ -50,7 +62,13 @@ export function registerStackCommand(program: Command): void {
       const timeoutMs = parseDuration(flags.timeout, '--timeout');
       const { config, log } = configured(flags, 'veronikai-stack');
       const pids = await stackDown(config, { timeoutMs, log });
-      process.stdout.write(pids.length === 0 ? 'Kafka broker was not running\n' : pids.length === 1 ? `Kafka broker stopped (pid ${pids[0]})\n` : `Kafka cluster stopped (pids ${pids.join(', ')})\n`);
+      process.stdout.write(
+        pids.length === 0
+          ? 'Kafka broker was not running\n'
+          : pids.length === 1
+            ? `Kafka broker stopped (pid ${pids[0]})\n`
+            : `Kafka cluster stopped (pids ${pids.join(', ')})\n`,
+      );
     });
 
   withDirs(stack.command('status'))
@@ -64,9 +82,13 @@ export function registerStackCommand(program: Command): void {
         const { broker, ...stack } = s;
         process.stdout.write(JSON.stringify(broker ? { ...broker, ...stack } : stack) + '\n');
       } else if (s.kind === 'cluster') {
-        process.stdout.write(`Kafka ${s.version} cluster: ${s.nodes.filter((n) => n.running).length} of ${s.nodes.length} nodes running; bootstrap servers ${s.bootstrapServers}\n`);
+        process.stdout.write(
+          `Kafka ${s.version} cluster: ${s.nodes.filter((n) => n.running).length} of ${s.nodes.length} nodes running; bootstrap servers ${s.bootstrapServers}\n`,
+        );
         for (const n of s.nodes) {
-          process.stdout.write(`  node ${n.id} (${n.roles.join(', ')}): ${n.address}, ${n.running ? `pid ${n.pid}${n.reachable ? '' : ', not accepting connections yet'}` : 'not running'}\n`);
+          process.stdout.write(
+            `  node ${n.id} (${n.roles.join(', ')}): ${n.address}, ${n.running ? `pid ${n.pid}${n.reachable ? '' : ', not accepting connections yet'}` : 'not running'}\n`,
+          );
         }
       } else if (s.running && s.broker) {
         const b = s.broker;

@@ -24,7 +24,8 @@ data directory's (keys/attestation-ed25519.pub.pem), the configured signing key'
           publicKeyFile: typeof opts.publicKey === 'string' ? opts.publicKey : null,
           onStaleInstance: (note) => void process.stderr.write(`veronikai verify: ${note}\n`),
         });
-        for (const f of r.failures) process.stdout.write(`NOT VERIFIED ${f.eventId} (checker ${f.checkerVersion}, agent ${f.agentKey}): ${f.why}\n`);
+        for (const f of r.failures)
+          process.stdout.write(`NOT VERIFIED ${f.eventId} (checker ${f.checkerVersion}, agent ${f.agentKey}): ${f.why}\n`);
         if (r.failed > r.failures.length) process.stdout.write(`… and ${r.failed - r.failures.length} more rows that do not verify\n`);
         if (r.badHeads > 0) process.stdout.write(`${r.badHeads} of ${r.heads} signed heads do not verify with this key\n`);
         process.stdout.write(`verified ${r.verified} of ${r.total}\n`);

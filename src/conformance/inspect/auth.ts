@@ -34,7 +34,10 @@ export function prmCandidates(endpoint: string, resourceMetadata: string | null)
  * suffix before the issuer's path; OpenID Connect Discovery §4 appends it to the issuer; MCP
  * 2025-11-25 asks clients to try both forms of each. Without a path both forms are one URL.
  */
-export function authServerCandidates(issuer: string): { oidc: Array<{ url: string; form: string }>; oauth: Array<{ url: string; form: string }> } {
+export function authServerCandidates(issuer: string): {
+  oidc: Array<{ url: string; form: string }>;
+  oauth: Array<{ url: string; form: string }>;
+} {
   let u: URL;
   try {
     u = new URL(issuer);

@@ -39,7 +39,16 @@ export interface InspectCheck {
 export const EXCERPT_CHARS = 600;
 
 /** Response headers worth showing as evidence. */
-const RELEVANT = ['content-type', 'www-authenticate', 'mcp-session-id', 'mcp-protocol-version', 'location', 'allow', 'content-length', 'cache-control'];
+const RELEVANT = [
+  'content-type',
+  'www-authenticate',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'location',
+  'allow',
+  'content-length',
+  'cache-control',
+];
 /** Request headers worth showing (the owner's credentials already read `[redacted]`). */
 const SENT = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-session-id', 'user-agent', 'authorization'];
 
@@ -52,12 +61,22 @@ export function evidenceOf(ex: InspectExchange): Evidence {
   const headers: Record<string, string> = {};
   for (const h of RELEVANT) if (ex.headers[h] !== undefined) headers[h] = redactText(ex.headers[h]!);
   const sent: Record<string, string> = {};
-  for (const [n, v] of Object.entries(ex.requestHeaders)) if (SENT.includes(n) || v === '[redacted]') sent[n] = v === '[redacted]' ? v : redactText(v);
-  let body = ex.streamReply !== undefined ? `${ex.body}${ex.streamReply ? `\n[reply on the event stream] ${ex.streamReply}` : ''}` : ex.body;
+  for (const [n, v] of Object.entries(ex.requestHeaders))
+    if (SENT.includes(n) || v === '[redacted]') sent[n] = v === '[redacted]' ? v : redactText(v);
+  let body =
+    ex.streamReply !== undefined ? `${ex.body}${ex.streamReply ? `\n[reply on the event stream] ${ex.streamReply}` : ''}` : ex.body;
   if (ex.events && ex.events.length > 0) body = ex.events.map((e) => `event: ${e.event}\ndata: ${e.data}`).join('\n\n');
   const request: Evidence['request'] = { method: ex.method, url: ex.url, headers: sent };
   if (ex.requestBody !== undefined) request.body = excerpt(ex.requestBody, 300);
-  return { request, status: ex.status, headers, excerpt: excerpt(body), bodyTruncated: ex.bodyTruncated, errorClass: ex.errorClass, errorMessage: ex.errorMessage };
+  return {
+    request,
+    status: ex.status,
+    headers,
+    excerpt: excerpt(body),
+    bodyTruncated: ex.bodyTruncated,
+    errorClass: ex.errorClass,
+    errorMessage: ex.errorMessage,
+  };
 }
 
 /**
@@ -76,7 +95,14 @@ export class CheckList {
     this.rec = new Recorder<InspectCheck>(rules, Infinity);
   }
 
-  add(name: string, outcome: CheckOutcome, rule: Rule | null, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): InspectCheck {
+  add(
+    name: string,
+    outcome: CheckOutcome,
+    rule: Rule | null,
+    message: string,
+    location: string,
+    exchanges: Array<InspectExchange | null | undefined> = [],
+  ): InspectCheck {
     const failing = outcome === 'fail' || outcome === 'warn';
     // A failing check takes its rule's severity; the catalogue decides fail or warn.
     if (rule !== null && failing) outcome = rule.severity;
@@ -96,7 +122,13 @@ export class CheckList {
     return check;
   }
 
-  pass(name: string, rule: Rule | null, message: string, location: string, exchanges: Array<InspectExchange | null | undefined> = []): void {
+  pass(
+    name: string,
+    rule: Rule | null,
+    message: string,
+    location: string,
+    exchanges: Array<InspectExchange | null | undefined> = [],
+  ): void {
     this.add(name, 'pass', rule, message, location, exchanges);
   }
 

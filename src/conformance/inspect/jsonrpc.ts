@@ -6,7 +6,6 @@
 import { isObject, parseJson, type JsonObject } from '../../core/json-util.js';
 import { isEventStream, sseEvents } from '../../core/sse.js';
 
-
 export function isJsonContent(headers: Record<string, string>): boolean {
   return /^\s*application\/([a-z0-9.+-]*\+)?json\b/i.test(headers['content-type'] ?? '');
 }
@@ -19,11 +18,19 @@ export type JsonRpcReply =
 function asReply(v: unknown): JsonRpcReply | null {
   if (!isObject(v) || v.jsonrpc !== '2.0') return null;
   if ('result' in v) {
-    return isObject(v.result) ? { kind: 'result', id: v.id, result: v.result } : { kind: 'none', why: 'the JSON-RPC result is not an object' };
+    return isObject(v.result)
+      ? { kind: 'result', id: v.id, result: v.result }
+      : { kind: 'none', why: 'the JSON-RPC result is not an object' };
   }
   if ('error' in v && isObject(v.error)) {
     const e = v.error;
-    return { kind: 'error', id: v.id, code: typeof e.code === 'number' ? e.code : null, message: typeof e.message === 'string' ? e.message : '', data: e.data };
+    return {
+      kind: 'error',
+      id: v.id,
+      code: typeof e.code === 'number' ? e.code : null,
+      message: typeof e.message === 'string' ? e.message : '',
+      data: e.data,
+    };
   }
   return null;
 }
@@ -53,7 +60,9 @@ export function readReply(body: string, headers: Record<string, string>, id: unk
   }
   if (body.trim() === '') return { kind: 'none', why: 'the body is empty' };
   const reply = replyInText(body, id);
-  return reply ?? { kind: 'none', why: parseJson(body).ok ? 'the body is JSON but not a JSON-RPC reply to the request' : 'the body is not JSON' };
+  return (
+    reply ?? { kind: 'none', why: parseJson(body).ok ? 'the body is JSON but not a JSON-RPC reply to the request' : 'the body is not JSON' }
+  );
 }
 
 /** True once `body` holds a complete reply to `id` (used to stop reading a POST's event stream). */

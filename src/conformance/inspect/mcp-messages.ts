@@ -36,7 +36,12 @@ export function modernHeaders(method: string): Record<string, string> {
 }
 
 export function initializeRequest(id: number): JsonObject {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { ...CLIENT_INFO } } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { ...CLIENT_INFO } },
+  };
 }
 
 export const INITIALIZED_NOTIFICATION: JsonObject = { jsonrpc: '2.0', method: 'notifications/initialized' };
@@ -90,7 +95,8 @@ export function readDiscover(ex: InspectExchange): DiscoverReading {
     const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === 'string') : [];
     return { kind: 'modern-error', code: reply.code, message: reply.message, supported };
   }
-  if (reply.kind === 'error') return { kind: 'legacy', why: `JSON-RPC error ${reply.code ?? '?'} (${reply.message.slice(0, 120)}) on HTTP ${ex.status}` };
+  if (reply.kind === 'error')
+    return { kind: 'legacy', why: `JSON-RPC error ${reply.code ?? '?'} (${reply.message.slice(0, 120)}) on HTTP ${ex.status}` };
   return { kind: 'legacy', why: `HTTP ${ex.status}: ${reply.kind === 'none' ? reply.why : 'no result'}` };
 }
 
@@ -107,9 +113,17 @@ export function readInitialize(ex: InspectExchange): InitializeReading {
   const reply = replyOf(ex);
   if (reply.kind === 'result' && ex.status >= 200 && ex.status < 300) {
     const pv = reply.result.protocolVersion;
-    return { kind: 'ok', result: reply.result, sessionId: ex.headers['mcp-session-id'] ?? null, protocolVersion: typeof pv === 'string' ? pv : null };
+    return {
+      kind: 'ok',
+      result: reply.result,
+      sessionId: ex.headers['mcp-session-id'] ?? null,
+      protocolVersion: typeof pv === 'string' ? pv : null,
+    };
   }
-  const why = reply.kind === 'error' ? `JSON-RPC error ${reply.code ?? '?'} on HTTP ${ex.status}` : `HTTP ${ex.status}: ${reply.kind === 'none' ? reply.why : 'no result'}`;
+  const why =
+    reply.kind === 'error'
+      ? `JSON-RPC error ${reply.code ?? '?'} on HTTP ${ex.status}`
+      : `HTTP ${ex.status}: ${reply.kind === 'none' ? reply.why : 'no result'}`;
   // The 2024-11-05 backwards-compatibility rule: 400, 404 or 405 → try the HTTP+SSE transport.
   if ([400, 404, 405].includes(ex.status) || reply.kind === 'none') return { kind: 'try-sse', why };
   return { kind: 'failed', why };

@@ -8,7 +8,15 @@ import { getRule } from '../catalogue.js';
 import { fingerprints, SARIF_SCHEMA_URI, SARIF_VERSION, urlArtifact } from '../sarif.js';
 import type { Verdict } from '../verdict.js';
 import { CHECKER_VERSION } from '../version.js';
-import { judgeA2A, judgeMcp, PROTOCOL_DETECTED, type A2AJudgement, type A2ASummary, type McpJudgement, type McpSummary } from '../suites/inspect/index.js';
+import {
+  judgeA2A,
+  judgeMcp,
+  PROTOCOL_DETECTED,
+  type A2AJudgement,
+  type A2ASummary,
+  type McpJudgement,
+  type McpSummary,
+} from '../suites/inspect/index.js';
 import { getInspectRule, INSPECT_SUITE } from './catalogue.js';
 import type { InspectCheck } from './checks.js';
 import type { InspectObservation, InspectProtocol } from './types.js';
@@ -47,12 +55,29 @@ export interface InspectReport {
 }
 
 const EMPTY_MCP: McpSummary = { state: 'not_detected', era: null, toolsListStable: null, cacheMetadata: null, extensions: [], auth: null };
-const EMPTY_A2A: A2ASummary = { state: 'not_detected', cardUrl: null, legacyPathOnly: false, secretsFound: 0, oidc: 'absent', skillsWithoutDescription: 0, securitySchemesDeclared: false };
+const EMPTY_A2A: A2ASummary = {
+  state: 'not_detected',
+  cardUrl: null,
+  legacyPathOnly: false,
+  secretsFound: 0,
+  oidc: 'absent',
+  skillsWithoutDescription: 0,
+  securitySchemesDeclared: false,
+};
 
 function findingOfCheck(c: InspectCheck): InspectFinding | null {
   if ((c.outcome !== 'fail' && c.outcome !== 'warn') || c.ruleId === null) return null;
   const rule = getInspectRule(c.ruleId)!;
-  return { ruleId: rule.id, severity: rule.severity, protocol: c.protocol, title: rule.title, message: c.message, location: c.location, spec: { section: rule.section, url: rule.link }, check: c.id };
+  return {
+    ruleId: rule.id,
+    severity: rule.severity,
+    protocol: c.protocol,
+    title: rule.title,
+    message: c.message,
+    location: c.location,
+    spec: { section: rule.section, url: rule.link },
+    check: c.id,
+  };
 }
 
 export function buildInspectReport(obs: InspectObservation): InspectReport {
@@ -63,7 +88,16 @@ export function buildInspectReport(obs: InspectObservation): InspectReport {
   for (const v of a2a?.suites ?? []) {
     for (const f of v.findings) {
       const rule = getRule(f.ruleId);
-      findings.push({ ruleId: f.ruleId, severity: f.severity, protocol: 'a2a', title: rule?.title ?? f.ruleId, message: f.message, location: f.artifact === 'document' ? `${a2a!.summary.cardUrl ?? ''}#${f.location}` : f.location, spec: f.spec, check: null });
+      findings.push({
+        ruleId: f.ruleId,
+        severity: f.severity,
+        protocol: 'a2a',
+        title: rule?.title ?? f.ruleId,
+        message: f.message,
+        location: f.artifact === 'document' ? `${a2a!.summary.cardUrl ?? ''}#${f.location}` : f.location,
+        spec: f.spec,
+        check: null,
+      });
     }
   }
   const summaryMcp = mcp?.summary ?? EMPTY_MCP;
@@ -74,19 +108,38 @@ export function buildInspectReport(obs: InspectObservation): InspectReport {
   const noneDetected = !obs.inspected.some(detected);
 
   let incomplete: string | null = null;
-  if (noneDetected && !anyAnswer) incomplete = `no request got an HTTP answer (${obs.exchanges.map((e) => e.errorMessage ?? e.errorClass).filter(Boolean).slice(0, 2).join('; ') || 'nothing sent'})`;
-  else if (stopped) incomplete = obs.timedOut ? `the time limit of ${obs.timeLimitMs} ms was reached` : `the request budget of ${obs.requestBudget} was used up`;
+  if (noneDetected && !anyAnswer)
+    incomplete = `no request got an HTTP answer (${
+      obs.exchanges
+        .map((e) => e.errorMessage ?? e.errorClass)
+        .filter(Boolean)
+        .slice(0, 2)
+        .join('; ') || 'nothing sent'
+    })`;
+  else if (stopped)
+    incomplete = obs.timedOut
+      ? `the time limit of ${obs.timeLimitMs} ms was reached`
+      : `the request budget of ${obs.requestBudget} was used up`;
 
   const missing = PROTOCOL_DETECTED.check({ protocol: obs.protocol, inspected: obs.inspected, detected });
   if (missing.length > 0 && incomplete === null) {
     const rule = PROTOCOL_DETECTED;
-    findings.unshift({ ruleId: rule.id, severity: rule.severity, protocol: 'any', title: rule.title, message: `${missing.map((p) => p.toUpperCase()).join(' or ')} not detected at ${obs.input}`, location: obs.input, spec: { section: rule.section, url: rule.link }, check: null });
+    findings.unshift({
+      ruleId: rule.id,
+      severity: rule.severity,
+      protocol: 'any',
+      title: rule.title,
+      message: `${missing.map((p) => p.toUpperCase()).join(' or ')} not detected at ${obs.input}`,
+      location: obs.input,
+      spec: { section: rule.section, url: rule.link },
+      check: null,
+    });
   }
 
   const failed = findings.some((f) => f.severity === 'fail');
   const result: InspectReport['result'] = failed ? 'fail' : incomplete !== null ? 'unknown' : 'pass';
   const exitCode: 0 | 1 | 2 = result === 'fail' ? 1 : result === 'unknown' ? 2 : 0;
-  let qualification = `PASS is qualified: the protocol was spoken as a client would (JSON-RPC POSTs, GETs${summaryMcp.era === 'legacy' ? ', a session DELETE' : ''}); no tool was called${obs.credentialsSent ? '; the owner\'s credentials were sent to the named origin only' : '; no credential was sent'}; a pass never says the agent works or is good at its job.`;
+  let qualification = `PASS is qualified: the protocol was spoken as a client would (JSON-RPC POSTs, GETs${summaryMcp.era === 'legacy' ? ', a session DELETE' : ''}); no tool was called${obs.credentialsSent ? "; the owner's credentials were sent to the named origin only" : '; no credential was sent'}; a pass never says the agent works or is good at its job.`;
   if (incomplete !== null) qualification = `${result === 'unknown' ? 'UNABLE TO COMPLETE' : 'INCOMPLETE'}: ${incomplete}. ${qualification}`;
 
   return {
@@ -95,7 +148,13 @@ export function buildInspectReport(obs: InspectObservation): InspectReport {
     target: { input: obs.input, protocol: obs.protocol, inspected: obs.inspected, credentialsSent: obs.credentialsSent },
     startedAt: obs.startedAt,
     durationMs: obs.durationMs,
-    limits: { requests: obs.requests, requestBudget: obs.requestBudget, budgetExhausted: obs.budgetExhausted, timeLimitMs: obs.timeLimitMs, timedOut: obs.timedOut },
+    limits: {
+      requests: obs.requests,
+      requestBudget: obs.requestBudget,
+      budgetExhausted: obs.budgetExhausted,
+      timeLimitMs: obs.timeLimitMs,
+      timedOut: obs.timedOut,
+    },
     protocols: { mcp: summaryMcp, a2a: summaryA2a },
     result,
     exitCode,
@@ -116,7 +175,10 @@ function mcpLine(s: McpSummary): string {
   if (s.toolsListStable !== null) parts.push(`tools/list ${s.toolsListStable ? 'stable' : 'UNSTABLE'}`);
   if (s.cacheMetadata !== null) parts.push(`cache metadata ${s.cacheMetadata ? 'yes' : 'no'}`);
   if (s.extensions.length) parts.push(`extensions ${s.extensions.join(', ')}`);
-  if (s.auth) parts.push(`auth required; issuer ${s.auth.issuer ?? 'unknown'}; OIDC ${s.auth.openidConfiguration ? 'yes' : 'no'}, RFC 8414 ${s.auth.oauthMetadata ? 'yes' : 'no'}; registration ${s.auth.registration}`);
+  if (s.auth)
+    parts.push(
+      `auth required; issuer ${s.auth.issuer ?? 'unknown'}; OIDC ${s.auth.openidConfiguration ? 'yes' : 'no'}, RFC 8414 ${s.auth.oauthMetadata ? 'yes' : 'no'}; registration ${s.auth.registration}`,
+    );
   return parts.join(' · ');
 }
 
@@ -124,7 +186,12 @@ function a2aLine(s: A2ASummary): string {
   const parts: string[] = [STATE_WORD[s.state]];
   if (s.cardUrl) parts.push(`card ${s.cardUrl}${s.legacyPathOnly ? ' (legacy path only)' : ''}`);
   if (s.state !== 'not_detected' && s.cardUrl) {
-    parts.push(`secrets ${s.secretsFound}`, `OIDC ${s.oidc}`, `skills without description ${s.skillsWithoutDescription}`, `securitySchemes ${s.securitySchemesDeclared ? 'declared' : 'none'}`);
+    parts.push(
+      `secrets ${s.secretsFound}`,
+      `OIDC ${s.oidc}`,
+      `skills without description ${s.skillsWithoutDescription}`,
+      `securitySchemes ${s.securitySchemesDeclared ? 'declared' : 'none'}`,
+    );
   }
   return parts.join(' · ');
 }
@@ -132,7 +199,9 @@ function a2aLine(s: A2ASummary): string {
 export function renderInspectTerminal(r: InspectReport): string {
   const L: string[] = [];
   L.push(`VeronikAI inspect - ${r.target.input}`);
-  L.push(`${r.tool.suite.id} v${r.tool.suite.version} (${r.tool.checker}); ${r.limits.requests} of ${r.limits.requestBudget} request(s), ${(r.durationMs / 1000).toFixed(1)} s of ${(r.limits.timeLimitMs / 1000).toFixed(0)} s`);
+  L.push(
+    `${r.tool.suite.id} v${r.tool.suite.version} (${r.tool.checker}); ${r.limits.requests} of ${r.limits.requestBudget} request(s), ${(r.durationMs / 1000).toFixed(1)} s of ${(r.limits.timeLimitMs / 1000).toFixed(0)} s`,
+  );
   L.push('');
   if (r.target.inspected.includes('mcp')) L.push(`MCP  ${mcpLine(r.protocols.mcp)}`);
   if (r.target.inspected.includes('a2a')) L.push(`A2A  ${a2aLine(r.protocols.a2a)}`);
@@ -150,7 +219,9 @@ export function renderInspectTerminal(r: InspectReport): string {
       L.push(`    at ${f.location}`);
       const check = f.check ? r.checks.find((c) => c.id === f.check) : undefined;
       for (const e of check?.evidence.slice(0, 2) ?? []) {
-        L.push(`    evidence: ${e.request.method} ${e.request.url} → ${e.status ?? e.errorClass ?? 'no answer'}${e.headers['content-type'] ? ` (${e.headers['content-type']})` : ''}${e.headers['www-authenticate'] ? ` WWW-Authenticate: ${e.headers['www-authenticate'].slice(0, 160)}` : ''}`);
+        L.push(
+          `    evidence: ${e.request.method} ${e.request.url} → ${e.status ?? e.errorClass ?? 'no answer'}${e.headers['content-type'] ? ` (${e.headers['content-type']})` : ''}${e.headers['www-authenticate'] ? ` WWW-Authenticate: ${e.headers['www-authenticate'].slice(0, 160)}` : ''}`,
+        );
       }
       L.push(`    Spec: ${f.spec.section} ${f.spec.url}`);
     }

@@ -25,7 +25,8 @@ export interface EmbeddedCredential {
 
 // Header fields whose value is a credential: RFC 9110 §11.6 (Authorization, Proxy-Authorization),
 // RFC 6265 (Cookie), and the API-key and token headers services use (X-API-Key, Private-Token, …).
-const CREDENTIAL_HEADER = /^(?:authorization|proxy-authorization|cookie)$|(?:^|[-_])(?:api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|subscription[-_]?key|auth[-_]?key|token|secret|password|passwd|credentials?)$/i;
+const CREDENTIAL_HEADER =
+  /^(?:authorization|proxy-authorization|cookie)$|(?:^|[-_])(?:api[-_]?key|access[-_]?key|secret[-_]?key|private[-_]?key|subscription[-_]?key|auth[-_]?key|token|secret|password|passwd|credentials?)$/i;
 
 // Environment names that carry a credential: …TOKEN, …SECRET, …PASSWORD, …API_KEY and the like.
 // Not …CREDENTIALS: such variables usually name a file (GOOGLE_APPLICATION_CREDENTIALS).
@@ -44,7 +45,9 @@ export function embeddedCredential(field: 'headers' | 'env', name: string, value
   const hit = findSecrets(value, 1)[0];
   if (hit) return { what: `holds a ${hit.kind}`, redacted: hit.redacted };
   if (value === '') return null;
-  if (field === 'headers' && isCredentialHeader(name)) return { what: 'is a credential-bearing header with a literal value', redacted: redact(value, 0) };
-  if (field === 'env' && isCredentialEnvName(name) && !hasPlaceholder(value)) return { what: 'is named like a credential and set to literal text', redacted: redact(value, 0) };
+  if (field === 'headers' && isCredentialHeader(name))
+    return { what: 'is a credential-bearing header with a literal value', redacted: redact(value, 0) };
+  if (field === 'env' && isCredentialEnvName(name) && !hasPlaceholder(value))
+    return { what: 'is named like a credential and set to literal text', redacted: redact(value, 0) };
   return null;
 }

@@ -1,7 +1,16 @@
 import { locatePointers } from '../../core/json-locate.js';
 import { Recorder } from '../recorder.js';
 import type { Severity } from '../types.js';
-import { evaluateManifest, evaluateMcp, evaluateSkills, PLUGIN_SET, type PluginComponents, type PluginFinding, type PluginIncomplete, type PluginRun } from '../suites/plugin/index.js';
+import {
+  evaluateManifest,
+  evaluateMcp,
+  evaluateSkills,
+  PLUGIN_SET,
+  type PluginComponents,
+  type PluginFinding,
+  type PluginIncomplete,
+  type PluginRun,
+} from '../suites/plugin/index.js';
 import { PLUGIN_RULE_COMPONENTS, type PluginComponent } from './catalogue.js';
 import type { PluginSnapshot } from './snapshot.js';
 
@@ -64,7 +73,13 @@ export function evaluatePluginPackage(snap: PluginSnapshot, opts: EvaluateOption
     },
   };
   const m = evaluateManifest(run);
-  run.components.manifest = m.ok ? 'valid' : run.rec.has('PLG-003', 'incomplete') || run.rec.has('PLG-001', 'incomplete') ? 'incomplete' : snap.manifest.present ? 'invalid' : 'absent';
+  run.components.manifest = m.ok
+    ? 'valid'
+    : run.rec.has('PLG-003', 'incomplete') || run.rec.has('PLG-001', 'incomplete')
+      ? 'incomplete'
+      : snap.manifest.present
+        ? 'invalid'
+        : 'absent';
   if (m.ok) {
     evaluateSkills(run);
     evaluateMcp(run, m.version);
@@ -89,7 +104,8 @@ function outcomeOf(run: PluginRun, id: string, wanted: ReadonlySet<string>): Plu
 /** The findings, each JSON pointer given its line and column in its file. */
 function locateFindings(run: PluginRun): PluginFinding[] {
   const byFile = new Map<string, string[]>();
-  for (const f of run.rec.findings) if (f.pointer !== null && f.line === null && run.texts.has(f.file)) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f.pointer]);
+  for (const f of run.rec.findings)
+    if (f.pointer !== null && f.line === null && run.texts.has(f.file)) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f.pointer]);
   const located = new Map<string, ReturnType<typeof locatePointers>>();
   for (const [file, ptrs] of byFile) located.set(file, locatePointers(run.texts.get(file)!, ptrs));
   return run.rec.findings.map((f) => {

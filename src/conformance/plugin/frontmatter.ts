@@ -17,8 +17,7 @@ export interface Located {
 }
 
 export type FrontmatterResult =
-  | { ok: true; doc: Document.Parsed; map: YamlMap; offset: number; text: string }
-  | { ok: false; message: string; at: Located };
+  { ok: true; doc: Document.Parsed; map: YamlMap; offset: number; text: string } | { ok: false; message: string; at: Located };
 
 type YamlMap = Extract<Node, { items: unknown[] }> & { items: Pair[] };
 
@@ -30,7 +29,8 @@ export interface YamlValue {
 
 export function splitFrontmatter(text: string): { ok: true; yaml: string; offset: number } | { ok: false; message: string; at: Located } {
   const firstEnd = lineEnd(text, 0);
-  if (text.charCodeAt(0) === 0xfeff) return { ok: false, message: 'SKILL.md starts with a byte-order mark, not with the frontmatter line ---', at: { line: 1, column: 1 } };
+  if (text.charCodeAt(0) === 0xfeff)
+    return { ok: false, message: 'SKILL.md starts with a byte-order mark, not with the frontmatter line ---', at: { line: 1, column: 1 } };
   if (stripLine(text.slice(0, firstEnd.end)) !== '---') {
     return { ok: false, message: 'SKILL.md does not start with a YAML frontmatter line ---', at: { line: 1, column: 1 } };
   }
@@ -65,17 +65,31 @@ export function parseFrontmatter(text: string): FrontmatterResult {
   try {
     doc = parseDocument(split.yaml, { version: '1.2', schema: 'core', uniqueKeys: true, strict: true, prettyErrors: false });
   } catch (err) {
-    return { ok: false, message: `the frontmatter is not valid YAML (${err instanceof Error ? err.message : String(err)})`, at: locate(split.offset) };
+    return {
+      ok: false,
+      message: `the frontmatter is not valid YAML (${err instanceof Error ? err.message : String(err)})`,
+      at: locate(split.offset),
+    };
   }
   const err = doc.errors[0];
   if (err) {
     const where = locate(split.offset + (err.pos?.[0] ?? 0));
-    const what = err.code === 'DUPLICATE_KEY' ? 'a duplicate key' : err.code === 'MULTIPLE_DOCS' ? 'more than one YAML document' : `invalid YAML (${err.code})`;
+    const what =
+      err.code === 'DUPLICATE_KEY'
+        ? 'a duplicate key'
+        : err.code === 'MULTIPLE_DOCS'
+          ? 'more than one YAML document'
+          : `invalid YAML (${err.code})`;
     return { ok: false, message: `the frontmatter has ${what}: ${firstLine(err.message)}`, at: where };
   }
   if (!isMap(doc.contents)) {
-    const kind = doc.contents === null ? 'empty' : isSeq(doc.contents) ? 'a sequence' : isScalar(doc.contents) ? 'a scalar' : 'not a mapping';
-    return { ok: false, message: `the frontmatter is ${kind}, not a YAML mapping`, at: locate(split.offset + (doc.contents?.range?.[0] ?? 0)) };
+    const kind =
+      doc.contents === null ? 'empty' : isSeq(doc.contents) ? 'a sequence' : isScalar(doc.contents) ? 'a scalar' : 'not a mapping';
+    return {
+      ok: false,
+      message: `the frontmatter is ${kind}, not a YAML mapping`,
+      at: locate(split.offset + (doc.contents?.range?.[0] ?? 0)),
+    };
   }
   return { ok: true, doc, map: doc.contents as unknown as YamlMap, offset: split.offset, text };
 }

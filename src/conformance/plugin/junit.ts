@@ -24,17 +24,38 @@ function suiteOf(base: string, report: PluginReport): JUnitSuite {
         return { ...c, status: 'passed' };
       case 'fail': {
         const fs = report.findings.filter((f) => f.ruleId === line.id);
-        const details = fs.map((f) => `${f.severity === 'fail' ? 'FAIL' : 'WARN'} ${f.ruleId} ${joinPath(base, f.location)}${f.line !== null ? ` (line ${f.line}, column ${f.column ?? 1})` : ''}\n  ${f.message}\n  Spec: ${f.spec.section} ${f.spec.url}`).join('\n');
-        return { ...c, status: 'failed', message: fs[0]?.message ?? rule?.description ?? line.id, details: details || '(its findings are past the findings cap: see --json)' };
+        const details = fs
+          .map(
+            (f) =>
+              `${f.severity === 'fail' ? 'FAIL' : 'WARN'} ${f.ruleId} ${joinPath(base, f.location)}${f.line !== null ? ` (line ${f.line}, column ${f.column ?? 1})` : ''}\n  ${f.message}\n  Spec: ${f.spec.section} ${f.spec.url}`,
+          )
+          .join('\n');
+        return {
+          ...c,
+          status: 'failed',
+          message: fs[0]?.message ?? rule?.description ?? line.id,
+          details: details || '(its findings are past the findings cap: see --json)',
+        };
       }
       case 'unable-to-complete': {
         const why = report.incomplete.filter((i) => i.ruleId === line.id).map((i) => `${joinPath(base, i.location)}: ${i.reason}`);
-        return { ...c, status: 'error', message: `unable to complete: ${why[0] ?? 'see the report'}`, details: why.join('\n') || report.qualification };
+        return {
+          ...c,
+          status: 'error',
+          message: `unable to complete: ${why[0] ?? 'see the report'}`,
+          details: why.join('\n') || report.qualification,
+        };
       }
       case 'blocked':
-        return report.result === 'unknown' ? { ...c, status: 'error', message: 'blocked: a prerequisite could not be judged', details: report.qualification } : { ...c, status: 'skipped', message: 'blocked: a prerequisite failed' };
+        return report.result === 'unknown'
+          ? { ...c, status: 'error', message: 'blocked: a prerequisite could not be judged', details: report.qualification }
+          : { ...c, status: 'skipped', message: 'blocked: a prerequisite failed' };
       case 'excluded':
-        return { ...c, status: 'skipped', message: `excluded: only ${report.selectedRule ?? 'another rule'} and what it needs were selected` };
+        return {
+          ...c,
+          status: 'skipped',
+          message: `excluded: only ${report.selectedRule ?? 'another rule'} and what it needs were selected`,
+        };
       default:
         return { ...c, status: 'skipped', message: 'not applicable to this package' };
     }
@@ -56,7 +77,14 @@ export function renderPluginJUnit(report: PluginReport | PluginReportSet): strin
   const suites = 'packages' in report ? report.packages.map((p) => suiteOf(p.path, p.report)) : [suiteOf(report.target.input, report)];
   // A set whose search stopped at a bound (or found nothing) could not complete: say so as an error.
   if ('packages' in report && report.note) {
-    suites.push({ name: `veronikai check ${report.target.input}`, properties: [['check result', report.result], ['exit code', String(report.exitCode)]], cases: [{ classname: 'veronikai-check', name: 'package search', status: 'error', message: report.note, details: report.note }] });
+    suites.push({
+      name: `veronikai check ${report.target.input}`,
+      properties: [
+        ['check result', report.result],
+        ['exit code', String(report.exitCode)],
+      ],
+      cases: [{ classname: 'veronikai-check', name: 'package search', status: 'error', message: report.note, details: report.note }],
+    });
   }
   return junitXml(`veronikai check ${report.target.input}`, suites);
 }

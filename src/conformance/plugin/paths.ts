@@ -18,11 +18,7 @@ export function rootKey(rest: string): string {
   return rest.replace(/^\/+/, '');
 }
 
-export type CwdForm =
-  | { form: 'root'; key: string }
-  | { form: 'root-dynamic' }
-  | { form: 'data'; rest: string }
-  | { form: 'invalid' };
+export type CwdForm = { form: 'root'; key: string } | { form: 'root-dynamic' } | { form: 'data'; rest: string } | { form: 'invalid' };
 
 /**
  * The form of a cwd (§7.2.1): `./…`, `${PLUGIN_ROOT}` or `${PLUGIN_ROOT}/…`, `${PLUGIN_DATA}` or
@@ -33,8 +29,10 @@ export type CwdForm =
 export function cwdForm(cwd: string): CwdForm {
   let rest: string;
   if (cwd.startsWith('./')) rest = cwd.slice(2);
-  else if (cwd === PLUGIN_ROOT_PLACEHOLDER || cwd.startsWith(PLUGIN_ROOT_PLACEHOLDER + '/')) rest = cwd.slice(PLUGIN_ROOT_PLACEHOLDER.length);
-  else if (cwd === PLUGIN_DATA_PLACEHOLDER || cwd.startsWith(PLUGIN_DATA_PLACEHOLDER + '/')) return { form: 'data', rest: cwd.slice(PLUGIN_DATA_PLACEHOLDER.length) };
+  else if (cwd === PLUGIN_ROOT_PLACEHOLDER || cwd.startsWith(PLUGIN_ROOT_PLACEHOLDER + '/'))
+    rest = cwd.slice(PLUGIN_ROOT_PLACEHOLDER.length);
+  else if (cwd === PLUGIN_DATA_PLACEHOLDER || cwd.startsWith(PLUGIN_DATA_PLACEHOLDER + '/'))
+    return { form: 'data', rest: cwd.slice(PLUGIN_DATA_PLACEHOLDER.length) };
   else return { form: 'invalid' };
   if (hasPlaceholder(rest)) return { form: 'root-dynamic' };
   return { form: 'root', key: rootKey(rest) };

@@ -1,6 +1,14 @@
 import type { Result } from '../types.js';
 import { CHECKER_VERSION, REPORT_VERSION } from '../version.js';
-import { fingerprints, localArtifact, originalUriBaseIds, SARIF_SCHEMA_URI, SARIF_VERSION, type ArtifactLocation, type SarifOptions } from '../sarif.js';
+import {
+  fingerprints,
+  localArtifact,
+  originalUriBaseIds,
+  SARIF_SCHEMA_URI,
+  SARIF_VERSION,
+  type ArtifactLocation,
+  type SarifOptions,
+} from '../sarif.js';
 import { AGENT_PLUGINS_VERSION, PLUGIN_RULES, PLUGIN_SUITE, getPluginRule } from './catalogue.js';
 import type { PluginComponents, PluginEvaluation, PluginFinding, PluginIncomplete, PluginRuleOutcome } from './engine.js';
 
@@ -47,7 +55,8 @@ export interface PluginReportSet {
   packages: Array<{ path: string; report: PluginReport }>;
 }
 
-const STATIC = 'static checks only: files were read, no command was run, no configured server was contacted and no schema was downloaded; a pass does not certify runtime or client behaviour';
+const STATIC =
+  'static checks only: files were read, no command was run, no configured server was contacted and no schema was downloaded; a pass does not certify runtime or client behaviour';
 const RANK: Record<Result, number> = { fail: 3, unknown: 2, pass: 1, 'n/a': 0 };
 const exitOf = (r: Result): 0 | 1 | 2 => (r === 'fail' ? 1 : r === 'unknown' ? 2 : 0);
 
@@ -75,17 +84,27 @@ export function buildPluginReport(input: string, ev: PluginEvaluation): PluginRe
       if (line.outcome === 'blocked') {
         const pre = rules.filter((r) => r.id !== selected && (r.outcome === 'fail' || r.outcome === 'unable-to-complete')).map((r) => r.id);
         incomplete = `${selected} could not be evaluated: its prerequisite ${pre.join(', ')} ${pre.some((id) => rules.find((r) => r.id === id)!.outcome === 'fail') ? 'failed' : 'was unable to complete'}`;
-      } else incomplete = `${selected} was unable to complete: ${ev.incomplete.filter((i) => i.ruleId === selected).map((i) => i.reason).join('; ') || 'see the report'}`;
+      } else
+        incomplete = `${selected} was unable to complete: ${
+          ev.incomplete
+            .filter((i) => i.ruleId === selected)
+            .map((i) => i.reason)
+            .join('; ') || 'see the report'
+        }`;
     }
   } else if (summary.failed > 0) result = 'fail';
   else if (summary.unableToComplete > 0 || summary.blocked > 0) {
     result = 'unknown';
-    incomplete = `${rules.filter((r) => r.outcome === 'unable-to-complete').map((r) => r.id).join(', ')} ${summary.unableToComplete === 1 ? 'was' : 'were'} unable to complete: ${ev.incomplete.map((i) => i.reason).join('; ')}`;
+    incomplete = `${rules
+      .filter((r) => r.outcome === 'unable-to-complete')
+      .map((r) => r.id)
+      .join(', ')} ${summary.unableToComplete === 1 ? 'was' : 'were'} unable to complete: ${ev.incomplete.map((i) => i.reason).join('; ')}`;
   } else if (summary.passed > 0) result = 'pass';
   else result = 'n/a';
 
   let qualification = `PASS is qualified: ${STATIC}.`;
-  if (selected) qualification = `LIMITED: only ${selected} and the ${rules.filter((r) => r.id !== selected && r.outcome !== 'excluded').length} rules it needs were evaluated; ${summary.excluded} other rules were excluded. ${qualification}`;
+  if (selected)
+    qualification = `LIMITED: only ${selected} and the ${rules.filter((r) => r.id !== selected && r.outcome !== 'excluded').length} rules it needs were evaluated; ${summary.excluded} other rules were excluded. ${qualification}`;
   if (incomplete !== null) qualification = `UNABLE TO COMPLETE: ${incomplete}. ${qualification}`;
   return {
     reportVersion: REPORT_VERSION,
@@ -105,7 +124,11 @@ export function buildPluginReport(input: string, ev: PluginEvaluation): PluginRe
   };
 }
 
-export function buildPluginReportSet(input: string, packages: Array<{ path: string; report: PluginReport }>, note: string | null = null): PluginReportSet {
+export function buildPluginReportSet(
+  input: string,
+  packages: Array<{ path: string; report: PluginReport }>,
+  note: string | null = null,
+): PluginReportSet {
   let result: Result = packages.length === 0 || note !== null ? 'unknown' : 'n/a';
   for (const p of packages) if (RANK[p.report.result] > RANK[result]) result = p.report.result;
   return {
@@ -142,8 +165,12 @@ export function renderPluginTerminal(report: PluginReport): string {
   L.push(`Checker: ${report.tool.checker}; ${report.suite.id} v${report.suite.version}`);
   L.push('Components:');
   L.push(`  Manifest: ${STATE_WORDS[c.manifest]}`);
-  L.push(`  Skills: ${STATE_WORDS[c.skills.state]}${c.skills.discovered > 0 ? ` - ${c.skills.valid} of ${c.skills.discovered} skills valid` : ''}`);
-  L.push(`  MCP configuration: ${STATE_WORDS[c.mcp.state]}${c.mcp.servers > 0 ? ` - ${c.mcp.valid} of ${c.mcp.servers} servers valid` : ''}`);
+  L.push(
+    `  Skills: ${STATE_WORDS[c.skills.state]}${c.skills.discovered > 0 ? ` - ${c.skills.valid} of ${c.skills.discovered} skills valid` : ''}`,
+  );
+  L.push(
+    `  MCP configuration: ${STATE_WORDS[c.mcp.state]}${c.mcp.servers > 0 ? ` - ${c.mcp.valid} of ${c.mcp.servers} servers valid` : ''}`,
+  );
   L.push('');
   for (const f of report.findings) {
     const where = joinPath(report.target.input, f.location);
@@ -178,7 +205,9 @@ export function renderPluginTerminal(report: PluginReport): string {
       L.push(report.qualification.split('. PASS is qualified')[0]!.replace(/^UNABLE TO COMPLETE: /, '') + '.');
       break;
     case 'n/a':
-      L.push(`- NOT APPLICABLE - ${report.selectedRule ? `${report.selectedRule} has nothing to judge in this package` : 'nothing to judge'} (${counts}).`);
+      L.push(
+        `- NOT APPLICABLE - ${report.selectedRule ? `${report.selectedRule} has nothing to judge in this package` : 'nothing to judge'} (${counts}).`,
+      );
       if (report.selectedRule) L.push(report.qualification);
       break;
   }
@@ -188,7 +217,9 @@ export function renderPluginTerminal(report: PluginReport): string {
 export function renderPluginSetTerminal(set: PluginReportSet): string {
   const parts = set.packages.map((p) => renderPluginTerminal(p.report));
   const tally = (r: Result): number => set.packages.filter((p) => p.report.result === r).length;
-  const L = [`${set.packages.length} plugin package${set.packages.length === 1 ? '' : 's'} under ${set.target.input}: ${tally('pass')} passed, ${tally('fail')} failed, ${tally('unknown')} unable to complete, ${tally('n/a')} not applicable.`];
+  const L = [
+    `${set.packages.length} plugin package${set.packages.length === 1 ? '' : 's'} under ${set.target.input}: ${tally('pass')} passed, ${tally('fail')} failed, ${tally('unknown')} unable to complete, ${tally('n/a')} not applicable.`,
+  ];
   if (set.note) L.push(`? ${set.note}.`);
   return (parts.length ? parts.join('\n') + '\n' : '') + L.join('\n') + '\n';
 }
@@ -218,7 +249,12 @@ function driverRule(id: string): object {
   };
 }
 
-function sarifResults(report: PluginReport, ruleIds: string[], base: string, opts: SarifOptions): Array<{ artifact: ArtifactLocation; result: Record<string, unknown> }> {
+function sarifResults(
+  report: PluginReport,
+  ruleIds: string[],
+  base: string,
+  opts: SarifOptions,
+): Array<{ artifact: ArtifactLocation; result: Record<string, unknown> }> {
   return report.findings.map((f) => {
     const artifact = localArtifact(joinPath(base, f.file), opts);
     return {
@@ -252,10 +288,19 @@ export function renderPluginSarif(report: PluginReport | PluginReportSet, opts: 
     'packages' in report ? report.packages.map((p) => ({ base: p.path, report: p.report })) : [{ base: report.target.input, report }];
   const ruleIds = PLUGIN_RULES.map((r) => r.id);
   const found = reports.flatMap((r) => sarifResults(r.report, ruleIds, r.base, opts));
-  const prints = fingerprints(found.map(({ artifact, result }) => ({ ruleId: String(result.ruleId), artifact, place: String((result.properties as { location: string }).location) })));
+  const prints = fingerprints(
+    found.map(({ artifact, result }) => ({
+      ruleId: String(result.ruleId),
+      artifact,
+      place: String((result.properties as { location: string }).location),
+    })),
+  );
   const results = found.map(({ result }, i) => ({ ...result, partialFingerprints: prints[i]! }));
   const notes = reports.flatMap((r) =>
-    r.report.incomplete.map((i) => ({ level: 'error', message: { text: `${i.ruleId} unable to complete at ${joinPath(r.base, i.location)}: ${i.reason}.` } })),
+    r.report.incomplete.map((i) => ({
+      level: 'error',
+      message: { text: `${i.ruleId} unable to complete at ${joinPath(r.base, i.location)}: ${i.reason}.` },
+    })),
   );
   if ('packages' in report && report.note) notes.push({ level: 'error', message: { text: `${report.note}.` } });
   return {
@@ -264,7 +309,10 @@ export function renderPluginSarif(report: PluginReport | PluginReportSet, opts: 
     runs: [
       {
         tool: { driver: { name: 'VeronikAI', version: CHECKER_VERSION, rules: ruleIds.map(driverRule) } },
-        ...originalUriBaseIds(found.map((r) => r.artifact), opts),
+        ...originalUriBaseIds(
+          found.map((r) => r.artifact),
+          opts,
+        ),
         invocations: [
           {
             executionSuccessful: report.exitCode !== 2,
@@ -276,7 +324,11 @@ export function renderPluginSarif(report: PluginReport | PluginReportSet, opts: 
         properties: {
           result: report.result,
           suite: { id: PLUGIN_SUITE.id, version: PLUGIN_SUITE.version },
-          qualifications: reports.map((r) => ({ target: r.report.target.input, result: r.report.result, qualification: r.report.qualification })),
+          qualifications: reports.map((r) => ({
+            target: r.report.target.input,
+            result: r.report.result,
+            qualification: r.report.qualification,
+          })),
         },
       },
     ],

@@ -187,7 +187,15 @@ export class Limiter {
   private hostState(host: string): HostState {
     let h = this.hosts.get(host);
     if (!h) {
-      h = { inflight: 0, notBefore: 0, intervalMs: 0, lastStart: Number.NEGATIVE_INFINITY, waiters: [], timerAt: Number.POSITIVE_INFINITY, timer: null };
+      h = {
+        inflight: 0,
+        notBefore: 0,
+        intervalMs: 0,
+        lastStart: Number.NEGATIVE_INFINITY,
+        waiters: [],
+        timerAt: Number.POSITIVE_INFINITY,
+        timer: null,
+      };
       this.hosts.set(host, h);
     }
     return h;
@@ -262,11 +270,14 @@ export class Limiter {
     if (h.timerAt <= at) return;
     if (h.timerAt !== Number.POSITIVE_INFINITY) this.clearTimer(h.timer);
     h.timerAt = at;
-    h.timer = this.setTimer(() => {
-      h.timer = null;
-      h.timerAt = Number.POSITIVE_INFINITY;
-      this.serve(host);
-    }, Math.max(0, at - now));
+    h.timer = this.setTimer(
+      () => {
+        h.timer = null;
+        h.timerAt = Number.POSITIVE_INFINITY;
+        this.serve(host);
+      },
+      Math.max(0, at - now),
+    );
   }
 
   private releaser(host: string, site: string): (outcome?: RequestOutcome) => void {

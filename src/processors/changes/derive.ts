@@ -146,9 +146,7 @@ function lastBefore(line: readonly StatePoint[], at: { observedAt: number; event
  * or the read's bound) means no change: `listed` announces newcomers.
  */
 export function deriveProbeChanges(input: ProbeChangeInput): AgentChangeEvent[] {
-  const events = [...new Map(input.events.map((e) => [e.eventId, e])).values()].sort((a, b) =>
-    before(a, b) ? -1 : before(b, a) ? 1 : 0,
-  );
+  const events = [...new Map(input.events.map((e) => [e.eventId, e])).values()].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
   const uptimeLines = new Map<string, StatePoint[]>();
   const verdictLines = new Map<string, StatePoint[]>();
   // Each agent's own events in one pass (a filter per agent would cost agents × events per batch).
@@ -159,14 +157,22 @@ export function deriveProbeChanges(input: ProbeChangeInput): AgentChangeEvent[] 
     else byAgent.set(e.agentKey, [e]);
   }
   for (const [key, own] of byAgent) {
-    uptimeLines.set(key, timeline([
-      ...(input.uptimeHistory.get(key) ?? []),
-      ...own.filter((e) => DECIDED_UPTIME.has(e.uptime)).map((e) => ({ observedAt: e.observedAt, eventId: e.eventId, state: e.uptime })),
-    ]));
-    verdictLines.set(key, timeline([
-      ...(input.verdictHistory.get(key) ?? []),
-      ...own.filter((e) => DECIDED_VERDICTS.has(e.verdict)).map((e) => ({ observedAt: e.observedAt, eventId: e.eventId, state: e.verdict })),
-    ]));
+    uptimeLines.set(
+      key,
+      timeline([
+        ...(input.uptimeHistory.get(key) ?? []),
+        ...own.filter((e) => DECIDED_UPTIME.has(e.uptime)).map((e) => ({ observedAt: e.observedAt, eventId: e.eventId, state: e.uptime })),
+      ]),
+    );
+    verdictLines.set(
+      key,
+      timeline([
+        ...(input.verdictHistory.get(key) ?? []),
+        ...own
+          .filter((e) => DECIDED_VERDICTS.has(e.verdict))
+          .map((e) => ({ observedAt: e.observedAt, eventId: e.eventId, state: e.verdict })),
+      ]),
+    );
   }
 
   const out: AgentChangeEvent[] = [];
@@ -181,27 +187,31 @@ export function deriveProbeChanges(input: ProbeChangeInput): AgentChangeEvent[] 
     if (DECIDED_UPTIME.has(e.uptime)) {
       const prior = lastBefore(uptimeLines.get(e.agentKey)!, e);
       if (prior && prior.state !== e.uptime) {
-        out.push(agentChange({
-          ...common,
-          kind: e.uptime === 'down' ? 'down' : 'up',
-          checkerVersion: '',
-          fromState: prior.state,
-          toState: e.uptime,
-          reasons: e.reason ? [e.reason] : [],
-        }));
+        out.push(
+          agentChange({
+            ...common,
+            kind: e.uptime === 'down' ? 'down' : 'up',
+            checkerVersion: '',
+            fromState: prior.state,
+            toState: e.uptime,
+            reasons: e.reason ? [e.reason] : [],
+          }),
+        );
       }
     }
     if (DECIDED_VERDICTS.has(e.verdict)) {
       const prior = lastBefore(verdictLines.get(e.agentKey)!, e);
       if (prior && prior.state !== e.verdict) {
-        out.push(agentChange({
-          ...common,
-          kind: 'verdict',
-          checkerVersion: input.checkerVersion,
-          fromState: prior.state,
-          toState: e.verdict,
-          reasons: failingRuleIds(e.verdictReasons),
-        }));
+        out.push(
+          agentChange({
+            ...common,
+            kind: 'verdict',
+            checkerVersion: input.checkerVersion,
+            fromState: prior.state,
+            toState: e.verdict,
+            reasons: failingRuleIds(e.verdictReasons),
+          }),
+        );
       }
     }
   }
@@ -253,18 +263,20 @@ export function deriveListingChanges(
       cause = [...list].reverse().find((c) => !c.live) ?? list.at(-1);
     }
     if (!kind || !cause) continue;
-    out.push(agentChange({
-      kind,
-      observedAt: cause.observedAt,
-      agentKey: a.agentKey,
-      protocol: a.protocol === 'mcp' ? 'mcp' : 'a2a',
-      name: a.name,
-      checkerVersion: '',
-      causeEventId: cause.id,
-      fromState: kind === 'listed' ? (prior === false ? 'delisted' : null) : 'listed',
-      toState: kind,
-      reasons: [],
-    }));
+    out.push(
+      agentChange({
+        kind,
+        observedAt: cause.observedAt,
+        agentKey: a.agentKey,
+        protocol: a.protocol === 'mcp' ? 'mcp' : 'a2a',
+        name: a.name,
+        checkerVersion: '',
+        causeEventId: cause.id,
+        fromState: kind === 'listed' ? (prior === false ? 'delisted' : null) : 'listed',
+        toState: kind,
+        reasons: [],
+      }),
+    );
   }
   return out;
 }

@@ -48,8 +48,13 @@ export function rawHistorySince(now: number): number {
 /** Probes of a batch whose checks or verdicts rows the verdict processor has not written (yet). */
 export class MissingJudgementsError extends Error {
   override name = 'MissingJudgementsError';
-  constructor(readonly eventIds: readonly string[], checkerVersion: string) {
-    super(`${eventIds.length} probe(s) have no checks/verdicts rows of checker ${checkerVersion} yet (is the verdict processor running?): ${eventIds.slice(0, 3).join(', ')}`);
+  constructor(
+    readonly eventIds: readonly string[],
+    checkerVersion: string,
+  ) {
+    super(
+      `${eventIds.length} probe(s) have no checks/verdicts rows of checker ${checkerVersion} yet (is the verdict processor running?): ${eventIds.slice(0, 3).join(', ')}`,
+    );
   }
 }
 
@@ -141,7 +146,11 @@ export class ProbeChangeWriter {
         { timeoutMs: this.waitMs, intervalMs: ROWS_POLL_MS },
       );
     } catch (err) {
-      if (err instanceof PollTimeoutError) throw new MissingJudgementsError(missing().map((r) => r.id), this.checkerVersion);
+      if (err instanceof PollTimeoutError)
+        throw new MissingJudgementsError(
+          missing().map((r) => r.id),
+          this.checkerVersion,
+        );
       throw err;
     }
     return events.map((e) => {

@@ -19,7 +19,10 @@ export function changePublisher(producer: EventProducer, topics: TopicNames, cod
   return async (changes) => {
     for (let i = 0; i < changes.length; i += CHANGES_PER_SEND) {
       const chunk = changes.slice(i, i + CHANGES_PER_SEND);
-      await producer.send(topics.agentChanges, chunk.map((c) => ({ key: c.agentKey, value: codec.encode('AgentChange', c) })));
+      await producer.send(
+        topics.agentChanges,
+        chunk.map((c) => ({ key: c.agentKey, value: codec.encode('AgentChange', c) })),
+      );
     }
   };
 }
@@ -38,7 +41,8 @@ export function processorProducer(opts: { kafka: Kafka; logger: Logger; producer
     producer,
     closeWith: (runner) => {
       if (!own) return;
-      const close = () => producer.close().catch((err: unknown) => opts.logger.warn({ err }, 'error while closing the agent-changes producer'));
+      const close = () =>
+        producer.close().catch((err: unknown) => opts.logger.warn({ err }, 'error while closing the agent-changes producer'));
       runner.done.then(close, close);
     },
   };

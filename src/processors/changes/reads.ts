@@ -25,7 +25,11 @@ const probeRefParams = (refs: readonly ProbeRef[]) => ({
  * The checks rows of these probes under one checker version (absent while the verdict processor
  * has not written them). Reads by the sort key (agent_key, observed_at, event_id, checker_version).
  */
-export async function checksOfProbes(wh: ReadOnlyWarehouse, checkerVersion: string, refs: readonly ProbeRef[]): Promise<Array<{ event_id: string; uptime: UptimeState; reason: string }>> {
+export async function checksOfProbes(
+  wh: ReadOnlyWarehouse,
+  checkerVersion: string,
+  refs: readonly ProbeRef[],
+): Promise<Array<{ event_id: string; uptime: UptimeState; reason: string }>> {
   if (refs.length === 0) return [];
   return wh.query(
     `SELECT event_id, uptime, reason FROM checks
@@ -37,7 +41,11 @@ export async function checksOfProbes(wh: ReadOnlyWarehouse, checkerVersion: stri
 }
 
 /** The verdicts rows of these probes under one checker version, by the sort key (checker_version, agent_key, observed_at, event_id). */
-export async function verdictsOfProbes(wh: ReadOnlyWarehouse, checkerVersion: string, refs: readonly ProbeRef[]): Promise<Array<{ event_id: string; result: VerdictResult; reasons: string[] }>> {
+export async function verdictsOfProbes(
+  wh: ReadOnlyWarehouse,
+  checkerVersion: string,
+  refs: readonly ProbeRef[],
+): Promise<Array<{ event_id: string; result: VerdictResult; reasons: string[] }>> {
   if (refs.length === 0) return [];
   return wh.query(
     `SELECT event_id, result, reasons FROM verdicts

@@ -111,7 +111,13 @@ export function planRun<A extends AgentScheduleState>(agents: readonly A[], opts
   };
 
   const byDeadline = agents.map((_, i) => i).sort((a, b) => deadlineOf(agents[a]!, revisitMs) - deadlineOf(agents[b]!, revisitMs) || a - b);
-  const reserve = reservedToday(agents.map((a) => deadlineOf(a, revisitMs)), opts.now, budget, runEveryMs, revisitMs);
+  const reserve = reservedToday(
+    agents.map((a) => deadlineOf(a, revisitMs)),
+    opts.now,
+    budget,
+    runEveryMs,
+    revisitMs,
+  );
   counts.reserved = reserve;
 
   // 1. The uniform sample: a partial Fisher-Yates shuffle over all active agents.

@@ -12,7 +12,11 @@ import type { JudgedProbe, Signer } from './judge-probe.js';
  * key checks on its own (verifyTreeAttestation).
  */
 export function signJudged(judged: readonly JudgedProbe[], checkerVersion: string, key: KeyObject): InsertRow<'verdict_heads'> {
-  const { head, proofs } = signBatch(checkerVersion, judged.map((j) => verdictLeaf(j.leaf)), key);
+  const { head, proofs } = signBatch(
+    checkerVersion,
+    judged.map((j) => verdictLeaf(j.leaf)),
+    key,
+  );
   for (let i = 0; i < judged.length; i++) {
     const j = judged[i]!;
     j.verdict.head_id = head.id;

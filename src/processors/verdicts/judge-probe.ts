@@ -58,7 +58,13 @@ export function judgeInputs(ev: ProbeEvent, listing: ListingContext | null, chec
  * `ev` as rows. With a memo, a probe whose inputs were judged before (same input digest) takes
  * that judgement; the rows differ only by what is the event's own (ids, times, latency).
  */
-export function judgeProbe(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, documents?: DocumentTexts, memo?: JudgementMemo): JudgedProbe {
+export function judgeProbe(
+  ev: ProbeEvent,
+  listing: ListingContext | null,
+  checker: Checker,
+  documents?: DocumentTexts,
+  memo?: JudgementMemo,
+): JudgedProbe {
   let judgement: Judgement | undefined;
   if (memo) {
     const digest = inputDigest(checker.version, ev, listing);

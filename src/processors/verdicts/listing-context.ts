@@ -100,7 +100,9 @@ function contextFrom(histories: readonly Timed[][], agentKey: string, t: number)
   }
   if (live.length === 0) return null;
   // The item with a server.json speaks for the agent (only the official registry has one), then the newest.
-  live.sort((a, b) => Number(b.row.server_json !== '') - Number(a.row.server_json !== '') || b.t - a.t || a.row.source.localeCompare(b.row.source));
+  live.sort(
+    (a, b) => Number(b.row.server_json !== '') - Number(a.row.server_json !== '') || b.t - a.t || a.row.source.localeCompare(b.row.source),
+  );
   const head = live[0]!;
   // Every probe of the agent in the batch reads the same row: parsed and hashed once, shared (the checker never writes to it).
   head.doc ??= parsedServerJson(head.row.server_json);

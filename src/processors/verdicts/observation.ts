@@ -1,4 +1,10 @@
-import type { A2AObservation, DocumentText as ConformanceDocumentText, HttpExchange, McpObservation, RobotsDecision } from '../../conformance/types.js';
+import type {
+  A2AObservation,
+  DocumentText as ConformanceDocumentText,
+  HttpExchange,
+  McpObservation,
+  RobotsDecision,
+} from '../../conformance/types.js';
 import type { BodyKept, ProbeEvent } from '../../events/types.js';
 import { textOrNull } from '../../util/text.js';
 

@@ -142,14 +142,25 @@ export class VerdictWriter {
     });
     // One signature for the batch: the head of its verdicts' tree (batch-sign.ts).
     const head = signJudged(judged, this.checker.version, this.key);
-    await this.warehouse.insert('checks', judged.map((j) => j.check));
-    await this.warehouse.insert('verdicts', judged.map((j) => j.verdict));
+    await this.warehouse.insert(
+      'checks',
+      judged.map((j) => j.check),
+    );
+    await this.warehouse.insert(
+      'verdicts',
+      judged.map((j) => j.verdict),
+    );
     await this.warehouse.insert('verdict_heads', [head]);
-    await this.warehouse.insert('agent_latest', newestByAgent(judged).map((j) => ({ ...j.latest, signature: treeAttestation(j, head) })));
+    await this.warehouse.insert(
+      'agent_latest',
+      newestByAgent(judged).map((j) => ({ ...j.latest, signature: treeAttestation(j, head) })),
+    );
     const days = [...new Set(events.map((e) => new Date(e.observedAt).toISOString().slice(0, 10)))];
     for (const j of judged) written.set(j.facts.eventId, j.facts);
-    // The cards the batch judged reach the search index in the same batch (docs/SEARCH.md).
-    const cards = cardsSeen(events);
+    // The cards the batch judged reach the search index in the same batch (docs/SEARCH.md). A
+    // replay (deferred read models) judges events whose cards the live writer indexed already:
+    // the index does not depend on the checker version.
+    const cards = this.readModels === 'deferred' ? new Map() : cardsSeen(events);
     if (cards.size > 0) await indexAgents(this.warehouse, [...cards.keys()], cards);
     if (this.readModels === 'deferred') {
       for (const d of days) this.pendingDays.add(d);
@@ -273,7 +284,8 @@ function newestByAgent(judged: readonly JudgedProbe[]): JudgedProbe[] {
   const newest = new Map<string, JudgedProbe>();
   for (const j of judged) {
     const prev = newest.get(j.latest.agent_key);
-    if (prev === undefined || (prev.latest.observed_at as Date).getTime() <= (j.latest.observed_at as Date).getTime()) newest.set(j.latest.agent_key, j);
+    if (prev === undefined || (prev.latest.observed_at as Date).getTime() <= (j.latest.observed_at as Date).getTime())
+      newest.set(j.latest.agent_key, j);
   }
   return [...newest.values()];
 }

@@ -78,7 +78,11 @@ export function mcpExcerpt(e: ProbeExchange, transport: string | null): { body: 
 }
 
 /** One exchange as kept, and its document when it is one. */
-export function keepExchange(e: ProbeExchange, transport: string | null, observedAt: number): { exchange: ProbeExchange; document: DocumentEvent | null } {
+export function keepExchange(
+  e: ProbeExchange,
+  transport: string | null,
+  observedAt: number,
+): { exchange: ProbeExchange; document: DocumentEvent | null } {
   const headers = judgedHeaders(e.headers);
   if (e.bodyKept !== undefined && e.bodyKept !== 'whole') return { exchange: { ...e, headers }, document: null };
   if (isJsonDocument(e)) {

@@ -263,7 +263,9 @@ export class ProbeEngine {
     try {
       const r = await this.observe(target, runId, tracker);
       const exchanges = r.exchanges;
-      const failed = exchanges.some((e) => e.status === null && e.errorClass !== null && CONNECTIVITY_ERROR_CLASSES.includes(e.errorClass as ErrorClass));
+      const failed = exchanges.some(
+        (e) => e.status === null && e.errorClass !== null && CONNECTIVITY_ERROR_CLASSES.includes(e.errorClass as ErrorClass),
+      );
       let canary = this.canary?.state ?? 'unknown';
       if (this.canary && failed) canary = await this.canary.recheckIfStale();
       return {
@@ -341,7 +343,9 @@ export class ProbeEngine {
     const chain = await fetchA2ACardChain(target.url, common);
     const exchanges = a2aExchanges(chain);
     const errorClass =
-      chain.cardStep !== null ? null : eventErrorClass((exchanges.find((e) => e.errorClass !== null)?.errorClass ?? null) as ErrorClass | null);
+      chain.cardStep !== null
+        ? null
+        : eventErrorClass((exchanges.find((e) => e.errorClass !== null)?.errorClass ?? null) as ErrorClass | null);
     return { exchanges, errorClass };
   }
 }

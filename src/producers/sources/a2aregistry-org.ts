@@ -61,7 +61,11 @@ async function crawlA2aRegistryOrg(io: SourceIO, opts: CrawlOptions): Promise<Cr
 /** One `PaginatedAgents` page (or a static `{agents}` document: total null); a wrong page shape throws PageShapeError. */
 export function parsePaginatedAgents(json: unknown) {
   if (!isObject(json) || !Array.isArray(json.agents)) throw new PageShapeError('expected an object with an "agents" array');
-  if (json.total !== undefined && json.total !== null && (typeof json.total !== 'number' || !Number.isFinite(json.total) || json.total < 0)) {
+  if (
+    json.total !== undefined &&
+    json.total !== null &&
+    (typeof json.total !== 'number' || !Number.isFinite(json.total) || json.total < 0)
+  ) {
     throw new PageShapeError('"total" is not a count');
   }
   const total = typeof json.total === 'number' ? json.total : null;

@@ -130,7 +130,12 @@ export function pageRobotsFetcher(o: RobotsReadOptions): RobotsFetcher {
   return async (robotsUrl) => {
     await o.pace();
     const startedAt = o.now();
-    const res = await o.fetch(robotsUrl, { headers: { accept }, maxBytes: ROBOTS_MAX_BYTES, timeoutMs: o.timeoutMs, truncateOverCap: true });
+    const res = await o.fetch(robotsUrl, {
+      headers: { accept },
+      maxBytes: ROBOTS_MAX_BYTES,
+      timeoutMs: o.timeoutMs,
+      truncateOverCap: true,
+    });
     const final = asExchange(robotsUrl, accept, startedAt, res);
     o.onRead?.(robotsUrl, res.status, robotsFetchKind({ status: res.status, errorClass: res.errorClass, hops: 1 }).fetch);
     return { exchanges: [final], final };

@@ -29,7 +29,20 @@ import {
  */
 export const HF_SPACES = 'hf-spaces';
 const PAGE_LIMIT = 100;
-const EXPAND = ['author', 'cardData', 'createdAt', 'disabled', 'lastModified', 'likes', 'private', 'runtime', 'sdk', 'sha', 'subdomain', 'tags'];
+const EXPAND = [
+  'author',
+  'cardData',
+  'createdAt',
+  'disabled',
+  'lastModified',
+  'likes',
+  'private',
+  'runtime',
+  'sdk',
+  'sha',
+  'subdomain',
+  'tags',
+];
 const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
 
 export function createHfSpacesSource(): ListingSource {
@@ -112,14 +125,20 @@ export function nextLink(header: string | undefined, requestUrl: string): string
 }
 
 /** One page of GET /api/spaces: a bare array; the next page comes from the Link header. */
-export function parseSpacesPage(json: unknown, res: PageResponse, requestUrl: string, origin: string, visited: ReadonlySet<string>): ParsedPage {
+export function parseSpacesPage(
+  json: unknown,
+  res: PageResponse,
+  requestUrl: string,
+  origin: string,
+  visited: ReadonlySet<string>,
+): ParsedPage {
   if (!Array.isArray(json)) throw new PageShapeError('expected a JSON array of Spaces');
   const next = nextLink(res.headers.link, requestUrl);
   if (next && new URL(next).origin !== origin) throw new PageShapeError(`Link rel="next" leaves the source's origin: ${next}`);
   if (next && visited.has(next)) throw new PageShapeError(`Link rel="next" loops back to ${next}`);
   const listings = json.map(toSpaceListing);
   const ids = listings.filter((l) => l.status !== 'invalid').map((l) => l.itemId);
-  return { listings, nextCursor: next ? new URL(next).searchParams.get('cursor') ?? next : null, data: { next, ids } };
+  return { listings, nextCursor: next ? (new URL(next).searchParams.get('cursor') ?? next) : null, data: { next, ids } };
 }
 
 /** The MCP endpoint of a Space, only for a RUNNING Gradio Space with a valid subdomain (its own, or its READY domain's). */
@@ -158,6 +177,7 @@ export function toSpaceListing(item: unknown): ListingDraft {
     endpointTransport: endpointUrl ? 'streamable-http' : null,
     updatedAt: str(item.lastModified),
   });
-  if (item.private === true) return { ...draft, endpointUrl: null, endpointTransport: null, status: 'invalid', invalidReason: 'private Space' };
+  if (item.private === true)
+    return { ...draft, endpointUrl: null, endpointTransport: null, status: 'invalid', invalidReason: 'private Space' };
   return draft;
 }

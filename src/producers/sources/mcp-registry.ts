@@ -66,7 +66,9 @@ async function crawlMcpRegistry(io: SourceIO, opts: CrawlOptions): Promise<Crawl
     const outcome = await io.page({ url, cursor }, (json) => {
       const page = parseServerList(json);
       if (page.nextCursor !== null && followed.has(page.nextCursor)) {
-        throw new PageShapeError(`cursor repeated: metadata.nextCursor ${redactCursor(page.nextCursor).slice(0, 100)} was already followed in this pass`);
+        throw new PageShapeError(
+          `cursor repeated: metadata.nextCursor ${redactCursor(page.nextCursor).slice(0, 100)} was already followed in this pass`,
+        );
       }
       return page;
     });

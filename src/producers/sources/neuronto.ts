@@ -1,7 +1,15 @@
 import { pickRemote } from './mcp-registry.js';
 import { activeDraft, asInvalid, boundedRaw, httpUrl, invalidDraft, isObject, str } from './item.js';
 import { redactCursor } from './cursor.js';
-import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type ParsedPage, type SourceIO } from './types.js';
+import {
+  PageShapeError,
+  type CrawlOptions,
+  type CrawlResult,
+  type ListingDraft,
+  type ListingSource,
+  type ParsedPage,
+  type SourceIO,
+} from './types.js';
 
 /**
  * Neuronto's open agent feed (an ARD registry): `GET /agents?pageSize=&pageToken=&orderBy=` →
@@ -70,7 +78,9 @@ async function crawlNeuronto(io: SourceIO, opts: CrawlOptions): Promise<CrawlRes
         complete: false,
         mode: 'rolling',
         state: opts.state,
-        progressState: stale ? { ...opts.state, sweepToken: null, sweepStartedAt: null } : { ...opts.state, sweepToken: token, sweepStartedAt },
+        progressState: stale
+          ? { ...opts.state, sweepToken: null, sweepStartedAt: null }
+          : { ...opts.state, sweepToken: token, sweepStartedAt },
       };
     }
     pages += 1;
@@ -108,7 +118,13 @@ function tokenText(v: unknown): string | null {
 /** An ARD media type → the protocol of the card it names, or null for anything that is not an agent. */
 export function kindOfMediaType(type: unknown): 'mcp' | 'a2a' | null {
   if (typeof type !== 'string') return null;
-  const t = type.split(';')[0]!.trim().toLowerCase().replace(/^application\//, '').replace(/^vnd\./, '').replace(/\+json$/, '');
+  const t = type
+    .split(';')[0]!
+    .trim()
+    .toLowerCase()
+    .replace(/^application\//, '')
+    .replace(/^vnd\./, '')
+    .replace(/\+json$/, '');
   const words = t.split(/[^a-z0-9]+/).filter(Boolean);
   if (words.includes('mcp') && (words.includes('server') || words.includes('card'))) return 'mcp';
   if (words.includes('a2a') || (words.includes('agent') && words.includes('card'))) return 'a2a';

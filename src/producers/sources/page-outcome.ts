@@ -32,9 +32,11 @@ export function interpret(
   }
   if (res.status === null) return fail('no_response', 'no HTTP response');
   if (res.status >= 500) return fail('http_5xx', `HTTP ${res.status}`);
-  if (res.status === 429) return fail('rate_limited', `HTTP 429${res.headers['retry-after'] ? ` (Retry-After ${res.headers['retry-after']})` : ''}`);
+  if (res.status === 429)
+    return fail('rate_limited', `HTTP 429${res.headers['retry-after'] ? ` (Retry-After ${res.headers['retry-after']})` : ''}`);
   const snippet = () => res.body.subarray(0, 200).toString('utf8');
-  if (res.status === 401) return fail('unauthorized', `HTTP 401${res.headers['www-authenticate'] ? ` (${res.headers['www-authenticate']})` : ''}: ${snippet()}`);
+  if (res.status === 401)
+    return fail('unauthorized', `HTTP 401${res.headers['www-authenticate'] ? ` (${res.headers['www-authenticate']})` : ''}: ${snippet()}`);
   if (res.status === 403) return fail('forbidden', `HTTP 403: ${snippet()}`);
   if (res.status >= 400) return fail('http_4xx', `HTTP ${res.status}: ${snippet()}`);
   if (res.status < 200 || res.status >= 300) return fail('unexpected_status', `HTTP ${res.status}`);
@@ -52,7 +54,8 @@ export function interpret(
     const page = parse(json, res);
     // The byte scan counts the arrays where sources keep their items; this holds whatever a parser read.
     const items = Math.max(page.itemCount ?? 0, page.listings.length);
-    if (items > bounds.maxItems) return fail('too_many_items', `page lists ${items} items, over the cap of ${bounds.maxItems} for this source`);
+    if (items > bounds.maxItems)
+      return fail('too_many_items', `page lists ${items} items, over the cap of ${bounds.maxItems} for this source`);
     return { ok: true, page, response: res, ...(validUtf8 ? {} : { invalidUtf8: true }) };
   } catch (err) {
     if (err instanceof PageShapeError) return fail('invalid_shape', err.message);

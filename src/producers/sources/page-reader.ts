@@ -145,7 +145,14 @@ export class PageReader implements SourceIO {
     const { summary } = this.d;
     const at = { observedAt: this.now(), page: summary.pages, mode: summary.mode };
     await this.d.sink.sourceFetch(
-      refusalEvent(this.d.origin, at, decision.robotsUrl, decision.errorClass, decision.cause, `${decision.message}; page ${url} not requested`),
+      refusalEvent(
+        this.d.origin,
+        at,
+        decision.robotsUrl,
+        decision.errorClass,
+        decision.cause,
+        `${decision.message}; page ${url} not requested`,
+      ),
     );
     throw new GateStop(`robots: ${decision.errorClass === 'robots_unreachable' ? 'unreachable' : 'disallowed'} (${decision.detail})`);
   }
@@ -183,7 +190,12 @@ export class PageReader implements SourceIO {
    * over the cap still counts as listed), and writes `recorded` to the sink as listing events,
    * SOURCE_LIMITS.sinkChunkEvents at a time (events are made per chunk, never for a whole page at once).
    */
-  private async record(drafts: readonly ListingDraft[], recorded: readonly ListingDraft[], fetchId: string, observedAt: number): Promise<void> {
+  private async record(
+    drafts: readonly ListingDraft[],
+    recorded: readonly ListingDraft[],
+    fetchId: string,
+    observedAt: number,
+  ): Promise<void> {
     if (drafts.length === 0) return;
     const { summary } = this.d;
     summary.items += drafts.length;

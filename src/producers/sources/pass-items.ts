@@ -123,12 +123,12 @@ export class PassItems {
    */
   settle(coverage: Coverage): Settlement {
     if (coverage === 'part') return { state: { [ITEMS_KEY]: this.merged(), [SWEEP_KEY]: [...this.sweep] }, gone: [], held: null };
-    if (coverage === 'sweep-continues') return { state: { [ITEMS_KEY]: this.merged(), [SWEEP_KEY]: this.sweepSoFar() }, gone: [], held: null };
+    if (coverage === 'sweep-continues')
+      return { state: { [ITEMS_KEY]: this.merged(), [SWEEP_KEY]: this.sweepSoFar() }, gone: [], held: null };
     const present = new Set([...this.seen.keys(), ...this.seenInvalid, ...(coverage === 'sweep-done' ? this.sweep : [])]);
     const gone = [...this.prev.keys()].filter((id) => !present.has(id) && !this.deleted.has(id));
     const before = this.prev.size;
-    const guarded =
-      gone.length > 0 && (present.size === 0 || (before >= DELIST_GUARD_MIN && gone.length > before * DELIST_GUARD_SHARE));
+    const guarded = gone.length > 0 && (present.size === 0 || (before >= DELIST_GUARD_MIN && gone.length > before * DELIST_GUARD_SHARE));
     if (guarded) return { state: { [ITEMS_KEY]: this.merged(), [SWEEP_KEY]: [] }, gone: [], held: { gone: gone.length, before } };
     const kept = new Map<string, ItemInfo>();
     for (const id of present) {

@@ -30,9 +30,25 @@ export function refusalEvent(
   error: string,
 ): SourceFetchEvent {
   return {
-    id: newEventId(), observedAt: at.observedAt, runId: o.runId, source: o.source, url: capText(redactUrl(url), SOURCE_LIMITS.urlMaxChars),
-    page: at.page, cursor: null, mode: at.mode, status: null, ok: false, notModified: false, etag: null,
-    itemCount: 0, invalidItemCount: 0, nextCursor: null, bytes: 0, gate, durationMs: 0, errorClass,
+    id: newEventId(),
+    observedAt: at.observedAt,
+    runId: o.runId,
+    source: o.source,
+    url: capText(redactUrl(url), SOURCE_LIMITS.urlMaxChars),
+    page: at.page,
+    cursor: null,
+    mode: at.mode,
+    status: null,
+    ok: false,
+    notModified: false,
+    etag: null,
+    itemCount: 0,
+    invalidItemCount: 0,
+    nextCursor: null,
+    bytes: 0,
+    gate,
+    durationMs: 0,
+    errorClass,
     error: capText(redactText(error), SOURCE_LIMITS.reasonMaxChars),
   };
 }
@@ -55,7 +71,12 @@ export function pageEvent(
 ): SourceFetchEvent {
   const present = notices.filter((n): n is PageNotice => n !== undefined);
   const cursor = (c: string | null) => capOrNull(c === null ? null : redactCursor(c), SOURCE_LIMITS.urlMaxChars);
-  const error = outcome.ok ? present.map((n) => n.message).filter(Boolean).join('; ') || null : outcome.error;
+  const error = outcome.ok
+    ? present
+        .map((n) => n.message)
+        .filter(Boolean)
+        .join('; ') || null
+    : outcome.error;
   return {
     id: at.id,
     observedAt: at.observedAt,
@@ -92,9 +113,24 @@ export function listingEvents(o: PassOrigin, drafts: readonly ListingDraft[], fe
 export function tombstone(o: PassOrigin, itemId: string, info: ItemInfo, fetchId: string | null, observedAt: number): ListingEvent {
   const [protocol, , endpointUrl, cardUrl] = info;
   return {
-    id: newEventId(), observedAt, runId: o.runId, fetchId: fetchId ?? 'none', source: o.source, itemId,
+    id: newEventId(),
+    observedAt,
+    runId: o.runId,
+    fetchId: fetchId ?? 'none',
+    source: o.source,
+    itemId,
     protocol: protocol === 'a2a' ? 'a2a' : 'mcp',
-    name: '', description: '', version: null, endpointUrl, endpointTransport: null, cardUrl, serverJson: null,
-    status: 'delisted', invalidReason: null, updatedAt: null, raw: '', rawTruncated: false,
+    name: '',
+    description: '',
+    version: null,
+    endpointUrl,
+    endpointTransport: null,
+    cardUrl,
+    serverJson: null,
+    status: 'delisted',
+    invalidReason: null,
+    updatedAt: null,
+    raw: '',
+    rawTruncated: false,
   };
 }

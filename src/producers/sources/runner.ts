@@ -120,8 +120,17 @@ export async function runSource(source: ListingSource, deps: SourceRunnerDeps, o
   });
   const items = PassItems.from(state);
   const reader = new PageReader({
-    origin, fetch: deps.fetch, sink: deps.sink, log, now, bounds: limits, pacer,
-    gate: crawlGate(robots, robotsFetcher), items, summary, progress,
+    origin,
+    fetch: deps.fetch,
+    sink: deps.sink,
+    log,
+    now,
+    bounds: limits,
+    pacer,
+    gate: crawlGate(robots, robotsFetcher),
+    items,
+    summary,
+    progress,
   });
   const pass: Pass = { source, origin, deps, now, log, summary, items, reader };
 

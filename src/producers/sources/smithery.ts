@@ -1,6 +1,14 @@
 import { SOURCE_LIMITS } from './limits.js';
 import { activeDraft, boundedRaw, httpUrl, invalidDraft, isObject, str } from './item.js';
-import { PageShapeError, type CrawlOptions, type CrawlResult, type ListingDraft, type ListingSource, type ParsedPage, type SourceIO } from './types.js';
+import {
+  PageShapeError,
+  type CrawlOptions,
+  type CrawlResult,
+  type ListingDraft,
+  type ListingSource,
+  type ParsedPage,
+  type SourceIO,
+} from './types.js';
 
 /**
  * Smithery's registry (`registry.smithery.ai`): `GET /servers?page=&pageSize=` →
@@ -50,7 +58,8 @@ interface ServersPage {
  * backslash, whitespace or a control character.
  */
 export function qualifiedNameProblem(qn: string): string | null {
-  if (qn.length > SOURCE_LIMITS.itemIdMaxChars) return `qualifiedName is ${qn.length} characters long, over the ${SOURCE_LIMITS.itemIdMaxChars}-character cap`;
+  if (qn.length > SOURCE_LIMITS.itemIdMaxChars)
+    return `qualifiedName is ${qn.length} characters long, over the ${SOURCE_LIMITS.itemIdMaxChars}-character cap`;
   const segments = qn.split('/');
   if (segments.length > 2) return `qualifiedName has ${segments.length} path segments; expected "name" or "owner/name"`;
   for (const segment of segments) {
@@ -60,9 +69,11 @@ export function qualifiedNameProblem(qn: string): string | null {
     } catch {
       return 'qualifiedName holds an invalid percent-encoding';
     }
-    if (decoded === '' || decoded === '.' || decoded === '..') return `qualifiedName has an empty, "." or ".." segment; expected "name" or "owner/name"`;
+    if (decoded === '' || decoded === '.' || decoded === '..')
+      return `qualifiedName has an empty, "." or ".." segment; expected "name" or "owner/name"`;
     // eslint-disable-next-line no-control-regex -- a control character in a segment is rejected
-    if (/[\\/\s\u0000-\u001f\u007f]/.test(decoded)) return 'qualifiedName holds a slash, backslash, whitespace or control character inside a segment';
+    if (/[\\/\s\u0000-\u001f\u007f]/.test(decoded))
+      return 'qualifiedName holds a slash, backslash, whitespace or control character inside a segment';
   }
   return null;
 }
@@ -108,7 +119,8 @@ async function crawlSmithery(io: SourceIO, opts: CrawlOptions): Promise<CrawlRes
 export function parseServersPage(json: unknown, page: number): ParsedPage {
   if (!isObject(json) || !Array.isArray(json.servers)) throw new PageShapeError('expected an object with a "servers" array');
   const p = isObject(json.pagination) ? json.pagination : {};
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
+  const num = (v: unknown) =>
+    typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null;
   const totalPages = num(p.totalPages);
   const totalCount = num(p.totalCount);
   const listings: ListingDraft[] = [];
@@ -156,7 +168,11 @@ export function withDetail(draft: ListingDraft, item: Record<string, unknown>, d
   const { raw, rawTruncated } = boundedRaw({ list: item, detail });
   const conns = Array.isArray(detail.connections) ? detail.connections.filter(isObject) : [];
   const http = conns.find((c) => (c.type === 'http' || c.type === 'streamable-http') && (httpUrl(c.deploymentUrl) ?? httpUrl(c.url)));
-  const endpointUrl = http ? (httpUrl(http.deploymentUrl) ?? httpUrl(http.url)) : detail.remote === true ? httpUrl(detail.deploymentUrl) : null;
+  const endpointUrl = http
+    ? (httpUrl(http.deploymentUrl) ?? httpUrl(http.url))
+    : detail.remote === true
+      ? httpUrl(detail.deploymentUrl)
+      : null;
   return {
     ...draft,
     name: str(detail.displayName) ?? draft.name,

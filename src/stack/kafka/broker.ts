@@ -59,7 +59,10 @@ export async function startBroker(opts: StartBrokerOptions): Promise<BrokerHandl
       // A free port is found by binding and closing it, and the JVM binds it seconds later: another
       // process (a parallel test's server, say) can take it in between. Other ports then, not a failure.
       if (!freePorts || attempt >= FREE_PORT_TRIES || !/Address already in use/.test((err as Error).message)) throw err;
-      (opts.logger ?? silentLogger).warn({ attempt }, 'the free port picked for the Kafka broker was taken before it bound; trying other ports');
+      (opts.logger ?? silentLogger).warn(
+        { attempt },
+        'the free port picked for the Kafka broker was taken before it bound; trying other ports',
+      );
     }
   }
 }
@@ -79,7 +82,15 @@ async function startBrokerOnce(opts: StartBrokerOptions): Promise<BrokerHandle> 
   const started = Date.now();
   const proc = launchBroker(java, jvmArgs(paths, jars, opts.heap), paths);
   const { pid } = proc;
-  writeState(paths, { pid, host: HOST, port, controllerPort, version: jars.version, startedAt: new Date().toISOString(), ...(opts.detached ? {} : { owner: process.pid }) });
+  writeState(paths, {
+    pid,
+    host: HOST,
+    port,
+    controllerPort,
+    version: jars.version,
+    startedAt: new Date().toISOString(),
+    ...(opts.detached ? {} : { owner: process.pid }),
+  });
   if (!opts.detached) process.once('exit', proc.kill);
 
   const brokers = `${HOST}:${port}`;
@@ -120,7 +131,10 @@ function adoptableOrphan(paths: BrokerPaths): BrokerState | null {
  */
 async function adopt(state: BrokerState, paths: BrokerPaths, detached: boolean, logger: Logger): Promise<BrokerHandle> {
   const brokers = `${state.host}:${state.port}`;
-  logger.warn({ pid: state.pid, brokers, owner: state.owner }, 'the Kafka broker of a process that ended without stopping it is still running; using it');
+  logger.warn(
+    { pid: state.pid, brokers, owner: state.owner },
+    'the Kafka broker of a process that ended without stopping it is still running; using it',
+  );
   const kill = (): void => {
     try {
       process.kill(state.pid, 'SIGKILL');
@@ -160,16 +174,26 @@ function refuseIfRunning(paths: BrokerPaths): void {
 /** The ports asked for (0: a free one), checked to be distinct and unused. */
 async function choosePorts(opts: StartBrokerOptions): Promise<{ port: number; controllerPort: number }> {
   const port = opts.port === 0 ? await freePort() : (opts.port ?? DEFAULT_BROKER_PORT);
-  const controllerPort = opts.controllerPort === 0 || (opts.port === 0 && opts.controllerPort === undefined) ? await freePort([port]) : (opts.controllerPort ?? port + 1);
+  const controllerPort =
+    opts.controllerPort === 0 || (opts.port === 0 && opts.controllerPort === undefined)
+      ? await freePort([port])
+      : (opts.controllerPort ?? port + 1);
   if (port === controllerPort) throw new UsageError('the broker port and the controller port must differ');
   for (const p of [port, controllerPort]) {
-    if (await canConnect(HOST, p, 500)) throw new UsageError(`port ${p} on ${HOST} is already in use (another Kafka?); choose another with --port`);
+    if (await canConnect(HOST, p, 500))
+      throw new UsageError(`port ${p} on ${HOST} is already in use (another Kafka?); choose another with --port`);
   }
   return { port, controllerPort };
 }
 
 /** Waits until the broker answers; on failure kills it, removes its state and says why, with its log's tail. */
-async function readyOrCleanUp(proc: BrokerProcess, brokers: string, version: string, paths: BrokerPaths, opts: StartBrokerOptions): Promise<void> {
+async function readyOrCleanUp(
+  proc: BrokerProcess,
+  brokers: string,
+  version: string,
+  paths: BrokerPaths,
+  opts: StartBrokerOptions,
+): Promise<void> {
   try {
     await waitReady(brokers, opts.readyTimeoutMs ?? 90_000, () => {
       if (opts.signal?.aborted) throw new Error('start aborted');
@@ -182,7 +206,10 @@ async function readyOrCleanUp(proc: BrokerProcess, brokers: string, version: str
     cleanupState(paths, proc.pid);
     const exit = proc.exit();
     const why = exit ? `the broker exited (${exitedDescription(exit)})` : (err as Error).message;
-    throw new Error(`Kafka ${version} did not start: ${why}\n${tailOf(paths.serverLog, 15)}\n(see ${paths.serverLog} and ${paths.stdoutLog})`, { cause: err });
+    throw new Error(
+      `Kafka ${version} did not start: ${why}\n${tailOf(paths.serverLog, 15)}\n(see ${paths.serverLog} and ${paths.stdoutLog})`,
+      { cause: err },
+    );
   }
 }
 

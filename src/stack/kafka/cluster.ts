@@ -108,22 +108,34 @@ export async function startCluster(opts: StartClusterOptions): Promise<ClusterHa
   const jars = await ensureKafkaJars({ cacheDir: opts.cacheDir, logger });
   const file = await planCluster(paths, opts, jars.version);
   if (running.size === file.nodes.length) {
-    throw new UsageError(`the Kafka cluster in ${paths.dir} is already running; stop it with: veronikai stack down --data-dir ${opts.dataDir}`);
+    throw new UsageError(
+      `the Kafka cluster in ${paths.dir} is already running; stop it with: veronikai stack down --data-dir ${opts.dataDir}`,
+    );
   }
   const started = Date.now();
   const launchedNodes: ClusterNodeHandle[] = [];
   try {
-    const launched = await Promise.allSettled(file.nodes.filter((spec) => !running.has(spec.id)).map((spec) => launchNode(paths, file, spec, java, jars, opts, logger)));
+    const launched = await Promise.allSettled(
+      file.nodes.filter((spec) => !running.has(spec.id)).map((spec) => launchNode(paths, file, spec, java, jars, opts, logger)),
+    );
     for (const l of launched) if (l.status === 'fulfilled') launchedNodes.push(l.value);
     const failed = launched.find((l): l is PromiseRejectedResult => l.status === 'rejected');
     if (failed) throw failed.reason;
     await waitClusterReady(launchedNodes, file.nodes.length, opts.readyTimeoutMs ?? 120_000);
   } catch (err) {
     await Promise.all(launchedNodes.map((n) => n.stop(5000).catch(() => undefined)));
-    throw new Error(`the Kafka cluster did not start: ${(err as Error).message}\n${launchedNodes.map((n) => `node ${n.id}: ${tailOf(n.paths.serverLog, 5)}`).join('\n')}`, { cause: err });
+    throw new Error(
+      `the Kafka cluster did not start: ${(err as Error).message}\n${launchedNodes.map((n) => `node ${n.id}: ${tailOf(n.paths.serverLog, 5)}`).join('\n')}`,
+      { cause: err },
+    );
   }
-  logger.info({ bootstrapServers: bootstrapOf(file.nodes), started: launchedNodes.map((n) => n.id), ms: Date.now() - started }, 'Kafka cluster ready');
-  const nodes = file.nodes.map((spec) => launchedNodes.find((n) => n.id === spec.id) ?? runningNodeHandle(spec, running.get(spec.id)!, logger));
+  logger.info(
+    { bootstrapServers: bootstrapOf(file.nodes), started: launchedNodes.map((n) => n.id), ms: Date.now() - started },
+    'Kafka cluster ready',
+  );
+  const nodes = file.nodes.map(
+    (spec) => launchedNodes.find((n) => n.id === spec.id) ?? runningNodeHandle(spec, running.get(spec.id)!, logger),
+  );
   const handle: ClusterHandle = {
     clusterId: file.clusterId,
     version: file.version,
@@ -149,7 +161,9 @@ async function planCluster(paths: ClusterPaths, opts: StartClusterOptions, versi
   const before = readClusterFile(paths);
   if (before) {
     if (before.nodes.length !== opts.nodes) {
-      throw new UsageError(`the Kafka cluster in ${paths.dir} has ${before.nodes.length} nodes, not ${opts.nodes}; remove that directory to make another`);
+      throw new UsageError(
+        `the Kafka cluster in ${paths.dir} has ${before.nodes.length} nodes, not ${opts.nodes}; remove that directory to make another`,
+      );
     }
     return { ...before, version };
   }
@@ -163,7 +177,9 @@ async function planCluster(paths: ClusterPaths, opts: StartClusterOptions, versi
     taken.push(controllerPort);
     nodes.push({ id, port, controllerPort });
   }
-  for (const p of taken) if (await canConnect(HOST, p, 500)) throw new UsageError(`port ${p} on ${HOST} is already in use (another Kafka?); choose another with --port`);
+  for (const p of taken)
+    if (await canConnect(HOST, p, 500))
+      throw new UsageError(`port ${p} on ${HOST} is already in use (another Kafka?); choose another with --port`);
   const file: ClusterFile = { clusterId: newClusterId(), version, nodes };
   mkdirSync(paths.dir, { recursive: true });
   writeFileSync(paths.clusterFile, JSON.stringify(file, null, 2) + '\n');
@@ -174,7 +190,12 @@ function readClusterFile(paths: ClusterPaths): ClusterFile | null {
   if (!existsSync(paths.clusterFile)) return null;
   try {
     const f = JSON.parse(readFileSync(paths.clusterFile, 'utf8')) as ClusterFile;
-    if (typeof f.clusterId === 'string' && Array.isArray(f.nodes) && f.nodes.every((n) => Number.isInteger(n.id) && Number.isInteger(n.port))) return f;
+    if (
+      typeof f.clusterId === 'string' &&
+      Array.isArray(f.nodes) &&
+      f.nodes.every((n) => Number.isInteger(n.id) && Number.isInteger(n.port))
+    )
+      return f;
   } catch {
     /* unreadable: treated as none */
   }
@@ -194,7 +215,12 @@ async function launchNode(
   logger: Logger,
 ): Promise<ClusterNodeHandle> {
   const np = paths.node(spec.id);
-  await prepareBrokerFiles(np, spec.port, spec.controllerPort, java, jars, logger, { nodeId: spec.id, voters: votersOf(file.nodes), size: file.nodes.length, clusterId: file.clusterId });
+  await prepareBrokerFiles(np, spec.port, spec.controllerPort, java, jars, logger, {
+    nodeId: spec.id,
+    voters: votersOf(file.nodes),
+    size: file.nodes.length,
+    clusterId: file.clusterId,
+  });
   const proc = launchBroker(java, jvmArgs(np, jars, opts.heap ?? '384m'), np);
   writeState(np, {
     pid: proc.pid,
@@ -327,7 +353,14 @@ export async function clusterStatus(opts: { dataDir: string }): Promise<ClusterS
       };
     }),
   );
-  return { running: nodes.some((n) => n.running), clusterId: file.clusterId, version: file.version, bootstrapServers: bootstrapOf(file.nodes), nodes, dataDir: paths.dir };
+  return {
+    running: nodes.some((n) => n.running),
+    clusterId: file.clusterId,
+    version: file.version,
+    bootstrapServers: bootstrapOf(file.nodes),
+    nodes,
+    dataDir: paths.dir,
+  };
 }
 
 /** Stops every running node of the data dir's cluster (all at once); their pids. */

@@ -54,7 +54,11 @@ function libsComplete(libsDir: string, version: string): boolean {
   if (!existsSync(libsDir)) return false;
   const files = readdirSync(libsDir);
   // Resolved by us (marker) or pre-resolved by the same mvn command, e.g. in CI.
-  return files.includes(`kafka_2.13-${version}.jar`) && files.some((f) => f.startsWith('log4j-core-')) && files.some((f) => f.startsWith('log4j-slf4j2-impl-'));
+  return (
+    files.includes(`kafka_2.13-${version}.jar`) &&
+    files.some((f) => f.startsWith('log4j-core-')) &&
+    files.some((f) => f.startsWith('log4j-slf4j2-impl-'))
+  );
 }
 
 /**
@@ -87,7 +91,15 @@ export async function ensureKafkaJars(opts: EnsureJarsOptions): Promise<KafkaJar
 
 /** Resolves into `tmp` (an empty path beside libsDir), then moves it into place. */
 async function resolveJars(mvn: string, pomPath: string, version: string, libsDir: string, tmp: string): Promise<void> {
-  const res = await run(mvn, ['-q', '-B', '-f', pomPath, 'dependency:copy-dependencies', `-DoutputDirectory=${tmp}`, '-DincludeScope=runtime']);
+  const res = await run(mvn, [
+    '-q',
+    '-B',
+    '-f',
+    pomPath,
+    'dependency:copy-dependencies',
+    `-DoutputDirectory=${tmp}`,
+    '-DincludeScope=runtime',
+  ]);
   if (res.code !== 0 || !libsComplete(tmp, version)) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`Maven could not resolve the Kafka ${version} jars (exit ${res.code}):\n${outputTail(res, 15)}`);

@@ -16,7 +16,9 @@ export function findJava(env: NodeJS.ProcessEnv = process.env): JavaRuntime {
   const fromHome = env.JAVA_HOME ? join(env.JAVA_HOME, 'bin', 'java') : null;
   const path = fromHome && isExecutable(fromHome) ? fromHome : findExecutable('java', env);
   if (!path) {
-    throw new MissingToolError(`java not found: the Kafka broker needs a Java ${MIN_JAVA}+ runtime; install one (${INSTALL_HINT}) or set JAVA_HOME`);
+    throw new MissingToolError(
+      `java not found: the Kafka broker needs a Java ${MIN_JAVA}+ runtime; install one (${INSTALL_HINT}) or set JAVA_HOME`,
+    );
   }
   const out = spawnSync(path, ['-version'], { encoding: 'utf8' });
   const text = `${out.stderr ?? ''}${out.stdout ?? ''}`;

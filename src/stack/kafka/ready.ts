@@ -11,7 +11,10 @@ export async function waitReady(brokers: string, timeoutMs: number, exited: () =
   // Both steps share the one deadline; each says on timeout which step it was waiting for.
   const step = async (look: () => Promise<boolean>, intervalMs: number, timeoutMessage: string): Promise<void> => {
     try {
-      await pollUntil(brokers, async () => ((await look()) ? { done: true, value: undefined } : { done: false, why: 'not yet' }), { timeoutMs: deadline - Date.now(), intervalMs });
+      await pollUntil(brokers, async () => ((await look()) ? { done: true, value: undefined } : { done: false, why: 'not yet' }), {
+        timeoutMs: deadline - Date.now(),
+        intervalMs,
+      });
     } catch (err) {
       if (err instanceof PollTimeoutError) throw new Error(timeoutMessage, { cause: err });
       throw err;

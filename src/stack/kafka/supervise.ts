@@ -100,7 +100,10 @@ export async function stopPid(pid: number, timeoutMs: number, logger: Logger): P
 /** Whether the process is gone within `timeoutMs`. */
 async function exitsWithin(pid: number, timeoutMs: number, intervalMs: number): Promise<boolean> {
   try {
-    return await pollUntil(`pid ${pid}`, async () => (isAlive(pid) ? { done: false, why: 'still running' } : { done: true, value: true }), { timeoutMs, intervalMs });
+    return await pollUntil(`pid ${pid}`, async () => (isAlive(pid) ? { done: false, why: 'still running' } : { done: true, value: true }), {
+      timeoutMs,
+      intervalMs,
+    });
   } catch (err) {
     if (err instanceof PollTimeoutError) return false;
     throw err;

@@ -19,9 +19,16 @@ export function parseAstDump(text: string): AstNode {
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     const depth = line.length - line.trimStart().length;
-    const body = line.trim().replace(/\s*\(children \d+\)$/, '').replace(/\s*\(alias [^)]*\)$/, '');
+    const body = line
+      .trim()
+      .replace(/\s*\(children \d+\)$/, '')
+      .replace(/\s*\(alias [^)]*\)$/, '');
     const space = body.indexOf(' ');
-    const node: AstNode = { type: space < 0 ? body : body.slice(0, space), detail: space < 0 ? '' : body.slice(space + 1).trim(), children: [] };
+    const node: AstNode = {
+      type: space < 0 ? body : body.slice(0, space),
+      detail: space < 0 ? '' : body.slice(space + 1).trim(),
+      children: [],
+    };
     while (stack[stack.length - 1]!.depth >= depth) stack.pop();
     stack[stack.length - 1]!.node.children.push(node);
     stack.push({ depth, node });
@@ -32,12 +39,43 @@ export function parseAstDump(text: string): AstNode {
 
 /** Node types a reading statement is made of; any other (a settings list, an insert, a DDL node) is refused. */
 const READING_NODES = new Set([
-  'SelectWithUnionQuery', 'SelectIntersectExceptQuery', 'SelectQuery', 'ExpressionList', 'Function', 'Identifier', 'Literal', 'Asterisk',
-  'QualifiedAsterisk', 'ColumnsRegexpMatcher', 'ColumnsListMatcher', 'QualifiedColumnsRegexpMatcher', 'QualifiedColumnsListMatcher',
-  'ColumnsTransformerList', 'ColumnsExceptTransformer', 'ColumnsReplaceTransformer', 'ColumnsReplaceTransformerReplacement',
-  'ColumnsApplyTransformer', 'TablesInSelectQuery', 'TablesInSelectQueryElement', 'TableExpression', 'TableIdentifier', 'TableJoin',
-  'ArrayJoin', 'Subquery', 'WithElement', 'OrderByElement', 'WindowDefinition', 'WindowListElement', 'InterpolateElement', 'SampleRatio',
-  'QueryParameter', 'DescribeQuery', 'ExistsTableQuery', 'ShowTables', 'Explain', 'CollationElement',
+  'SelectWithUnionQuery',
+  'SelectIntersectExceptQuery',
+  'SelectQuery',
+  'ExpressionList',
+  'Function',
+  'Identifier',
+  'Literal',
+  'Asterisk',
+  'QualifiedAsterisk',
+  'ColumnsRegexpMatcher',
+  'ColumnsListMatcher',
+  'QualifiedColumnsRegexpMatcher',
+  'QualifiedColumnsListMatcher',
+  'ColumnsTransformerList',
+  'ColumnsExceptTransformer',
+  'ColumnsReplaceTransformer',
+  'ColumnsReplaceTransformerReplacement',
+  'ColumnsApplyTransformer',
+  'TablesInSelectQuery',
+  'TablesInSelectQueryElement',
+  'TableExpression',
+  'TableIdentifier',
+  'TableJoin',
+  'ArrayJoin',
+  'Subquery',
+  'WithElement',
+  'OrderByElement',
+  'WindowDefinition',
+  'WindowListElement',
+  'InterpolateElement',
+  'SampleRatio',
+  'QueryParameter',
+  'DescribeQuery',
+  'ExistsTableQuery',
+  'ShowTables',
+  'Explain',
+  'CollationElement',
 ]);
 
 /** Statement kinds that run here, by the root node's type. */
@@ -53,7 +91,15 @@ const ROOT_KINDS: Readonly<Record<string, StatementKind>> = {
 };
 
 /** EXPLAIN kinds that only describe a statement (none runs it). */
-const EXPLAIN_KINDS = new Set(['EXPLAIN', 'EXPLAIN AST', 'EXPLAIN SYNTAX', 'EXPLAIN PLAN', 'EXPLAIN PIPELINE', 'EXPLAIN ESTIMATE', 'EXPLAIN QUERY TREE']);
+const EXPLAIN_KINDS = new Set([
+  'EXPLAIN',
+  'EXPLAIN AST',
+  'EXPLAIN SYNTAX',
+  'EXPLAIN PLAN',
+  'EXPLAIN PIPELINE',
+  'EXPLAIN ESTIMATE',
+  'EXPLAIN QUERY TREE',
+]);
 
 /** What the engine's parse says of a statement that may run. */
 export interface AstFacts {

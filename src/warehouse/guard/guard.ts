@@ -59,7 +59,12 @@ function refused(why: string): WarehouseError {
 }
 
 /** Checks `sql` with the engine against `schema`; resolves with what to run, or rejects with a 'refused' WarehouseError. */
-export async function guardStatement(engine: EngineText, sql: string, params: Readonly<Record<string, string>>, schema: ServedSchema): Promise<GuardedStatement> {
+export async function guardStatement(
+  engine: EngineText,
+  sql: string,
+  params: Readonly<Record<string, string>>,
+  schema: ServedSchema,
+): Promise<GuardedStatement> {
   let text = await engineFormat(engine, sql);
   const rewritten = schema.rewrite(text);
   if (rewritten !== text) text = await engineFormat(engine, rewritten);
@@ -71,7 +76,12 @@ export async function guardStatement(engine: EngineText, sql: string, params: Re
   }
 }
 
-async function check(engine: EngineText, text: string, params: Readonly<Record<string, string>>, schema: ServedSchema): Promise<GuardedStatement> {
+async function check(
+  engine: EngineText,
+  text: string,
+  params: Readonly<Record<string, string>>,
+  schema: ServedSchema,
+): Promise<GuardedStatement> {
   const facts = inspectAst(parseAstDump(await engine(`EXPLAIN AST ${text}`, params)));
   if (facts.kind === 'show' && !/^SHOW (FULL )?TABLES\b/.test(text)) throw new Refusal('of the SHOW statements only SHOW TABLES runs here');
   let body = facts.format ? text.replace(FORMAT_SUFFIX, '') : text;

@@ -11,7 +11,19 @@ export const PUBLIC_CATALOGUE_DATABASE = 'veronikai_public_catalogue';
 /** The catalogue tables served through PUBLIC_CATALOGUE_DATABASE. */
 const CATALOGUE_TABLES = ['tables', 'columns', 'databases'];
 /** System tables that tell nothing about the index or the process: BI tools ask them for types, functions and formats. */
-const NEUTRAL_SYSTEM_TABLES = ['one', 'numbers', 'numbers_mt', 'zeros', 'zeros_mt', 'functions', 'table_functions', 'data_type_families', 'formats', 'time_zones', 'aggregate_function_combinators'];
+const NEUTRAL_SYSTEM_TABLES = [
+  'one',
+  'numbers',
+  'numbers_mt',
+  'zeros',
+  'zeros_mt',
+  'functions',
+  'table_functions',
+  'data_type_families',
+  'formats',
+  'time_zones',
+  'aggregate_function_combinators',
+];
 
 export interface ServedSchema {
   /** The database unqualified names resolve in. */

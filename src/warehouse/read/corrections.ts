@@ -8,7 +8,11 @@ import { HIDDEN_AGENT_KEYS } from './hidden.js';
  * One agent's corrections log (by key, or by short id), newest dispute first, at most `limit` rows;
  * nothing for a hidden agent.
  */
-export async function correctionsOfAgent(wh: ReadOnlyWarehouse, agent: { agentKey: string } | { agentId: string }, limit: number): Promise<CorrectionRow[]> {
+export async function correctionsOfAgent(
+  wh: ReadOnlyWarehouse,
+  agent: { agentKey: string } | { agentId: string },
+  limit: number,
+): Promise<CorrectionRow[]> {
   const byKey = 'agentKey' in agent;
   return wh.query<CorrectionRow>(
     `SELECT * FROM corrections FINAL

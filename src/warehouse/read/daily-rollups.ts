@@ -6,18 +6,38 @@ export interface DailyRollupApiRow {
   day: string;
   protocol: string;
   source: string;
-  checks: number; up: number; down: number; unknown: number; skipped: number;
-  pass: number; fail: number; unknownVerdict: number; na: number;
+  checks: number;
+  up: number;
+  down: number;
+  unknown: number;
+  skipped: number;
+  pass: number;
+  fail: number;
+  unknownVerdict: number;
+  na: number;
   uptime: number | null;
   passRate: number | null;
-  sampleChecks: number; sampleUp: number; sampleDown: number; samplePass: number; sampleFail: number;
-  sampleUptime: number | null; sampleUptimeLow: number | null; sampleUptimeHigh: number | null;
-  samplePassRate: number | null; samplePassRateLow: number | null; samplePassRateHigh: number | null;
+  sampleChecks: number;
+  sampleUp: number;
+  sampleDown: number;
+  samplePass: number;
+  sampleFail: number;
+  sampleUptime: number | null;
+  sampleUptimeLow: number | null;
+  sampleUptimeHigh: number | null;
+  samplePassRate: number | null;
+  samplePassRateLow: number | null;
+  samplePassRateHigh: number | null;
   computedAt: DateTimeText | null;
 }
 
 /** Daily rollups of a checker version (hidden agents are left out when a day is rolled up). */
-export async function dailyRollups(wh: ReadOnlyWarehouse, checkerVersion: string, days: number, protocol: string | null): Promise<DailyRollupApiRow[]> {
+export async function dailyRollups(
+  wh: ReadOnlyWarehouse,
+  checkerVersion: string,
+  days: number,
+  protocol: string | null,
+): Promise<DailyRollupApiRow[]> {
   return wh.query<DailyRollupApiRow>(
     `SELECT day, protocol, source, checks, up, down, unknown, skipped, pass, fail,
             unknown_verdict AS unknownVerdict, na, uptime, pass_rate AS passRate,

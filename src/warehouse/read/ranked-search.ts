@@ -97,7 +97,12 @@ interface Expansion {
   kind: ExpansionKind;
 }
 
-const EMPTY: SearchResult = { hits: [], total: 0, complete: true, facets: { protocol: {}, source: {}, state: {}, transport: {}, auth: {} } };
+const EMPTY: SearchResult = {
+  hits: [],
+  total: 0,
+  complete: true,
+  facets: { protocol: {}, source: {}, state: {}, transport: {}, auth: {} },
+};
 
 /**
  * The expansions of each query word, in one statement: its own term, its completions (the last
@@ -107,7 +112,9 @@ const EMPTY: SearchResult = { hits: [], total: 0, complete: true, facets: { prot
  */
 async function expand(wh: ReadOnlyWarehouse, words: readonly QueryWord[]): Promise<{ groups: Expansion[][]; df: Map<string, number> }> {
   const params: Record<string, unknown> = { exact: ['', ...words.map((w) => w.term)], scan: PREFIX_SCAN };
-  const parts = ["SELECT 'exact' AS what, 0 AS i, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {exact:Array(String)} GROUP BY term"];
+  const parts = [
+    "SELECT 'exact' AS what, 0 AS i, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {exact:Array(String)} GROUP BY term",
+  ];
   const kinds = new Map<number, string[][]>();
   for (const [i, w] of words.entries()) {
     if (w.prefix || [...w.word].length >= COMPLETION_MIN_LETTERS) {
@@ -121,10 +128,15 @@ async function expand(wh: ReadOnlyWarehouse, words: readonly QueryWord[]): Promi
     if (w.typo) {
       kinds.set(i, oneEditTerms(w.word));
       params[`v${i}`] = kinds.get(i)!.flat();
-      parts.push(`SELECT 'typo' AS what, ${i} AS i, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {v${i}:Array(String)} GROUP BY term HAVING sum(df) > 0`);
+      parts.push(
+        `SELECT 'typo' AS what, ${i} AS i, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {v${i}:Array(String)} GROUP BY term HAVING sum(df) > 0`,
+      );
     }
   }
-  const rows = await wh.query<{ what: string; i: number; term: string; n: string }>(parts.map((x) => `(${x})`).join(' UNION ALL '), params as never);
+  const rows = await wh.query<{ what: string; i: number; term: string; n: string }>(
+    parts.map((x) => `(${x})`).join(' UNION ALL '),
+    params as never,
+  );
   const df = new Map<string, number>();
   for (const r of rows) if (r.what === 'exact') df.set(r.term, Math.max(0, Number(r.n)));
   const groups: Expansion[][] = words.map((w) => ((df.get(w.term) ?? 0) > 0 ? [{ term: w.term, kind: 'exact' as const }] : []));
@@ -139,11 +151,24 @@ async function expand(wh: ReadOnlyWarehouse, words: readonly QueryWord[]): Promi
   for (const [i, w] of words.entries()) {
     const of = (what: string) => rows.filter((r) => r.what === what && Number(r.i) === i);
     const limit = w.prefix ? PREFIX_EXPANSIONS : COMPLETION_EXPANSIONS;
-    add(i, w.prefix ? 'prefix' : 'completion', of('prefix').filter((r) => r.term !== w.term).slice(0, limit));
+    add(
+      i,
+      w.prefix ? 'prefix' : 'completion',
+      of('prefix')
+        .filter((r) => r.term !== w.term)
+        .slice(0, limit),
+    );
     if (w.typo && groups[i]!.length === 0) {
       const found = of('typo');
       const best = kinds.get(i)!.find((k) => found.some((r) => k.includes(r.term))) ?? [];
-      add(i, 'typo', found.filter((r) => best.includes(r.term)).sort((a, b) => Number(b.n) - Number(a.n) || (a.term < b.term ? -1 : 1)).slice(0, TYPO_EXPANSIONS));
+      add(
+        i,
+        'typo',
+        found
+          .filter((r) => best.includes(r.term))
+          .sort((a, b) => Number(b.n) - Number(a.n) || (a.term < b.term ? -1 : 1))
+          .slice(0, TYPO_EXPANSIONS),
+      );
     }
   }
   return { groups, df };
@@ -163,11 +188,24 @@ async function readPostings(wh: ReadOnlyWarehouse, terms: readonly string[]): Pr
 }
 
 type DocRow = {
-  agent_id: string; agent_key: string; listable: Flag; content: string; protocol: Protocol; sources: string[];
-  transports: string[]; auth_required: Flag; name: string; title: string; description: string; impacts: Record<string, number>;
+  agent_id: string;
+  agent_key: string;
+  listable: Flag;
+  content: string;
+  protocol: Protocol;
+  sources: string[];
+  transports: string[];
+  auth_required: Flag;
+  name: string;
+  title: string;
+  description: string;
+  impacts: Record<string, number>;
   /** From the agent's newest agents row (agent_search_rows): whether it may be shown now. */
   shown: Flag;
-  u: string; r: string; up: number; judged: number;
+  u: string;
+  r: string;
+  up: number;
+  judged: number;
 };
 
 /**
@@ -244,7 +282,11 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
     .slice(0, CANDIDATES_MAX);
 
   // Phase 2: exact scores from the documents, the agents rows' say on who may be shown, the record.
-  const docs = await readDocuments(wh, candidates.map((c) => c.id), query.checkerVersion);
+  const docs = await readDocuments(
+    wh,
+    candidates.map((c) => c.id),
+    query.checkerVersion,
+  );
   const hits: SearchHit[] = [];
   for (const d of docs) {
     if (Number(d.listable) !== 1 || d.content === '0' || Number(d.shown) !== 1) continue;
@@ -259,7 +301,8 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
         if (impact === undefined) continue;
         matched.add(e.term);
         const part = termPart(e.kind, idf(df.get(e.term) ?? 0, n), impact);
-        if (!best || part > best.part) best = { word: words[i]!.word, term: e.term, kind: e.kind, idf: round(idf(df.get(e.term) ?? 0, n)), impact, part };
+        if (!best || part > best.part)
+          best = { word: words[i]!.word, term: e.term, kind: e.kind, idf: round(idf(df.get(e.term) ?? 0, n)), impact, part };
       }
       matchedByWord.push(matched);
       if (best) {
@@ -274,15 +317,31 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
     const score = relevance * (1 + phrase) * (1 + boosts.upNow + boosts.uptime30 + boosts.conformance);
     const matched = new Set(matchedByWord.flatMap((m) => [...m]));
     hits.push({
-      id: d.agent_id, key: d.agent_key, name: d.name, title: d.title, description: d.description, protocol: d.protocol,
-      sources: d.sources, transports: d.transports, authRequired: Number(d.auth_required) === 1,
-      uptime: rec?.latestUptime || null, result: rec?.latestResult || null, uptime30: rec?.uptime30 ?? null,
+      id: d.agent_id,
+      key: d.agent_key,
+      name: d.name,
+      title: d.title,
+      description: d.description,
+      protocol: d.protocol,
+      sources: d.sources,
+      transports: d.transports,
+      authRequired: Number(d.auth_required) === 1,
+      uptime: rec?.latestUptime || null,
+      result: rec?.latestResult || null,
+      uptime30: rec?.uptime30 ?? null,
       score: round(score),
       matched: [...matched],
-      highlights: { name: matchRanges(d.name, matched), title: matchRanges(d.title, matched), description: matchRanges(d.description, matched) },
+      highlights: {
+        name: matchRanges(d.name, matched),
+        title: matchRanges(d.title, matched),
+        description: matchRanges(d.description, matched),
+      },
       explain: {
-        relevance: round(relevance), terms: parts, phrase: round(phrase),
-        boosts: { upNow: boosts.upNow, uptime30: round(boosts.uptime30), conformance: boosts.conformance }, score: round(score),
+        relevance: round(relevance),
+        terms: parts,
+        phrase: round(phrase),
+        boosts: { upNow: boosts.upNow, uptime30: round(boosts.uptime30), conformance: boosts.conformance },
+        score: round(score),
       },
     });
   }
@@ -290,7 +349,11 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
 
   const f = query.filters ?? {};
   const wanted: Record<keyof SearchResult['facets'], string | null | undefined> = {
-    protocol: f.protocol, source: f.source, state: f.state, transport: f.transport?.toLowerCase(), auth: f.auth,
+    protocol: f.protocol,
+    source: f.source,
+    state: f.state,
+    transport: f.transport?.toLowerCase(),
+    auth: f.auth,
   };
   const names = Object.keys(wanted) as Array<keyof SearchResult['facets']>;
   const passes = (h: SearchHit, except: string | null) => {

@@ -17,7 +17,9 @@ export type RunPhaseRow = Pick<RunRow, 'phase' | 'observed_at' | 'seed' | 'count
 
 /** The start and finish rows of a run (none for an unknown run). */
 export async function runPhases(wh: ReadOnlyWarehouse, runId: string): Promise<RunPhaseRow[]> {
-  return wh.query<RunPhaseRow>('SELECT phase, observed_at, seed, counts, complete, note FROM runs FINAL WHERE run_id = {runId:String}', { runId });
+  return wh.query<RunPhaseRow>('SELECT phase, observed_at, seed, counts, complete, note FROM runs FINAL WHERE run_id = {runId:String}', {
+    runId,
+  });
 }
 
 export type SampleCountsRow = OutcomeCounts;
@@ -29,7 +31,12 @@ export type SampleCountsRow = OutcomeCounts;
  * checked against their newest row only where they meet the sample. `since` (the run's start)
  * bounds the rows further.
  */
-export async function runSampleCounts(wh: ReadOnlyWarehouse, runId: string, checkerVersion: string, since: Date): Promise<SampleCountsRow | null> {
+export async function runSampleCounts(
+  wh: ReadOnlyWarehouse,
+  runId: string,
+  checkerVersion: string,
+  since: Date,
+): Promise<SampleCountsRow | null> {
   const [row] = await wh.query<SampleCountsRow>(
     `SELECT toUInt32(count()) AS checks,
             toUInt32(countIf(uptime = 'up')) AS up, toUInt32(countIf(uptime = 'down')) AS down,

@@ -54,7 +54,10 @@ const wordMatches = (w: string, nameWords: readonly string[], descWords: readonl
  * skipped; the other words of the query must match too). Reads at most LIST_ROUNDS chunks, so a
  * page costs the same on any index; `next` is where the following page starts (null at the end).
  */
-export async function agentListPage(wh: ReadOnlyWarehouse, q: AgentListQuery): Promise<{ rows: AgentListRow[]; next: AgentListCursor | null }> {
+export async function agentListPage(
+  wh: ReadOnlyWarehouse,
+  q: AgentListQuery,
+): Promise<{ rows: AgentListRow[]; next: AgentListCursor | null }> {
   const words = [...q.words].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   const term = words[0] !== undefined ? words[0].slice(0, SEARCH_TERM_MAX) : q.protocol ? `protocol:${q.protocol}` : '';
   const seen = new Set<string>();
@@ -75,21 +78,40 @@ export async function agentListPage(wh: ReadOnlyWarehouse, q: AgentListQuery): P
       const ids = [...new Set(postings.map((p) => p.agent_id))];
       // Every stored version of these agents (no FINAL: cheaper on a page of ids), the newest kept
       // below; the words only when the query has more than the one its postings matched.
-      const rows = ids.length === 0 ? [] : await wh.query<{
-        agent_id: string; agent_key: string; name: string; protocol: Protocol; sources: string[]; active: Flag; opt_out: string;
-        sort_key: string; name_words?: string[]; desc_words?: string[]; version: BigIntText;
-      }>(
-        `SELECT agent_id, agent_key, name, protocol, sources, active, opt_out, sort_key, ${words.length > 1 ? 'name_words, desc_words, ' : ''}version
+      const rows =
+        ids.length === 0
+          ? []
+          : await wh.query<{
+              agent_id: string;
+              agent_key: string;
+              name: string;
+              protocol: Protocol;
+              sources: string[];
+              active: Flag;
+              opt_out: string;
+              sort_key: string;
+              name_words?: string[];
+              desc_words?: string[];
+              version: BigIntText;
+            }>(
+              `SELECT agent_id, agent_key, name, protocol, sources, active, opt_out, sort_key, ${words.length > 1 ? 'name_words, desc_words, ' : ''}version
          FROM agent_search_rows WHERE agent_id IN {ids:Array(String)}`,
-        { ids },
-      );
+              { ids },
+            );
       const current = new Map<string, (typeof rows)[number]>();
       for (const r of rows) {
         const cur = current.get(r.agent_id);
         if (!cur || BigInt(r.version) > BigInt(cur.version)) current.set(r.agent_id, r);
       }
       // The state filter reads these agents' agent_status rows by key (a chunk at most).
-      const inState = q.state ? await agentKeysInState(wh, q.checkerVersion ?? '', q.state, [...current.values()].map((r) => r.agent_key)) : null;
+      const inState = q.state
+        ? await agentKeysInState(
+            wh,
+            q.checkerVersion ?? '',
+            q.state,
+            [...current.values()].map((r) => r.agent_key),
+          )
+        : null;
       const found: AgentListRow[] = [];
       for (const p of postings) {
         const r = current.get(p.agent_id);
@@ -98,7 +120,15 @@ export async function agentListPage(wh: ReadOnlyWarehouse, q: AgentListQuery): P
         if ((q.source && !r.sources.includes(q.source)) || (inState && !inState.has(r.agent_key))) continue;
         if (!words.slice(1).every((w) => wordMatches(w, r.name_words ?? [], r.desc_words ?? []))) continue;
         seen.add(p.agent_id);
-        found.push({ id: r.agent_id, key: r.agent_key, name: r.name, protocol: r.protocol, sources: r.sources, optOut: r.opt_out, sortKey: r.sort_key });
+        found.push({
+          id: r.agent_id,
+          key: r.agent_key,
+          name: r.name,
+          protocol: r.protocol,
+          sources: r.sources,
+          optOut: r.opt_out,
+          sortKey: r.sort_key,
+        });
       }
       return found;
     },
@@ -111,7 +141,12 @@ export async function agentListPage(wh: ReadOnlyWarehouse, q: AgentListQuery): P
 }
 
 /** Which of these agents' latest check or verdict under a checker version is `state` (agent_status by key). */
-async function agentKeysInState(wh: ReadOnlyWarehouse, checkerVersion: string, state: AgentListState, keys: readonly string[]): Promise<Set<string>> {
+async function agentKeysInState(
+  wh: ReadOnlyWarehouse,
+  checkerVersion: string,
+  state: AgentListState,
+  keys: readonly string[],
+): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const column = state === 'pass' || state === 'fail' ? 'latest_result' : 'latest_uptime';
   const rows = await wh.query<{ agent_key: string }>(

@@ -20,7 +20,11 @@ const LIGATURES = /[ßæœøłđðþı]/gu;
 
 /** Case and accent folding of a whole text (before cutting words). */
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(MARKS, '').toLowerCase().replace(LIGATURES, (c) => LIGATURE_FOLDS[c] ?? c);
+  return text
+    .normalize('NFKD')
+    .replace(MARKS, '')
+    .toLowerCase()
+    .replace(LIGATURES, (c) => LIGATURE_FOLDS[c] ?? c);
 }
 
 /** A folded word's term: its English stem, cut to TERM_MAX (digits and short words as they are). */
@@ -129,7 +133,8 @@ export function oneEditTerms(word: string): string[][] {
     kinds[kind]!.push(t);
   };
   for (let i = 0; i + 1 < chars.length; i++) add(0, [...chars.slice(0, i), chars[i + 1]!, chars[i]!, ...chars.slice(i + 2)]);
-  for (let i = 0; i < chars.length; i++) for (const c of letters) if (c !== chars[i]) add(1, [...chars.slice(0, i), c, ...chars.slice(i + 1)]);
+  for (let i = 0; i < chars.length; i++)
+    for (const c of letters) if (c !== chars[i]) add(1, [...chars.slice(0, i), c, ...chars.slice(i + 1)]);
   for (let i = 0; i < chars.length; i++) add(2, [...chars.slice(0, i), ...chars.slice(i + 1)]);
   for (let i = 0; i <= chars.length; i++) for (const c of letters) add(3, [...chars.slice(0, i), c, ...chars.slice(i)]);
   return kinds;
@@ -137,7 +142,9 @@ export function oneEditTerms(word: string): string[][] {
 
 /** Where the words whose term is one of `matched` stand in a text: [start, end) in UTF-16 code units. */
 export function matchRanges(text: string, matched: ReadonlySet<string>): Array<[number, number]> {
-  return tokens(text).filter((t) => t.term !== null && matched.has(t.term)).map((t) => [t.start, t.end]);
+  return tokens(text)
+    .filter((t) => t.term !== null && matched.has(t.term))
+    .map((t) => [t.start, t.end]);
 }
 
 /** A text cut into plain and matched pieces: words whose term is one of `matched` are marked. */

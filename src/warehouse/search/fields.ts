@@ -5,7 +5,18 @@
  */
 
 /** The fields of a search document, with their BM25F weights in bm25f.ts. */
-export const FIELD_NAMES = ['name', 'title', 'tags', 'skills', 'packages', 'provider', 'url', 'description', 'skillText', 'examples'] as const;
+export const FIELD_NAMES = [
+  'name',
+  'title',
+  'tags',
+  'skills',
+  'packages',
+  'provider',
+  'url',
+  'description',
+  'skillText',
+  'examples',
+] as const;
 export type FieldName = (typeof FIELD_NAMES)[number];
 export type Fields = Record<FieldName, string>;
 
@@ -44,7 +55,10 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v.slice(0, ITEMS_MAX) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-const strs = (v: unknown): string[] => arr(v).map(str).filter((s) => s !== '');
+const strs = (v: unknown): string[] =>
+  arr(v)
+    .map(str)
+    .filter((s) => s !== '');
 function parse(text: string): Json | null {
   if (text === '' || text.length > 4 * FIELD_CHARS_MAX * ITEMS_MAX) return null;
   try {
@@ -53,7 +67,11 @@ function parse(text: string): Json | null {
     return null;
   }
 }
-const join = (xs: readonly string[]) => xs.filter((x) => x !== '').join(' \n ').slice(0, FIELD_CHARS_MAX);
+const join = (xs: readonly string[]) =>
+  xs
+    .filter((x) => x !== '')
+    .join(' \n ')
+    .slice(0, FIELD_CHARS_MAX);
 
 /** The words of a URL worth searching: host labels and path segments, without the scheme. */
 function urlWords(url: string): string {

@@ -25,7 +25,10 @@ export interface IndexedAgent {
 
 /** The content id of an indexed text: the first 8 bytes of its SHA-256, as a decimal UInt64. */
 export function contentId(impacts: ReadonlyMap<string, number>, extra: string): string {
-  const h = createHash('sha256').update(JSON.stringify([...impacts].sort((a, b) => (a[0] < b[0] ? -1 : 1)))).update(extra).digest();
+  const h = createHash('sha256')
+    .update(JSON.stringify([...impacts].sort((a, b) => (a[0] < b[0] ? -1 : 1))))
+    .update(extra)
+    .digest();
   return h.readBigUInt64BE(0).toString();
 }
 
@@ -101,8 +104,15 @@ export async function indexAgents(wh: Warehouse, keys: readonly string[], cards:
 
 async function indexRound(wh: Warehouse, keys: string[], cards: CardsSeen): Promise<number> {
   const agents = await wh.query<{
-    agent_id: string; agent_key: string; protocol: Protocol; name: string; description: string; sources: string[];
-    active: Flag; opt_out: string; version: string;
+    agent_id: string;
+    agent_key: string;
+    protocol: Protocol;
+    name: string;
+    description: string;
+    sources: string[];
+    active: Flag;
+    opt_out: string;
+    version: string;
   }>(
     `SELECT agent_id, agent_key, protocol, name, description, sources, active, opt_out, version
      FROM agents FINAL WHERE agent_key IN {keys:Array(String)}`,
@@ -122,7 +132,10 @@ async function indexRound(wh: Warehouse, keys: string[], cards: CardsSeen): Prom
   const shas = [...new Set(agents.map(cardOf).filter((s) => s !== ''))];
   const cardTexts = new Map<string, string>();
   if (shas.length > 0) {
-    for (const r of await wh.query<{ sha256: string; text: string }>('SELECT sha256, any(text) AS text FROM documents WHERE sha256 IN {shas:Array(String)} GROUP BY sha256', { shas })) {
+    for (const r of await wh.query<{ sha256: string; text: string }>(
+      'SELECT sha256, any(text) AS text FROM documents WHERE sha256 IN {shas:Array(String)} GROUP BY sha256',
+      { shas },
+    )) {
       cardTexts.set(r.sha256, r.text);
     }
   }
@@ -134,14 +147,28 @@ async function indexRound(wh: Warehouse, keys: string[], cards: CardsSeen): Prom
     const before = stored.get(a.agent_id) ?? null;
     const indexed = indexAgent(
       {
-        agentId: a.agent_id, agentKey: a.agent_key, protocol: a.protocol, sources: a.sources, cardSha256: sha,
+        agentId: a.agent_id,
+        agentKey: a.agent_key,
+        protocol: a.protocol,
+        sources: a.sources,
+        cardSha256: sha,
         // A newer card with the same agents row still makes a newer document.
-        version: String(BigInt(a.version) > BigInt(before?.version ?? 0) ? BigInt(a.version) : BigInt(before?.version ?? 0) + (sha !== (before?.card_sha256 ?? '') ? 1n : 0n)),
+        version: String(
+          BigInt(a.version) > BigInt(before?.version ?? 0)
+            ? BigInt(a.version)
+            : BigInt(before?.version ?? 0) + (sha !== (before?.card_sha256 ?? '') ? 1n : 0n),
+        ),
         listable: Number(a.active) === 1 && a.opt_out !== 'hidden',
       },
       {
-        agentKey: a.agent_key, protocol: a.protocol, name: a.name, description: a.description, card: cardTexts.get(sha) ?? null,
-        listings: listings.filter((l) => l.agent_key === a.agent_key).map((l) => ({ source: l.source, serverJson: l.server_json, raw: l.raw, transport: l.endpoint_transport })),
+        agentKey: a.agent_key,
+        protocol: a.protocol,
+        name: a.name,
+        description: a.description,
+        card: cardTexts.get(sha) ?? null,
+        listings: listings
+          .filter((l) => l.agent_key === a.agent_key)
+          .map((l) => ({ source: l.source, serverJson: l.server_json, raw: l.raw, transport: l.endpoint_transport })),
       },
     );
     const d = indexed.document;
@@ -157,7 +184,18 @@ async function indexRound(wh: Warehouse, keys: string[], cards: CardsSeen): Prom
   return documents.length;
 }
 
-type StoredDocument = { agent_id: string; version: string; content: string; card_sha256: string; listable: Flag; impacts: Record<string, number>; sources: string[]; protocol: string; name: string; description: string };
+type StoredDocument = {
+  agent_id: string;
+  version: string;
+  content: string;
+  card_sha256: string;
+  listable: Flag;
+  impacts: Record<string, number>;
+  sources: string[];
+  protocol: string;
+  name: string;
+  description: string;
+};
 
 /** The newest stored document of each of these agents. */
 export async function storedDocuments(wh: ReadOnlyWarehouse, ids: readonly string[]): Promise<Map<string, StoredDocument>> {
@@ -176,5 +214,10 @@ export async function storedDocuments(wh: ReadOnlyWarehouse, ids: readonly strin
 }
 
 const sameDocument = (s: StoredDocument, d: InsertRow<'search_documents'>) =>
-  s.content === String(d.content) && Number(s.listable) === Number(d.listable) && s.card_sha256 === d.card_sha256 &&
-  s.protocol === d.protocol && s.name === d.name && s.description === d.description && JSON.stringify(s.sources) === JSON.stringify(d.sources);
+  s.content === String(d.content) &&
+  Number(s.listable) === Number(d.listable) &&
+  s.card_sha256 === d.card_sha256 &&
+  s.protocol === d.protocol &&
+  s.name === d.name &&
+  s.description === d.description &&
+  JSON.stringify(s.sources) === JSON.stringify(d.sources);

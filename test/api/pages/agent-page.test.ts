@@ -26,9 +26,21 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 let cv = '';
 const change = (agent: AgentName, id: string, kind: AgentChangeRow['kind'], at: number, extra: RowOverrides<'agent_changes'> = {}) =>
   agentChangeRow({
-    observed_at: new Date(at), change_id: id, kind, agent_key: AGENTS[agent].key, agent_id: idOf(agent), protocol: AGENTS[agent].protocol,
-    name: AGENTS[agent].name, checker_version: kind === 'verdict' || kind === 'corrected' ? cv : '', cause_event_id: `cause-${id}`,
-    from_state: null, to_state: null, summary: `${kind} of ${agent}`, reasons: [], written_at: new Date(NOW), ...extra,
+    observed_at: new Date(at),
+    change_id: id,
+    kind,
+    agent_key: AGENTS[agent].key,
+    agent_id: idOf(agent),
+    protocol: AGENTS[agent].protocol,
+    name: AGENTS[agent].name,
+    checker_version: kind === 'verdict' || kind === 'corrected' ? cv : '',
+    cause_event_id: `cause-${id}`,
+    from_state: null,
+    to_state: null,
+    summary: `${kind} of ${agent}`,
+    reasons: [],
+    written_at: new Date(NOW),
+    ...extra,
   });
 
 describe('agent page', () => {
@@ -45,18 +57,49 @@ describe('agent page', () => {
     cv = await currentCheckerVersion(wh);
     // A newer latest state for beta: failing rules (one from the catalogue, one with a hostile
     // message, one no longer catalogued), an unknown note and a warning.
-    await wh.insert('agent_latest', [{
-      checker_version: cv, agent_key: AGENTS.beta.key, agent_id: idOf('beta'), protocol: 'a2a', source: 'a2a-registry', event_id: 'b-new',
-      observed_at: new Date(NOW - 60_000), uptime: 'up', reason: '', http_status: 200, latency_ms: 90, in_sample: 0, our_side: 0,
-      suite_id: 'veronikai-a2a-get-card', suite_version: '1', result: 'fail',
-      reasons: [`${BAD_RULE} #/name: name must be a non-empty string.`, HOSTILE_REASON, 'ZZ-GONE-001 #/x: retired rule', 'unknown: a skill could not be read'],
-      warnings: ['warn: A2A-CARD-013 #/skills/0: skill id missing'], a2a_version: '0.3.0', a2a_route: 'well-known', signature: 'sig',
-    }]);
+    await wh.insert('agent_latest', [
+      {
+        checker_version: cv,
+        agent_key: AGENTS.beta.key,
+        agent_id: idOf('beta'),
+        protocol: 'a2a',
+        source: 'a2a-registry',
+        event_id: 'b-new',
+        observed_at: new Date(NOW - 60_000),
+        uptime: 'up',
+        reason: '',
+        http_status: 200,
+        latency_ms: 90,
+        in_sample: 0,
+        our_side: 0,
+        suite_id: 'veronikai-a2a-get-card',
+        suite_version: '1',
+        result: 'fail',
+        reasons: [
+          `${BAD_RULE} #/name: name must be a non-empty string.`,
+          HOSTILE_REASON,
+          'ZZ-GONE-001 #/x: retired rule',
+          'unknown: a skill could not be read',
+        ],
+        warnings: ['warn: A2A-CARD-013 #/skills/0: skill id missing'],
+        a2a_version: '0.3.0',
+        a2a_route: 'well-known',
+        signature: 'sig',
+      },
+    ]);
     await wh.insert('agent_changes', [
       change('alpha', 'ch-down', 'down', T.older, { from_state: 'up', to_state: 'down', summary: 'went down (http_5xx)' }),
       change('alpha', 'ch-up', 'up', T.completeChecks, { from_state: 'down', to_state: 'up', summary: 'came back up' }),
-      change('alpha', 'ch-verdict', 'verdict', T.p1, { from_state: 'pass', to_state: 'fail', summary: '<b>now fails</b>', reasons: [`${BAD_RULE} #/name: name must be a non-empty string.`] }),
-      change('alpha', 'ch-corr', 'corrected', T.p1 + 1000, { summary: 'disputed by the owner: re-probed, verdict unchanged', reasons: ['re-probe p9: pass'] }),
+      change('alpha', 'ch-verdict', 'verdict', T.p1, {
+        from_state: 'pass',
+        to_state: 'fail',
+        summary: '<b>now fails</b>',
+        reasons: [`${BAD_RULE} #/name: name must be a non-empty string.`],
+      }),
+      change('alpha', 'ch-corr', 'corrected', T.p1 + 1000, {
+        summary: 'disputed by the owner: re-probed, verdict unchanged',
+        reasons: ['re-probe p9: pass'],
+      }),
       // another checker version's verdict change, and another agent's change: not on alpha's page
       change('alpha', 'ch-old', 'verdict', T.p1, { checker_version: OLD_CHECKER, summary: 'old checker change' }),
       change('beta', 'ch-beta', 'down', T.p2, { summary: 'beta went down' }),
@@ -99,13 +142,15 @@ describe('agent page', () => {
     expect(html).toContain(`<a href="${AGENTS.alpha.key}" rel="nofollow noopener noreferrer">`);
     for (const s of AGENTS.alpha.sources) expect(html).toContain(`<code>${s}</code>`);
     const windows = /<table id="uptime-windows">([\s\S]*?)<\/table>/.exec(html)![1]!;
-    expect(windows).toMatch(/<td class="nowrap">24 hours<\/td><td class="r"><strong>100\.0%<\/strong><\/td><td class="r">1<\/td><td class="r">120 ms<\/td>/);
+    expect(windows).toMatch(
+      /<td class="nowrap">24 hours<\/td><td class="r"><strong>100\.0%<\/strong><\/td><td class="r">1<\/td><td class="r">120 ms<\/td>/,
+    );
     expect(windows).toMatch(/<td class="nowrap">7 days<\/td><td class="r"><strong>66\.7%<\/strong><\/td><td class="r">3<\/td>/);
     expect(html).toContain('<a href="/">Back to the dashboard</a>');
     expect(html).toContain(`<a href="/agents/${idOf('alpha')}">/agents/${idOf('alpha')}</a>`);
   });
 
-  it('draws the 90-day uptime bar and the latency chart from the agent\'s days', async () => {
+  it("draws the 90-day uptime bar and the latency chart from the agent's days", async () => {
     const html = (await page('alpha')).body;
     const bar = /<svg class="uptime-bar"[\s\S]*?<\/svg>/.exec(html)![0];
     expect(bar.match(/<rect /g)).toHaveLength(90);
@@ -128,7 +173,9 @@ describe('agent page', () => {
     expect(html).toContain('<strong class="fail" id="verdict-result">fail</strong>');
     const rules = /<ul class="plain" id="failing-rules">([\s\S]*?)<\/ul>/.exec(html)![1]!;
     const rule = getRule(BAD_RULE)!;
-    expect(rules).toContain(`<li class="rule fail" data-rule="${BAD_RULE}"><code>${BAD_RULE}</code> <strong>${rule.title}</strong>: name must be a non-empty string.`);
+    expect(rules).toContain(
+      `<li class="rule fail" data-rule="${BAD_RULE}"><code>${BAD_RULE}</code> <strong>${rule.title}</strong>: name must be a non-empty string.`,
+    );
     expect(rules).toContain(`<a href="${rule.link}" rel="noopener noreferrer">${rule.section}</a>`);
     expect(rules).toContain('&lt;img src=x onerror=alert(2)&gt; is not text');
     expect(rules).toContain("not in this build's rule catalogue");
@@ -160,7 +207,9 @@ describe('agent page', () => {
     expect(html).toContain(`<a href="/badge/${id}/conformance.svg">`);
     expect(html).toContain(`<a href="/agents/${id}/feed.atom">`);
     const md = /<pre id="badge-markdown">([\s\S]*?)<\/pre>/.exec(html)![1]!;
-    expect(md).toBe(`[![uptime](http://localhost:80/badge/${id}/uptime.svg)](http://localhost:80/agents/${id}) [![conformance](http://localhost:80/badge/${id}/conformance.svg)](http://localhost:80/agents/${id})`);
+    expect(md).toBe(
+      `[![uptime](http://localhost:80/badge/${id}/uptime.svg)](http://localhost:80/agents/${id}) [![conformance](http://localhost:80/badge/${id}/conformance.svg)](http://localhost:80/agents/${id})`,
+    );
   });
 
   it('escapes a hostile agent name', async () => {

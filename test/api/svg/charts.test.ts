@@ -10,7 +10,8 @@ import { wilson } from '../../../src/stats/wilson.js';
 
 const TODAY = '2026-03-02';
 const count = (svg: string, re: RegExp) => svg.match(re)?.length ?? 0;
-const attrOf = (svg: string, day: string, attr: string) => new RegExp(`<rect[^>]*\\s${attr}="([^"]+)"[^>]*data-day="${day}"`).exec(svg)?.[1];
+const attrOf = (svg: string, day: string, attr: string) =>
+  new RegExp(`<rect[^>]*\\s${attr}="([^"]+)"[^>]*data-day="${day}"`).exec(svg)?.[1];
 
 describe('day axis', () => {
   it('lists the window oldest first, across a month end, ending today', () => {
@@ -70,11 +71,16 @@ describe('uptime bar', () => {
 });
 
 describe('line chart', () => {
-  const points = (ys: Array<number | null>) => ys.map((y, x) => ({ x, y, low: y === null ? null : y - 0.1, high: y === null ? null : y + 0.1 }));
+  const points = (ys: Array<number | null>) =>
+    ys.map((y, x) => ({ x, y, low: y === null ? null : y - 0.1, high: y === null ? null : y + 0.1 }));
 
   it('breaks a line at a missing value and draws a band per run of values', () => {
     const svg = renderLineChart({
-      title: 't', slots: 5, xTicks: [{ x: 4, label: 'today' }], yDomain: [0, 1], yFormat: String,
+      title: 't',
+      slots: 5,
+      xTicks: [{ x: 4, label: 'today' }],
+      yDomain: [0, 1],
+      yFormat: String,
       series: [{ name: 'a', colour: '#111111', band: true, points: points([0.5, 0.6, null, 0.7, 0.8]) }],
     });
     expect(count(svg, /<path class="line"/g)).toBe(2);
@@ -84,18 +90,45 @@ describe('line chart', () => {
     expect(svg).toContain('>today</text>');
   });
 
-  it('shows a lone day\'s interval as a bar, and says so when there is no data', () => {
-    const lone = renderLineChart({ title: 't', slots: 3, xTicks: [], yDomain: [0, 1], yFormat: String, series: [{ name: 'a', colour: '#000', band: true, points: points([null, 0.5, null]) }] });
+  it("shows a lone day's interval as a bar, and says so when there is no data", () => {
+    const lone = renderLineChart({
+      title: 't',
+      slots: 3,
+      xTicks: [],
+      yDomain: [0, 1],
+      yFormat: String,
+      series: [{ name: 'a', colour: '#000', band: true, points: points([null, 0.5, null]) }],
+    });
     expect(count(lone, /<line class="band"/g)).toBe(1);
-    const none = renderLineChart({ title: 't', slots: 3, xTicks: [], yDomain: 'auto', yFormat: String, series: [{ name: 'a', colour: '#000', points: points([null, null, null]) }] });
+    const none = renderLineChart({
+      title: 't',
+      slots: 3,
+      xTicks: [],
+      yDomain: 'auto',
+      yFormat: String,
+      series: [{ name: 'a', colour: '#000', points: points([null, null, null]) }],
+    });
     expect(none).toContain('>no data</text>');
     expect(count(none, /<path /g)).toBe(0);
   });
 
   it('escapes series names, titles and labels', () => {
     const svg = renderLineChart({
-      title: '<b>"t"</b>', slots: 2, xTicks: [{ x: 0, label: '<i>' }], yDomain: 'auto', yFormat: (v) => `<${v}>`,
-      series: [{ name: '<script>alert(1)</script>', colour: '#000', points: [{ x: 0, y: 1, title: '<img src=x>' }, { x: 1, y: 2 }] }],
+      title: '<b>"t"</b>',
+      slots: 2,
+      xTicks: [{ x: 0, label: '<i>' }],
+      yDomain: 'auto',
+      yFormat: (v) => `<${v}>`,
+      series: [
+        {
+          name: '<script>alert(1)</script>',
+          colour: '#000',
+          points: [
+            { x: 0, y: 1, title: '<img src=x>' },
+            { x: 1, y: 2 },
+          ],
+        },
+      ],
     });
     expect(svg).not.toMatch(/<(script|b|i|img)\b/);
     expect(svg).toContain('data-series="&lt;script&gt;alert(1)&lt;/script&gt;"');
@@ -130,7 +163,13 @@ describe('latency chart', () => {
 describe('rate chart', () => {
   it('draws each group with its Wilson band', () => {
     const groups = [
-      { name: 'all', days: new Map([[TODAY, wilson(80, 100)], ['2026-03-01', wilson(70, 100)]]) },
+      {
+        name: 'all',
+        days: new Map([
+          [TODAY, wilson(80, 100)],
+          ['2026-03-01', wilson(70, 100)],
+        ]),
+      },
       { name: 'a2a', days: new Map([[TODAY, wilson(1, 2)]]) },
     ];
     const svg = renderRateChart('Uptime', groups, { today: TODAY, days: 30 });

@@ -66,8 +66,8 @@ describe('findSecrets', () => {
       'Authorization: Bearer YOUR_ACCESS_TOKEN_GOES_HERE',
       '"id": "task-management-and-risk-assessment-for-deployments"',
       'sk-this-is-a-very-long-hyphenated-slug-without-digits',
-      `"secret": "${"x".repeat(40)}"`,
-      `"access_token": "${Buffer.from(JSON.stringify({ alg: "RS256", typ: "JWT", kid: "k1" })).toString("base64url")}"`,
+      `"secret": "${'x'.repeat(40)}"`,
+      `"access_token": "${Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT', kid: 'k1' })).toString('base64url')}"`,
       '"accessToken": "eyJhbGciOiJIUzI1NiJ9"',
     ];
     for (const text of benign) expect(findSecrets(`{${text}}`), text).toEqual([]);

@@ -36,7 +36,9 @@ describe('PLG-021 credentials in headers and env', () => {
       '/mcpServers/token-shaped/headers/X-Upstream',
     ]);
     expect(r.findings.every((f) => f.line !== null && f.column !== null)).toBe(true);
-    expect(r.findings.find((f) => f.pointer!.endsWith('X-Upstream'))!.message).toContain('holds a GitHub token (ghp_…[redacted, 40 chars])');
+    expect(r.findings.find((f) => f.pointer!.endsWith('X-Upstream'))!.message).toContain(
+      'holds a GitHub token (ghp_…[redacted, 40 chars])',
+    );
     expect(r.findings[0]!.message).toMatch(/credential-bearing header with a literal value \(…\[redacted, 23 chars\]\).*§7\.2\.1/);
     // A package rule: which servers a client loads does not change.
     expect(r.components.mcp).toEqual({ state: 'valid', servers: 5, valid: 5 });
@@ -76,18 +78,49 @@ describe('PLG-021 credentials in headers and env', () => {
   });
 
   it('credential-bearing header names', () => {
-    for (const h of ['Authorization', 'proxy-authorization', 'Cookie', 'X-API-Key', 'X-Api-Key', 'Api-Key', 'apikey', 'X-Goog-Api-Key', 'Ocp-Apim-Subscription-Key', 'Private-Token', 'X-Auth-Token', 'X-Amz-Security-Token', 'X-Client-Secret']) expect(isCredentialHeader(h), h).toBe(true);
-    for (const h of ['X-Tenant', 'X-Api-Version', 'X-Idempotency-Key', 'X-Token-Type', 'Accept', 'User-Agent', 'Mcp-Protocol-Version']) expect(isCredentialHeader(h), h).toBe(false);
+    for (const h of [
+      'Authorization',
+      'proxy-authorization',
+      'Cookie',
+      'X-API-Key',
+      'X-Api-Key',
+      'Api-Key',
+      'apikey',
+      'X-Goog-Api-Key',
+      'Ocp-Apim-Subscription-Key',
+      'Private-Token',
+      'X-Auth-Token',
+      'X-Amz-Security-Token',
+      'X-Client-Secret',
+    ])
+      expect(isCredentialHeader(h), h).toBe(true);
+    for (const h of ['X-Tenant', 'X-Api-Version', 'X-Idempotency-Key', 'X-Token-Type', 'Accept', 'User-Agent', 'Mcp-Protocol-Version'])
+      expect(isCredentialHeader(h), h).toBe(false);
   });
 
   it('credential-like env names', () => {
-    for (const n of ['GITHUB_TOKEN', 'TOKEN', 'CLIENT_SECRET', 'DB_PASSWORD', 'OPENAI_API_KEY', 'APIKEY', 'AWS_SECRET_ACCESS_KEY', 'SSH_PRIVATE_KEY', 'npm_token']) expect(isCredentialEnvName(n), n).toBe(true);
-    for (const n of ['CONFIG', 'DATA_DIR', 'MAX_TOKENS', 'TOKEN_CACHE_DIR', 'GOOGLE_APPLICATION_CREDENTIALS', 'AUTH_MODE', 'LOG_LEVEL']) expect(isCredentialEnvName(n), n).toBe(false);
+    for (const n of [
+      'GITHUB_TOKEN',
+      'TOKEN',
+      'CLIENT_SECRET',
+      'DB_PASSWORD',
+      'OPENAI_API_KEY',
+      'APIKEY',
+      'AWS_SECRET_ACCESS_KEY',
+      'SSH_PRIVATE_KEY',
+      'npm_token',
+    ])
+      expect(isCredentialEnvName(n), n).toBe(true);
+    for (const n of ['CONFIG', 'DATA_DIR', 'MAX_TOKENS', 'TOKEN_CACHE_DIR', 'GOOGLE_APPLICATION_CREDENTIALS', 'AUTH_MODE', 'LOG_LEVEL'])
+      expect(isCredentialEnvName(n), n).toBe(false);
   });
 
   it('values: headers are never expanded; env expands only ${PLUGIN_ROOT} and ${PLUGIN_DATA}', () => {
     // §7.2.1: no expansion in headers, so even a reference-looking value is the credential sent.
-    expect(embeddedCredential('headers', 'Authorization', 'Bearer ${API_TOKEN}')).toEqual({ what: 'is a credential-bearing header with a literal value', redacted: '…[redacted, 19 chars]' });
+    expect(embeddedCredential('headers', 'Authorization', 'Bearer ${API_TOKEN}')).toEqual({
+      what: 'is a credential-bearing header with a literal value',
+      redacted: '…[redacted, 19 chars]',
+    });
     expect(embeddedCredential('headers', 'Authorization', '')).toBeNull();
     expect(embeddedCredential('headers', 'X-Tenant', 'public-tenant')).toBeNull();
     // §9.2: a placeholder makes the value a path the client supplies; other ${…} text stays literal.

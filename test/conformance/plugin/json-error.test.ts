@@ -36,7 +36,35 @@ function agrees(text: string): boolean {
 
 describe('where JSON text stops being JSON', () => {
   it('agrees with JSON.parse on hand-picked breakage', () => {
-    const cases = ['{\n  "a": 1,\n  b: 2\n}', '{"a": 1,}', '{"a": tru}', '{"a": 1', '', '  ', '[1 2]', '{"a":"x\ny"}', '{"a": 1} x', '"abc', '-', '01', '1.', '1e+', '"\\x"', '"\\u12g4"', '{ "mcpServers": }', '[1,]', '{"a" 1}', "{'a':1}", '[1]//c', '\ufeff{"a":}', '{"a":1,"b"}', '[+1]', '[[[]]', '\ufeff[1]', '{"a":[{"b":[null,true,false,-0.5e-3,"\\u00e9"]}]}'];
+    const cases = [
+      '{\n  "a": 1,\n  b: 2\n}',
+      '{"a": 1,}',
+      '{"a": tru}',
+      '{"a": 1',
+      '',
+      '  ',
+      '[1 2]',
+      '{"a":"x\ny"}',
+      '{"a": 1} x',
+      '"abc',
+      '-',
+      '01',
+      '1.',
+      '1e+',
+      '"\\x"',
+      '"\\u12g4"',
+      '{ "mcpServers": }',
+      '[1,]',
+      '{"a" 1}',
+      "{'a':1}",
+      '[1]//c',
+      '\ufeff{"a":}',
+      '{"a":1,"b"}',
+      '[+1]',
+      '[[[]]',
+      '\ufeff[1]',
+      '{"a":[{"b":[null,true,false,-0.5e-3,"\\u00e9"]}]}',
+    ];
     for (const t of cases) expect(agrees(t), JSON.stringify(t)).toBe(true);
     expect(jsonErrorOffset('{\n  "a": 1,\n  b: 2\n}')).toBe(14);
     expect(jsonErrorOffset('{"a":[{"b":[null,true,false,-0.5e-3,"\\u00e9"]}]}')).toBeNull();
@@ -44,11 +72,38 @@ describe('where JSON text stops being JSON', () => {
 
   it('agrees with JSON.parse on 400 broken documents (a character removed, inserted or replaced)', () => {
     const json = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v, null, 1));
-    const piece = fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', ' ', '\n', '0', '-', '.', 'e', 't', 'n', 'x', "'", '\u0001', '\u00e9', '/');
+    const piece = fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      ':',
+      '"',
+      '\\',
+      ' ',
+      '\n',
+      '0',
+      '-',
+      '.',
+      'e',
+      't',
+      'n',
+      'x',
+      "'",
+      '\u0001',
+      '\u00e9',
+      '/',
+    );
     fc.assert(
       fc.property(json, fc.nat(), fc.constantFrom('remove', 'insert', 'replace'), piece, (text, at, how, ch) => {
         const i = text.length === 0 ? 0 : at % text.length;
-        const broken = how === 'remove' ? text.slice(0, i) + text.slice(i + 1) : how === 'insert' ? text.slice(0, i) + ch + text.slice(i) : text.slice(0, i) + ch + text.slice(i + 1);
+        const broken =
+          how === 'remove'
+            ? text.slice(0, i) + text.slice(i + 1)
+            : how === 'insert'
+              ? text.slice(0, i) + ch + text.slice(i)
+              : text.slice(0, i) + ch + text.slice(i + 1);
         expect(agrees(broken), JSON.stringify(broken)).toBe(true);
       }),
       { numRuns: 400, seed: 12 },
@@ -66,7 +121,9 @@ describe('a plugin.json or mcp.json that is not JSON is located at the parse err
     const r = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-003-not-json'));
     expect(r.findings).toHaveLength(1);
     expect(r.findings[0]).toMatchObject({ ruleId: 'PLG-003', file: 'plugin.json', line: 3, column: 3 });
-    const sarif = renderPluginSarif(r) as { runs: Array<{ results: Array<{ locations: Array<{ physicalLocation: { region: { startLine: number; startColumn: number } } }> }> }> };
+    const sarif = renderPluginSarif(r) as {
+      runs: Array<{ results: Array<{ locations: Array<{ physicalLocation: { region: { startLine: number; startColumn: number } } }> }> }>;
+    };
     expect(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.region).toMatchObject({ startLine: 3, startColumn: 3 });
   });
 

@@ -61,7 +61,11 @@ function symlinkFixture(kind: 'manifest' | 'skills' | 'skill-dir' | 'skill-file'
 const STATIC_FAIL = readdirSync(join(PLUGIN_FIXTURES, 'fail')).sort();
 const FAILING: Array<{ name: string; rule: string; dir: () => string }> = [
   ...STATIC_FAIL.map((name) => ({ name, rule: name.slice(0, 7), dir: () => join(PLUGIN_FIXTURES, 'fail', name) })),
-  ...(['manifest', 'skills', 'skill-dir', 'skill-file', 'mcp'] as const).map((k) => ({ name: `PLG-002-symlink-${k}`, rule: 'PLG-002', dir: () => symlinkFixture(k) })),
+  ...(['manifest', 'skills', 'skill-dir', 'skill-file', 'mcp'] as const).map((k) => ({
+    name: `PLG-002-symlink-${k}`,
+    rule: 'PLG-002',
+    dir: () => symlinkFixture(k),
+  })),
 ];
 
 function expectOnly(report: PluginReport, rule: string): void {
@@ -76,7 +80,8 @@ function expectOnly(report: PluginReport, rule: string): void {
     expect(f.ruleId).toBe(rule);
     expect(f.spec.url).toMatch(/^https:\/\//);
     expect(f.location.startsWith(f.file)).toBe(true);
-    if (f.pointer !== null && (f.file.endsWith('.json') || f.file.endsWith('SKILL.md'))) expect(f.line, `${f.location} has a line`).not.toBeNull();
+    if (f.pointer !== null && (f.file.endsWith('.json') || f.file.endsWith('SKILL.md')))
+      expect(f.line, `${f.location} has a line`).not.toBeNull();
   }
 }
 
@@ -91,7 +96,9 @@ describe('plugin rule catalogue', () => {
       expect(Object.keys(PLUGIN_PREREQUISITES)).toContain(r.id);
       expect(prerequisiteClosure(r.id).has(r.id)).toBe(true);
     }
-    expect(prerequisiteClosure('PLG-012')).toEqual(new Set(['PLG-012', 'PLG-011', 'PLG-010', 'PLG-007', 'PLG-006', 'PLG-005', 'PLG-004', 'PLG-003', 'PLG-001', 'PLG-002']));
+    expect(prerequisiteClosure('PLG-012')).toEqual(
+      new Set(['PLG-012', 'PLG-011', 'PLG-010', 'PLG-007', 'PLG-006', 'PLG-005', 'PLG-004', 'PLG-003', 'PLG-001', 'PLG-002']),
+    );
     // Unknown fields and extensions are non-fatal: nothing depends on them.
     expect(dependentsOf('PLG-008').size).toBe(0);
     expect(dependentsOf('PLG-009').size).toBe(0);
@@ -113,7 +120,11 @@ describe('the valid package of the specification examples', () => {
     expect(r.result).toBe('pass');
     expect(r.exitCode).toBe(0);
     expect(r.findings).toEqual([]);
-    expect(r.components).toEqual({ manifest: 'valid', skills: { state: 'valid', discovered: 2, valid: 2 }, mcp: { state: 'valid', servers: 8, valid: 8 } });
+    expect(r.components).toEqual({
+      manifest: 'valid',
+      skills: { state: 'valid', discovered: 2, valid: 2 },
+      mcp: { state: 'valid', servers: 8, valid: 8 },
+    });
     const text = renderPluginTerminal(r);
     expect(text).toContain('✓ QUALIFIED PASS - rules: 21 passed, 0 failed.');
     expect(text).toContain('does not certify runtime or client behaviour');
@@ -155,13 +166,18 @@ describe('one failing fixture per rule: it fails that rule and only rules that d
     const mismatch = s.findings.find((x) => x.file === 'skills/name-mismatch/SKILL.md')!;
     expect(mismatch).toMatchObject({ pointer: '/name', location: 'skills/name-mismatch/SKILL.md#/name', line: 2, column: 7 });
     const meta = s.findings.filter((x) => x.file === 'skills/numeric-metadata-key/SKILL.md').map((x) => [x.pointer, x.line]);
-    expect(meta).toEqual([['/metadata/1', 5], ['/metadata/version', 6]]);
+    expect(meta).toEqual([
+      ['/metadata/1', 5],
+      ['/metadata/version', 6],
+    ]);
   });
 
   it('PLG-011 and PLG-012 cover each broken skill; undiscovered paths are never judged', () => {
     const r = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-011-frontmatter'));
     const files = new Set(r.findings.map((f) => f.file));
-    expect([...files].sort()).toEqual(['bad-yaml', 'duplicate-key', 'empty', 'no-frontmatter', 'not-closed', 'not-utf8', 'sequence'].map((n) => `skills/${n}/SKILL.md`));
+    expect([...files].sort()).toEqual(
+      ['bad-yaml', 'duplicate-key', 'empty', 'no-frontmatter', 'not-closed', 'not-utf8', 'sequence'].map((n) => `skills/${n}/SKILL.md`),
+    );
     // good-skill is discovered and valid; group/nested (no recursion), README.md, a SKILL.md directory and skill.md are not skills.
     expect(r.components.skills).toEqual({ state: 'invalid', discovered: 8, valid: 1 });
     expect(r.findings.find((f) => f.file === 'skills/duplicate-key/SKILL.md')!.message).toContain('duplicate key');
@@ -186,13 +202,34 @@ describe('one failing fixture per rule: it fails that rule and only rules that d
 describe('failure boundaries (§5.2, §7.1, §7.2.2)', () => {
   it('a fatal manifest stops component discovery: no component is read or judged', () => {
     const r = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-006-uppercase'));
-    expect(r.components).toEqual({ manifest: 'invalid', skills: { state: 'not-checked', discovered: 0, valid: 0 }, mcp: { state: 'not-checked', servers: 0, valid: 0 } });
-    expect(outcomes(r, 'blocked')).toEqual(['PLG-010', 'PLG-011', 'PLG-012', 'PLG-013', 'PLG-014', 'PLG-015', 'PLG-016', 'PLG-017', 'PLG-018', 'PLG-019', 'PLG-020', 'PLG-021']);
+    expect(r.components).toEqual({
+      manifest: 'invalid',
+      skills: { state: 'not-checked', discovered: 0, valid: 0 },
+      mcp: { state: 'not-checked', servers: 0, valid: 0 },
+    });
+    expect(outcomes(r, 'blocked')).toEqual([
+      'PLG-010',
+      'PLG-011',
+      'PLG-012',
+      'PLG-013',
+      'PLG-014',
+      'PLG-015',
+      'PLG-016',
+      'PLG-017',
+      'PLG-018',
+      'PLG-019',
+      'PLG-020',
+      'PLG-021',
+    ]);
   });
 
   it('unknown manifest fields and a non-object extensions fail the package but components still load', () => {
     const u = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-008-unknown-fields'));
-    expect(u.components).toEqual({ manifest: 'valid', skills: { state: 'valid', discovered: 1, valid: 1 }, mcp: { state: 'valid', servers: 1, valid: 1 } });
+    expect(u.components).toEqual({
+      manifest: 'valid',
+      skills: { state: 'valid', discovered: 1, valid: 1 },
+      mcp: { state: 'valid', servers: 1, valid: 1 },
+    });
     expect(u.findings.map((f) => f.pointer)).toEqual(['/mcpServers', '/x-custom']);
     const e = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-009-extensions-not-object'));
     expect(e.components.skills).toEqual({ state: 'valid', discovered: 1, valid: 1 });
@@ -221,7 +258,10 @@ describe('failure boundaries (§5.2, §7.1, §7.2.2)', () => {
 describe('placeholders (§7.2.1, §9.2)', () => {
   it('a ${PLUGIN_DATA} cwd is unable to complete (exit 2), never guessed', () => {
     // data-cwd sets env (PLG-021 passes), data-cwd-exact does not (PLG-021 has nothing to judge).
-    for (const [name, counts] of [['data-cwd', '17 passed, 0 failed, 1 unable to complete, 3 not applicable'], ['data-cwd-exact', '16 passed, 0 failed, 1 unable to complete, 4 not applicable']] as const) {
+    for (const [name, counts] of [
+      ['data-cwd', '17 passed, 0 failed, 1 unable to complete, 3 not applicable'],
+      ['data-cwd-exact', '16 passed, 0 failed, 1 unable to complete, 4 not applicable'],
+    ] as const) {
       const r = checkOne(join(PLUGIN_FIXTURES, 'placeholders', name));
       expect(outcomes(r, 'unable-to-complete')).toEqual(['PLG-019']);
       expect(outcomes(r, 'fail')).toEqual([]);
@@ -260,7 +300,9 @@ describe('placeholders (§7.2.1, §9.2)', () => {
     expect(w.findings.map((f) => f.pointer)).toContain('/mcpServers/no-braces/cwd');
     expect(w.findings.map((f) => f.pointer)).toContain('/mcpServers/data-parent/cwd');
     const h = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-020-remote'));
-    expect(h.findings.map((f) => f.pointer)).toEqual(expect.arrayContaining(['/mcpServers/placeholder-url/url', '/mcpServers/placeholder-header/headers/X-Root']));
+    expect(h.findings.map((f) => f.pointer)).toEqual(
+      expect.arrayContaining(['/mcpServers/placeholder-url/url', '/mcpServers/placeholder-header/headers/X-Root']),
+    );
   });
 });
 
@@ -326,7 +368,18 @@ describe('--rule ID', () => {
 describe('reports', () => {
   it('SARIF 2.1.0 carries every rule, each result with file, region and pointer', () => {
     const r = checkOne(join(PLUGIN_FIXTURES, 'fail/PLG-012-fields'));
-    const s = renderPluginSarif(r) as { version: string; runs: Array<{ tool: { driver: { rules: unknown[] } }; results: Array<{ ruleId: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }>; properties: { jsonPointer: string } }>; invocations: Array<{ exitCode: number }> }> };
+    const s = renderPluginSarif(r) as {
+      version: string;
+      runs: Array<{
+        tool: { driver: { rules: unknown[] } };
+        results: Array<{
+          ruleId: string;
+          locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }>;
+          properties: { jsonPointer: string };
+        }>;
+        invocations: Array<{ exitCode: number }>;
+      }>;
+    };
     expect(s.version).toBe('2.1.0');
     expect(s.runs[0]!.tool.driver.rules).toHaveLength(21);
     expect(s.runs[0]!.invocations[0]!.exitCode).toBe(1);
@@ -376,17 +429,44 @@ describe('reports', () => {
 describe('constraints by example', () => {
   it('plugin names (§5.5 examples)', () => {
     for (const ok of ['my-plugin', 'acme.tools', 'lint3r', 'a', 'a.b-c', 'x'.repeat(64)]) expect(pluginNameProblem(ok), ok).toBeNull();
-    for (const bad of ['My-Plugin', '-start', 'has--double', 'too.many..dots', 'end.', 'x'.repeat(65), 'ünï', 'a_b']) expect(pluginNameProblem(bad), bad).not.toBeNull();
+    for (const bad of ['My-Plugin', '-start', 'has--double', 'too.many..dots', 'end.', 'x'.repeat(65), 'ünï', 'a_b'])
+      expect(pluginNameProblem(bad), bad).not.toBeNull();
   });
 
   it('skill names (Agent Skills examples; Unicode letters allowed)', () => {
-    for (const ok of ['pdf-processing', 'data-analysis', 'code-review', 'données', '数据', 'a1']) expect(skillNameProblem(ok), ok).toBeNull();
-    for (const bad of ['PDF-Processing', '-pdf', 'pdf--processing', 'pdf-', 'pdf_processing', 'pdf processing', 'Ünï', '', 'x'.repeat(65)]) expect(skillNameProblem(bad), bad).not.toBeNull();
+    for (const ok of ['pdf-processing', 'data-analysis', 'code-review', 'données', '数据', 'a1'])
+      expect(skillNameProblem(ok), ok).toBeNull();
+    for (const bad of ['PDF-Processing', '-pdf', 'pdf--processing', 'pdf-', 'pdf_processing', 'pdf processing', 'Ünï', '', 'x'.repeat(65)])
+      expect(skillNameProblem(bad), bad).not.toBeNull();
   });
 
   it('remote URLs (§7.2.1)', () => {
-    for (const ok of ['https://a.example/mcp', 'http://localhost/mcp', 'http://LOCALHOST:8080', 'http://127.0.0.1/', 'http://127.255.0.9:1/x', 'http://[::1]/', 'http://[0:0:0:0:0:0:0:1]:80/', 'https://a.example/?q=1']) expect(remoteUrlProblem(ok), ok).toBeNull();
-    for (const bad of ['http://a.example/', 'http://127.1/', 'http://2130706433/', 'http://0x7f.0.0.1/', 'http://127.0.0.01/', 'http://localhost.', 'https://u@a.example/', 'https://a.example/#', 'https:/a.example', 'ws://a.example', ' https://a.example', 'https://a.example/a b', 'http://[::ffff:127.0.0.1]/']) {
+    for (const ok of [
+      'https://a.example/mcp',
+      'http://localhost/mcp',
+      'http://LOCALHOST:8080',
+      'http://127.0.0.1/',
+      'http://127.255.0.9:1/x',
+      'http://[::1]/',
+      'http://[0:0:0:0:0:0:0:1]:80/',
+      'https://a.example/?q=1',
+    ])
+      expect(remoteUrlProblem(ok), ok).toBeNull();
+    for (const bad of [
+      'http://a.example/',
+      'http://127.1/',
+      'http://2130706433/',
+      'http://0x7f.0.0.1/',
+      'http://127.0.0.01/',
+      'http://localhost.',
+      'https://u@a.example/',
+      'https://a.example/#',
+      'https:/a.example',
+      'ws://a.example',
+      ' https://a.example',
+      'https://a.example/a b',
+      'http://[::ffff:127.0.0.1]/',
+    ]) {
       expect(remoteUrlProblem(bad), bad).not.toBeNull();
     }
     expect(isLoopbackHost('127.0.0.1:80')).toBe(true);
@@ -403,7 +483,11 @@ describe('vendored schemas', () => {
   };
   it('are byte-for-byte the pinned files', () => {
     for (const [f, sha] of Object.entries(SHA)) {
-      expect(createHash('sha256').update(readFileSync(join(DIR, f))).digest('hex')).toBe(sha);
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(DIR, f)))
+          .digest('hex'),
+      ).toBe(sha);
       if (existsSync(join(SHARED, f))) expect(readFileSync(join(DIR, f))).toEqual(readFileSync(join(SHARED, f)));
     }
   });
@@ -415,10 +499,31 @@ describe('vendored schemas', () => {
     const read = (p: string): unknown => JSON.parse(readFileSync(join(PLUGIN_FIXTURES, p), 'utf8'));
     expect(plugin(read('valid/plugin.json'))).toBe(true);
     expect(mcp(read('valid/mcp.json'))).toBe(true);
-    for (const f of ['PLG-003-array', 'PLG-004-missing-schema', 'PLG-004-name-not-string', 'PLG-004-empty-name', 'PLG-005-other-version', 'PLG-006-uppercase', 'PLG-006-double-hyphen', 'PLG-006-too-long', 'PLG-007-author-extra-field', 'PLG-007-types', 'PLG-008-unknown-fields', 'PLG-009-extensions-not-object', 'PLG-009-member-not-object']) {
+    for (const f of [
+      'PLG-003-array',
+      'PLG-004-missing-schema',
+      'PLG-004-name-not-string',
+      'PLG-004-empty-name',
+      'PLG-005-other-version',
+      'PLG-006-uppercase',
+      'PLG-006-double-hyphen',
+      'PLG-006-too-long',
+      'PLG-007-author-extra-field',
+      'PLG-007-types',
+      'PLG-008-unknown-fields',
+      'PLG-009-extensions-not-object',
+      'PLG-009-member-not-object',
+    ]) {
       expect(plugin(read(`fail/${f}/plugin.json`)), f).toBe(false);
     }
-    for (const f of ['PLG-014-extra-field', 'PLG-014-missing-servers', 'PLG-015-wrong-schema', 'PLG-016-version-mismatch', 'PLG-017-variants']) expect(mcp(read(`fail/${f}/mcp.json`)), f).toBe(false);
+    for (const f of [
+      'PLG-014-extra-field',
+      'PLG-014-missing-servers',
+      'PLG-015-wrong-schema',
+      'PLG-016-version-mismatch',
+      'PLG-017-variants',
+    ])
+      expect(mcp(read(`fail/${f}/mcp.json`)), f).toBe(false);
     // Beyond the schema: command tokens, containment, URL and header rules pass the schema but fail the text.
     expect(mcp(read('fail/PLG-018-command/mcp.json'))).toBe(true);
     expect(mcp(read('fail/PLG-020-remote/mcp.json'))).toBe(true);

@@ -81,7 +81,9 @@ describe('concurrency under a burst (real slow server)', () => {
     const hosts = ['a', 'b', 'c', 'd', 'e'].map((h) => `${h}.site-burst.test`);
     const before = c.maxTotal();
     expect(before).toBeLessThanOrEqual(2);
-    const jobs = hosts.flatMap((h) => Array.from({ length: 5 }, () => e.probe({ protocol: 'mcp', url: `http://${h}:${c.srv.port}/mcp`, runId: 'r1' })));
+    const jobs = hosts.flatMap((h) =>
+      Array.from({ length: 5 }, () => e.probe({ protocol: 'mcp', url: `http://${h}:${c.srv.port}/mcp`, runId: 'r1' })),
+    );
     const events = await Promise.all(jobs);
     expect(events).toHaveLength(25);
     expect(events.every((ev) => ev.robots === 'allowed' && ev.errorClass === null)).toBe(true);
@@ -121,7 +123,9 @@ describe('budget: checks per site per run', () => {
       expect(events[3]).toMatchObject({ errorClass: 'budget_exhausted', robots: 'not_checked', exchanges: [] });
       expect(c.log.filter((l) => l.path === '/mcp')).toHaveLength(3);
       // Another site, and the same site in another run, have their own budgets.
-      expect((await e.probe({ protocol: 'mcp', url: `http://y.other-budget.test:${c.srv.port}/mcp`, runId: 'run-a' })).errorClass).toBeNull();
+      expect(
+        (await e.probe({ protocol: 'mcp', url: `http://y.other-budget.test:${c.srv.port}/mcp`, runId: 'run-a' })).errorClass,
+      ).toBeNull();
       expect((await e.probe({ protocol: 'mcp', url, runId: 'run-b' })).errorClass).toBeNull();
     } finally {
       await c.srv.close();

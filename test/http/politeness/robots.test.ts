@@ -227,12 +227,7 @@ describe('RobotsCache against a loopback server (RFC 9309 fetch results)', () =>
     expect(c.size).toBe(2);
     await c.check('http://a.test/z');
     await c.check('http://b.test/z');
-    expect(asked).toEqual([
-      'http://a.test/robots.txt',
-      'http://b.test/robots.txt',
-      'http://c.test/robots.txt',
-      'http://b.test/robots.txt',
-    ]);
+    expect(asked).toEqual(['http://a.test/robots.txt', 'http://b.test/robots.txt', 'http://c.test/robots.txt', 'http://b.test/robots.txt']);
   });
 });
 
@@ -240,7 +235,15 @@ describe('RobotsCache at the size of a run', () => {
   it('keeps every origin of a 2,000-host run: none is fetched twice (it evicted past 1,000 before)', async () => {
     const text = 'User-agent: *\nDisallow: /admin/\n';
     const fetcher: RobotsFetcher = async (u) => {
-      const ex = { url: u, status: 200, headers: {}, body: Buffer.from(text), bodyTruncated: false, errorClass: null, errorMessage: null } as unknown as Exchange;
+      const ex = {
+        url: u,
+        status: 200,
+        headers: {},
+        body: Buffer.from(text),
+        bodyTruncated: false,
+        errorClass: null,
+        errorMessage: null,
+      } as unknown as Exchange;
       return { exchanges: [ex], final: ex };
     };
     const cache = new RobotsCache({ fetcher });
@@ -254,7 +257,10 @@ describe('RobotsCache at the size of a run', () => {
 
 // robots-parser 3.0.1 read and matched robots.txt before robots-rules.ts; it stays the oracle
 // for what every answer must be (its matcher is the slow part, not its answers).
-const robotsParser = robotsParserModule as unknown as (url: string, text: string) => {
+const robotsParser = robotsParserModule as unknown as (
+  url: string,
+  text: string,
+) => {
   isAllowed(url: string, ua?: string): boolean | undefined;
   getMatchingLineNumber(url: string, ua?: string): number;
 };
@@ -266,11 +272,22 @@ describe('robots.txt rules: the same answers as robots-parser', () => {
   const line = fc.oneof(
     agent.map((a) => `User-agent: ${a}`),
     fc.tuple(fc.constantFrom('Disallow', 'disallow', 'Allow', 'ALLOW'), pattern).map(([n, p]) => `${n}: ${p}`),
-    fc.constantFrom('Crawl-delay: 5', 'Sitemap: https://h.example/s.xml', 'Host: h.example', 'foo: bar', '', '# comment', 'no colon', ': empty name'),
+    fc.constantFrom(
+      'Crawl-delay: 5',
+      'Sitemap: https://h.example/s.xml',
+      'Host: h.example',
+      'foo: bar',
+      '',
+      '# comment',
+      'no colon',
+      ': empty name',
+    ),
     fc.tuple(fc.constantFrom('Disallow', 'Allow'), pattern).map(([n, p]) => `  ${n} :${p} # why`),
   );
   const file = fc.tuple(fc.array(line, { maxLength: 16 }), fc.constantFrom('\n', '\r\n', '\r')).map(([ls, eol]) => ls.join(eol));
-  const path = fc.array(fc.constantFrom('/', 'a', 'b', 'ab', '$', '%2a', '%2A', '~', 'é', '?', '=', '.', '*'), { maxLength: 10 }).map((p) => `/${p.join('')}`);
+  const path = fc
+    .array(fc.constantFrom('/', 'a', 'b', 'ab', '$', '%2a', '%2A', '~', 'é', '?', '=', '.', '*'), { maxLength: 10 })
+    .map((p) => `/${p.join('')}`);
 
   it('allowed and the deciding line, for random files and paths', () => {
     fc.assert(
@@ -282,7 +299,11 @@ describe('robots.txt rules: the same answers as robots-parser', () => {
         for (const p of paths) {
           const url = `https://h.example${p}`;
           const n = theirs.getMatchingLineNumber(url, ours.group);
-          expect({ p, allowed: ours.isAllowed(url), line: ours.line(url) }).toEqual({ p, allowed: theirs.isAllowed(url, ours.group) === true, line: n > 0 ? n : null });
+          expect({ p, allowed: ours.isAllowed(url), line: ours.line(url) }).toEqual({
+            p,
+            allowed: theirs.isAllowed(url, ours.group) === true,
+            line: n > 0 ? n : null,
+          });
         }
       }),
       { numRuns: 3000 },
@@ -344,9 +365,21 @@ describe('robots.txt checks take bounded time, whatever the file', () => {
   it('the cache says why a URL was disallowed without a rule', async () => {
     const body = Buffer.from(hostile);
     const final: Exchange = {
-      url: 'https://h.example/robots.txt', method: 'GET', requestHeaders: {}, status: 200, headers: {}, body, bodyTruncated: false,
-      bodyBytes: body.length, bodySha256: '', remoteAddress: null, startedAt: new Date(0).toISOString(), durationMs: 1,
-      errorClass: null, errorMessage: null, retries: 0,
+      url: 'https://h.example/robots.txt',
+      method: 'GET',
+      requestHeaders: {},
+      status: 200,
+      headers: {},
+      body,
+      bodyTruncated: false,
+      bodyBytes: body.length,
+      bodySha256: '',
+      remoteAddress: null,
+      startedAt: new Date(0).toISOString(),
+      durationMs: 1,
+      errorClass: null,
+      errorMessage: null,
+      retries: 0,
     };
     const cache = new RobotsCache({ fetcher: async () => ({ exchanges: [final], final }) });
     const long = await cache.check(`https://h.example/${'a'.repeat(2000)}`);

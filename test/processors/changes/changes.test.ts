@@ -36,16 +36,33 @@ const goodCard = readFileSync('test/fixtures/conformance/a2a/good-0.3.json', 'ut
 const CARD_URL = 'https://weather.changes-test.dev/.well-known/agent-card.json';
 
 const listing = (id: string, at: number, status = 'active'): ListingEvent => ({
-  id, observedAt: at, runId: 'r', fetchId: 'f', source: 'a2a-registry', itemId: 'weather', protocol: 'a2a', name: 'Weather Agent',
-  description: 'Forecasts', version: '1.0.0', endpointUrl: null, endpointTransport: null, cardUrl: CARD_URL, serverJson: null,
-  status, invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false,
+  id,
+  observedAt: at,
+  runId: 'r',
+  fetchId: 'f',
+  source: 'a2a-registry',
+  itemId: 'weather',
+  protocol: 'a2a',
+  name: 'Weather Agent',
+  description: 'Forecasts',
+  version: '1.0.0',
+  endpointUrl: null,
+  endpointTransport: null,
+  cardUrl: CARD_URL,
+  serverJson: null,
+  status,
+  invalidReason: null,
+  updatedAt: null,
+  raw: '{}',
+  rawTruncated: false,
 });
 const KEY = agentKey('a2a', { cardUrl: CARD_URL })!;
 
 const json = { 'content-type': 'application/json' };
 const up = (id: string, at: number) => probeEvent(at, id, KEY, 'a2a', [probeExchange('card', CARD_URL, 200, goodCard, json)]);
 const failing = (id: string, at: number) => probeEvent(at, id, KEY, 'a2a', [probeExchange('card', CARD_URL, 200, '{"name":"x"}', json)]);
-const down = (id: string, at: number) => probeEvent(at, id, KEY, 'a2a', [probeExchange('card', CARD_URL, null, '', {}, 'refused')], { errorClass: 'refused' });
+const down = (id: string, at: number) =>
+  probeEvent(at, id, KEY, 'a2a', [probeExchange('card', CARD_URL, null, '', {}, 'refused')], { errorClass: 'refused' });
 const unknown = (id: string, at: number) => probeEvent(at, id, KEY, 'a2a', [probeExchange('card', CARD_URL, 429, '')]);
 
 // up, up, down, down, unknown, up (the last one up but failing: pass → fail).
@@ -60,7 +77,17 @@ const P = {
   late: up('c-late', T0 + 1.5 * H),
 };
 
-interface ChangeRow { change_id: string; kind: string; cause_event_id: string; checker_version: string; from_state: string | null; to_state: string | null; name: string; summary: string; observed_at: string }
+interface ChangeRow {
+  change_id: string;
+  kind: string;
+  cause_event_id: string;
+  checker_version: string;
+  from_state: string | null;
+  to_state: string | null;
+  name: string;
+  summary: string;
+  observed_at: string;
+}
 
 describe('agent changes on the broker', () => {
   let ctx: KafkaTestContext;
@@ -119,7 +146,8 @@ describe('agent changes on the broker', () => {
     { kind: 'verdict', cause: P.p6.id, id: agentChangeId('verdict', KEY, P.p6.id, CV), from: 'pass', to: 'fail' },
   ];
   const expectedListed = { kind: 'listed', cause: 'l-1', id: agentChangeId('listed', KEY, 'l-1'), from: null, to: 'listed' };
-  const view = (rows: ChangeRow[]) => rows.map((r) => ({ kind: r.kind, cause: r.cause_event_id, id: r.change_id, from: r.from_state, to: r.to_state }));
+  const view = (rows: ChangeRow[]) =>
+    rows.map((r) => ({ kind: r.kind, cause: r.cause_event_id, id: r.change_id, from: r.from_state, to: r.to_state }));
 
   it('derives one down, one up and one verdict change across a restart between down and up, and a late older probe', async () => {
     await start();
@@ -140,7 +168,11 @@ describe('agent changes on the broker', () => {
     const rows = await changes();
     expect(view(rows)).toEqual([expectedListed, ...expectedProbeChanges]);
     const byKind = new Map(rows.map((r) => [r.kind, r]));
-    expect(byKind.get('down')).toMatchObject({ name: 'Weather Agent', checker_version: '', summary: 'Weather Agent went down: no answer: connection refused' });
+    expect(byKind.get('down')).toMatchObject({
+      name: 'Weather Agent',
+      checker_version: '',
+      summary: 'Weather Agent went down: no answer: connection refused',
+    });
     expect(fromDateTime64(byKind.get('down')!.observed_at)).toBe(P.p3.observedAt);
     expect(byKind.get('up')!.summary).toBe('Weather Agent came back up');
     expect(byKind.get('verdict')).toMatchObject({ checker_version: CV });
@@ -168,6 +200,8 @@ describe('agent changes on the broker', () => {
     await sink.listings([listing('l-2', T0 + 7 * H, 'delisted')]);
     await settle();
     const delisted = (await changes()).filter((r) => r.kind === 'delisted');
-    expect(view(delisted)).toEqual([{ kind: 'delisted', cause: 'l-2', id: agentChangeId('delisted', KEY, 'l-2'), from: 'listed', to: 'delisted' }]);
+    expect(view(delisted)).toEqual([
+      { kind: 'delisted', cause: 'l-2', id: agentChangeId('delisted', KEY, 'l-2'), from: 'listed', to: 'delisted' },
+    ]);
   });
 });

@@ -16,9 +16,14 @@ const CV = '1.2.3';
 const H = 3_600_000;
 
 const probe = (i: number, uptime: string, verdict = 'pass', extra: Partial<ProbeFacts> = {}): ProbeFacts => ({
-  eventId: `p${i}`, agentKey: KEY, protocol: 'a2a', observedAt: i * H, uptime,
+  eventId: `p${i}`,
+  agentKey: KEY,
+  protocol: 'a2a',
+  observedAt: i * H,
+  uptime,
   reason: uptime === 'down' ? 'no answer: connection refused' : 'card URL answered 200',
-  verdict, verdictReasons: verdict === 'fail' ? ['A2A-CARD-003 /name: missing', 'A2A-CARD-007 /url: not https', 'A2A-CARD-003 /x: again'] : [],
+  verdict,
+  verdictReasons: verdict === 'fail' ? ['A2A-CARD-003 /name: missing', 'A2A-CARD-007 /url: not https', 'A2A-CARD-003 /x: again'] : [],
   ...extra,
 });
 
@@ -27,8 +32,10 @@ const history = (facts: readonly ProbeFacts[]) => {
   const up = new Map<string, StatePoint[]>();
   const ver = new Map<string, StatePoint[]>();
   for (const f of facts) {
-    if (f.uptime === 'up' || f.uptime === 'down') up.set(f.agentKey, [...(up.get(f.agentKey) ?? []), { observedAt: f.observedAt, eventId: f.eventId, state: f.uptime }]);
-    if (f.verdict !== 'unknown') ver.set(f.agentKey, [...(ver.get(f.agentKey) ?? []), { observedAt: f.observedAt, eventId: f.eventId, state: f.verdict }]);
+    if (f.uptime === 'up' || f.uptime === 'down')
+      up.set(f.agentKey, [...(up.get(f.agentKey) ?? []), { observedAt: f.observedAt, eventId: f.eventId, state: f.uptime }]);
+    if (f.verdict !== 'unknown')
+      ver.set(f.agentKey, [...(ver.get(f.agentKey) ?? []), { observedAt: f.observedAt, eventId: f.eventId, state: f.verdict }]);
   }
   return { uptimeHistory: up, verdictHistory: ver };
 };
@@ -38,7 +45,14 @@ const derive = (events: readonly ProbeFacts[], known: readonly ProbeFacts[] = ev
   deriveProbeChanges({ events, ...history(known), names, checkerVersion: CV });
 
 // up, up, down, down, unknown, up; the verdict passes while up, is unknown while down, fails at the end.
-const SEQ = [probe(1, 'up'), probe(2, 'up'), probe(3, 'down', 'unknown'), probe(4, 'down', 'unknown'), probe(5, 'unknown', 'unknown'), probe(6, 'up', 'fail')];
+const SEQ = [
+  probe(1, 'up'),
+  probe(2, 'up'),
+  probe(3, 'down', 'unknown'),
+  probe(4, 'down', 'unknown'),
+  probe(5, 'unknown', 'unknown'),
+  probe(6, 'up', 'fail'),
+];
 
 describe('deriveProbeChanges', () => {
   it('gives one down, one up and one verdict change for up, up, down, down, unknown, up', () => {
@@ -49,9 +63,18 @@ describe('deriveProbeChanges', () => {
       ['verdict', 'p6', 'pass', 'fail'],
     ]);
     const [down, up, verdict] = changes;
-    expect(down).toMatchObject({ observedAt: 3 * H, checkerVersion: '', reasons: ['no answer: connection refused'], summary: 'Weather Agent went down: no answer: connection refused' });
+    expect(down).toMatchObject({
+      observedAt: 3 * H,
+      checkerVersion: '',
+      reasons: ['no answer: connection refused'],
+      summary: 'Weather Agent went down: no answer: connection refused',
+    });
     expect(up!.summary).toBe('Weather Agent came back up');
-    expect(verdict).toMatchObject({ checkerVersion: CV, reasons: ['A2A-CARD-003', 'A2A-CARD-007'], summary: "Weather Agent's verdict changed from pass to fail (2 rules failing)" });
+    expect(verdict).toMatchObject({
+      checkerVersion: CV,
+      reasons: ['A2A-CARD-003', 'A2A-CARD-007'],
+      summary: "Weather Agent's verdict changed from pass to fail (2 rules failing)",
+    });
     // The id is the documented hash: kind, agent key, cause event and (verdicts only) the checker version.
     const sha = (fields: string[]) => createHash('sha256').update(JSON.stringify(fields)).digest('hex').slice(0, 32);
     expect(down!.id).toBe(sha(['down', KEY, 'p3']));
@@ -69,8 +92,10 @@ describe('deriveProbeChanges', () => {
     expect(derive([...SEQ, SEQ[2]!])).toEqual(all);
   });
 
-  it('makes no change for an agent\'s first decided check, nor for unknown and skipped checks', () => {
-    expect(derive([probe(1, 'unknown', 'unknown'), probe(2, 'down', 'unknown'), probe(3, 'skipped', 'unknown'), probe(4, 'down', 'unknown')])).toEqual([]);
+  it("makes no change for an agent's first decided check, nor for unknown and skipped checks", () => {
+    expect(
+      derive([probe(1, 'unknown', 'unknown'), probe(2, 'down', 'unknown'), probe(3, 'skipped', 'unknown'), probe(4, 'down', 'unknown')]),
+    ).toEqual([]);
   });
 
   it('compares a late, older probe with what came before it, not with the newest state', () => {
@@ -89,7 +114,12 @@ describe('deriveProbeChanges', () => {
   });
 
   it('names an agent by its key when its name is unknown', () => {
-    const changes = deriveProbeChanges({ events: [probe(1, 'up'), probe(2, 'down', 'unknown')], ...history([]), names: new Map(), checkerVersion: CV });
+    const changes = deriveProbeChanges({
+      events: [probe(1, 'up'), probe(2, 'down', 'unknown')],
+      ...history([]),
+      names: new Map(),
+      checkerVersion: CV,
+    });
     expect(changes[0]!.summary).toBe(`${KEY} went down: no answer: connection refused`);
     expect(changes[0]!.name).toBe('');
   });
@@ -97,14 +127,36 @@ describe('deriveProbeChanges', () => {
 
 describe('deriveListingChanges', () => {
   const agent = (active: boolean) => ({ agentKey: KEY, protocol: 'a2a', name: 'Weather Agent', active });
-  const causes = new Map([[KEY, [{ id: 'l1', observedAt: 10, live: false }, { id: 'l2', observedAt: 20, live: true }, { id: 'l3', observedAt: 30, live: false }]]]);
+  const causes = new Map([
+    [
+      KEY,
+      [
+        { id: 'l1', observedAt: 10, live: false },
+        { id: 'l2', observedAt: 20, live: true },
+        { id: 'l3', observedAt: 30, live: false },
+      ],
+    ],
+  ]);
 
   it('lists a new agent from the first live listing event, and delists from the last one that was not live', () => {
     const [listed] = deriveListingChanges([agent(true)], new Map(), causes);
-    expect(listed).toMatchObject({ kind: 'listed', causeEventId: 'l2', observedAt: 20, fromState: null, toState: 'listed', summary: 'Weather Agent was newly listed' });
+    expect(listed).toMatchObject({
+      kind: 'listed',
+      causeEventId: 'l2',
+      observedAt: 20,
+      fromState: null,
+      toState: 'listed',
+      summary: 'Weather Agent was newly listed',
+    });
     expect(listed!.id).toBe(agentChangeId('listed', KEY, 'l2'));
     const [delisted] = deriveListingChanges([agent(false)], new Map([[KEY, true]]), causes);
-    expect(delisted).toMatchObject({ kind: 'delisted', causeEventId: 'l3', fromState: 'listed', toState: 'delisted', summary: 'Weather Agent was delisted' });
+    expect(delisted).toMatchObject({
+      kind: 'delisted',
+      causeEventId: 'l3',
+      fromState: 'listed',
+      toState: 'delisted',
+      summary: 'Weather Agent was delisted',
+    });
     const [again] = deriveListingChanges([agent(true)], new Map([[KEY, false]]), causes);
     expect(again).toMatchObject({ kind: 'listed', fromState: 'delisted', summary: 'Weather Agent was listed again' });
   });
@@ -118,6 +170,15 @@ describe('deriveListingChanges', () => {
 
 describe('failingRuleIds', () => {
   it('keeps rule ids, once each, and leaves out unknown, n/a and summary lines', () => {
-    expect(failingRuleIds(['MCP-Q-004 /description: too short', 'MCP-Q-004 /x: again', '… 3 more findings not listed (A2A-CARD-001)', 'unknown: no card', 'n/a: no server.json', 'TEST-001 /d: x'])).toEqual(['MCP-Q-004', 'TEST-001']);
+    expect(
+      failingRuleIds([
+        'MCP-Q-004 /description: too short',
+        'MCP-Q-004 /x: again',
+        '… 3 more findings not listed (A2A-CARD-001)',
+        'unknown: no card',
+        'n/a: no server.json',
+        'TEST-001 /d: x',
+      ]),
+    ).toEqual(['MCP-Q-004', 'TEST-001']);
   });
 });

@@ -44,7 +44,7 @@ describe('change writers on the chdb engine', () => {
     expect(published).toEqual([]);
   });
 
-  it('derives nothing from probes past the raw tables\' TTL, and does not wait for their rows', async () => {
+  it("derives nothing from probes past the raw tables' TTL, and does not wait for their rows", async () => {
     const old = now - (RAW_HISTORY_DAYS + 1) * DAY;
     const verdicts = new VerdictWriter(wh, CURRENT_CHECKER, sign);
     const writer = new ProbeChangeWriter(wh, CURRENT_CHECKER.version, publish, { waitMs: 60_000 });
@@ -76,7 +76,10 @@ describe('change writers on the chdb engine', () => {
     // Only the history and the names are read: no query for the batch's own rows by event id.
     expect(reads.filter((q) => q.includes('event_id IN'))).toEqual([]);
     const reread = await new ProbeChangeWriter(wh, CURRENT_CHECKER.version, async () => undefined, { waitMs: 300 }).write(batch);
-    expect(handed.map((c) => [c.kind, c.causeEventId])).toEqual([['down', 'w-f-2'], ['up', 'w-f-3']]);
+    expect(handed.map((c) => [c.kind, c.causeEventId])).toEqual([
+      ['down', 'w-f-2'],
+      ['up', 'w-f-3'],
+    ]);
     expect(handed).toEqual(reread);
   });
 
@@ -99,20 +102,41 @@ describe('change writers on the chdb engine', () => {
       },
     }) as Warehouse;
     const listing = (id: string, at: number, status = 'active'): ListingEvent => ({
-      id, observedAt: at, runId: 'r', fetchId: 'f', source: 'mcp-registry', itemId: 'w', protocol: 'mcp', name: 'Writers Server',
-      description: 'd', version: '1', endpointUrl: KEY, endpointTransport: 'streamable-http', cardUrl: null, serverJson: null,
-      status, invalidReason: null, updatedAt: null, raw: '{}', rawTruncated: false,
+      id,
+      observedAt: at,
+      runId: 'r',
+      fetchId: 'f',
+      source: 'mcp-registry',
+      itemId: 'w',
+      protocol: 'mcp',
+      name: 'Writers Server',
+      description: 'd',
+      version: '1',
+      endpointUrl: KEY,
+      endpointTransport: 'streamable-http',
+      cardUrl: null,
+      serverJson: null,
+      status,
+      invalidReason: null,
+      updatedAt: null,
+      raw: '{}',
+      rawTruncated: false,
     });
     const writer = new ListingsToAgents(flaky, { onAgentChanges: publish });
     const batch = [listing('l-a', 1000), listing('l-b', 2000)];
     await expect(writer.write(batch)).rejects.toThrow('crash before the agents insert');
     await writer.write(batch);
     await writer.write(batch); // and once more after the write: nothing new
-    expect(published.map((c) => [c.kind, c.causeEventId])).toEqual([['listed', 'l-a'], ['listed', 'l-a']]);
+    expect(published.map((c) => [c.kind, c.causeEventId])).toEqual([
+      ['listed', 'l-a'],
+      ['listed', 'l-a'],
+    ]);
     expect(published[0]!.id).toBe(published[1]!.id);
     // Seen again while listed: no change; delisted: one.
     await writer.write([listing('l-c', 3000)]);
     await writer.write([listing('l-d', 4000, 'delisted')]);
-    expect(published.slice(2).map((c) => [c.kind, c.causeEventId, c.summary])).toEqual([['delisted', 'l-d', 'Writers Server was delisted']]);
+    expect(published.slice(2).map((c) => [c.kind, c.causeEventId, c.summary])).toEqual([
+      ['delisted', 'l-d', 'Writers Server was delisted'],
+    ]);
   });
 });

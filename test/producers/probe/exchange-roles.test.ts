@@ -34,12 +34,22 @@ describe('exchange roles', () => {
         ex('https://m.example/other', 404),
       ],
     } as unknown as McpProbeResult;
-    expect(mcpExchanges(res).map((e) => e.role)).toEqual(['mcp-get', 'redirect', 'resource-metadata', 'resource-metadata', 'resource-metadata']);
+    expect(mcpExchanges(res).map((e) => e.role)).toEqual([
+      'mcp-get',
+      'redirect',
+      'resource-metadata',
+      'resource-metadata',
+      'resource-metadata',
+    ]);
   });
 
   it('records the start as epoch ms and bounds the duration', () => {
     const e = ex('https://a.example/', 200);
     e.durationMs = 2 ** 40;
-    expect(toProbeExchange(e, 'card')).toMatchObject({ startedAt: Date.parse('2026-01-02T03:04:05Z'), durationMs: 2 ** 31 - 1, role: 'card' });
+    expect(toProbeExchange(e, 'card')).toMatchObject({
+      startedAt: Date.parse('2026-01-02T03:04:05Z'),
+      durationMs: 2 ** 31 - 1,
+      role: 'card',
+    });
   });
 });

@@ -29,13 +29,22 @@ function rows(ev: ProbeEvent, listing: ListingContext | null, documents?: Docume
 
 /** The documents as the documents table gives them to the verdict processor: text by hash. */
 function texts(documents: readonly DocumentEvent[]): DocumentTexts {
-  return new Map(documents.map((d) => {
-    const { text, validUtf8 } = textOrNull(d.body);
-    return [d.sha256, { text: text ?? '', validUtf8 }];
-  }));
+  return new Map(
+    documents.map((d) => {
+      const { text, validUtf8 } = textOrNull(d.body);
+      return [d.sha256, { text: text ?? '', validUtf8 }];
+    }),
+  );
 }
 
-function exchange(role: string, url: string, status: number | null, body: Buffer, headers: Record<string, string>, truncated = false): ProbeExchange {
+function exchange(
+  role: string,
+  url: string,
+  status: number | null,
+  body: Buffer,
+  headers: Record<string, string>,
+  truncated = false,
+): ProbeExchange {
   const e = probeExchange(role, url, status, '', headers, status === null ? 'refused' : null);
   return { ...e, body, bodyBytes: body.length, bodyTruncated: truncated, bodySha256: 'recorded-by-the-client' };
 }
@@ -48,7 +57,11 @@ const listing = (transport: string | null): ListingContext => ({
 
 // Bodies an MCP GET answers with: SSE streams, HTML pages, JSON-RPC errors, and anything else.
 const sseBody = fc
-  .tuple(fc.constantFrom('endpoint', 'message', 'ping'), fc.string({ maxLength: 300, size: 'max' }), fc.string({ maxLength: 1500, size: 'max' }))
+  .tuple(
+    fc.constantFrom('endpoint', 'message', 'ping'),
+    fc.string({ maxLength: 300, size: 'max' }),
+    fc.string({ maxLength: 1500, size: 'max' }),
+  )
   .map(([name, data, rest]) => `: comment\nevent: ${name}\ndata: ${data.replace(/\n/g, ' ')}\n\n${rest}`);
 const htmlBody = fc
   .tuple(fc.string({ maxLength: 600, size: 'max' }), fc.string({ maxLength: 1500, size: 'max' }))
@@ -56,10 +69,17 @@ const htmlBody = fc
 const rpcBody = fc
   .tuple(fc.string({ maxLength: 1800, size: 'max' }), fc.boolean())
   .map(([msg, idFirst]) =>
-    idFirst ? JSON.stringify({ id: msg, jsonrpc: '2.0', error: { code: -32000, message: 'x' } }) : JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: msg }, id: null }),
+    idFirst
+      ? JSON.stringify({ id: msg, jsonrpc: '2.0', error: { code: -32000, message: 'x' } })
+      : JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: msg }, id: null }),
   );
-const mcpBody = fc.oneof(sseBody, htmlBody, rpcBody, fc.string({ maxLength: 2100, size: 'max' }), fc.constant('')).map((s) => Buffer.from(s));
-const mcpBytes = fc.oneof(mcpBody, fc.uint8Array({ maxLength: 2100, size: 'max' }).map((b) => Buffer.from(b)));
+const mcpBody = fc
+  .oneof(sseBody, htmlBody, rpcBody, fc.string({ maxLength: 2100, size: 'max' }), fc.constant(''))
+  .map((s) => Buffer.from(s));
+const mcpBytes = fc.oneof(
+  mcpBody,
+  fc.uint8Array({ maxLength: 2100, size: 'max' }).map((b) => Buffer.from(b)),
+);
 
 describe('what a probe event keeps', () => {
   it('MCP: for any answer, the excerpt judges as the whole answer did, and is at most MCP_EXCERPT_MAX_BYTES', () => {
@@ -74,7 +94,14 @@ describe('what a probe event keeps', () => {
           const body = bytes.subarray(0, 2048);
           const headers: Record<string, string> = ct ? { 'content-type': ct, server: 'nginx', 'x-request-id': 'abc' } : { server: 'nginx' };
           if (status === 401) headers['www-authenticate'] = 'Bearer realm="x"';
-          const whole = probeEvent(T, 'p', MCP_URL, 'mcp', [exchange('mcp-get', MCP_URL, status, body, headers, truncated || bytes.length > 2048)], { transport });
+          const whole = probeEvent(
+            T,
+            'p',
+            MCP_URL,
+            'mcp',
+            [exchange('mcp-get', MCP_URL, status, body, headers, truncated || bytes.length > 2048)],
+            { transport },
+          );
           const kept = keepProbe(whole);
           const x = kept.probe.exchanges[0]!;
           expect(x.bodyKept).toBe('excerpt');
@@ -91,7 +118,8 @@ describe('what a probe event keeps', () => {
 
   it('MCP: the usual answers keep nothing or a few bytes; no HTML page or stream is kept', () => {
     const keep = (status: number, body: string, headers: Record<string, string>, transport: string | null = null) =>
-      keepProbe(probeEvent(T, 'p', MCP_URL, 'mcp', [exchange('mcp-get', MCP_URL, status, Buffer.from(body), headers)], { transport })).probe.exchanges[0]!;
+      keepProbe(probeEvent(T, 'p', MCP_URL, 'mcp', [exchange('mcp-get', MCP_URL, status, Buffer.from(body), headers)], { transport })).probe
+        .exchanges[0]!;
     expect(keep(405, '', { allow: 'POST' }).body.length).toBe(0);
     const page = '<!doctype html><html><body>' + 'Login to continue. '.repeat(100) + '</body></html>';
     expect(keep(401, page, { 'content-type': 'text/html' }).body.length).toBe(0);
@@ -99,20 +127,47 @@ describe('what a probe event keeps', () => {
     const stream = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"secret":"s"}}\n\n';
     expect(keep(200, stream, { 'content-type': 'text/event-stream' }, 'streamable-http').body.length).toBe(0);
     // A legacy SSE remote is judged on its first event's name: the excerpt reaches just past it.
-    const legacy = keep(200, 'event: endpoint\ndata: /messages?session_id=0123456789abcdef\n\n' + 'x'.repeat(1500), { 'content-type': 'text/event-stream' }, 'sse');
+    const legacy = keep(
+      200,
+      'event: endpoint\ndata: /messages?session_id=0123456789abcdef\n\n' + 'x'.repeat(1500),
+      { 'content-type': 'text/event-stream' },
+      'sse',
+    );
     expect(legacy.body.toString()).toMatch(/^event: endpoint\ndata: \/messages\?session_id=0123456789abcdef\n\n/);
     expect(legacy.body.length).toBeLessThanOrEqual(128);
   });
 
   it('A2A: a card is a document named by hash; error pages and HTML keep nothing; the verdicts are those of the whole chain', () => {
-    const card = Buffer.from(JSON.stringify({ name: 'Recipes', description: 'Finds recipes', url: 'https://agent.example.dev/a2a', version: '1.0.0', capabilities: {}, skills: [], defaultInputModes: ['text'], defaultOutputModes: ['text'], protocolVersion: '0.3.0' }));
+    const card = Buffer.from(
+      JSON.stringify({
+        name: 'Recipes',
+        description: 'Finds recipes',
+        url: 'https://agent.example.dev/a2a',
+        version: '1.0.0',
+        capabilities: {},
+        skills: [],
+        defaultInputModes: ['text'],
+        defaultOutputModes: ['text'],
+        protocolVersion: '0.3.0',
+      }),
+    );
     const page = Buffer.from('<html><body>Not Found</body></html>');
     const chains: ProbeExchange[][] = [
-      [exchange('card', CARD_URL, 404, page, { 'content-type': 'text/html' }), exchange('well-known', CARD_URL, 200, card, { 'content-type': 'application/json', 'set-cookie': 'a=b' })],
-      [exchange('card', CARD_URL, 200, page, { 'content-type': 'text/html' }), exchange('well-known', CARD_URL, 404, page, {}), exchange('legacy', CARD_URL, 404, page, {})],
+      [
+        exchange('card', CARD_URL, 404, page, { 'content-type': 'text/html' }),
+        exchange('well-known', CARD_URL, 200, card, { 'content-type': 'application/json', 'set-cookie': 'a=b' }),
+      ],
+      [
+        exchange('card', CARD_URL, 200, page, { 'content-type': 'text/html' }),
+        exchange('well-known', CARD_URL, 404, page, {}),
+        exchange('legacy', CARD_URL, 404, page, {}),
+      ],
       [exchange('card', CARD_URL, 200, Buffer.from('[1,2]'), {}), exchange('well-known', CARD_URL, 200, card, {})],
       [exchange('card', CARD_URL, 200, card.subarray(0, 40), {}, true)],
-      [exchange('redirect', CARD_URL, 302, page, { location: '/x', server: 'nginx' }), exchange('card', CARD_URL, 200, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), card]), {})],
+      [
+        exchange('redirect', CARD_URL, 302, page, { location: '/x', server: 'nginx' }),
+        exchange('card', CARD_URL, 200, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), card]), {}),
+      ],
       [exchange('card', CARD_URL, 401, Buffer.from('{"error":"unauthorized"}'), { 'www-authenticate': 'Bearer' })],
       [exchange('card', CARD_URL, null, Buffer.alloc(0), {})],
     ];
@@ -142,13 +197,24 @@ describe('what a probe event keeps', () => {
       fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
     );
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom(200, 404, 401, 500), bodies, fc.boolean()), { minLength: 1, maxLength: 3 }), (steps) => {
-        const roles = ['card', 'well-known', 'legacy'];
-        const whole = probeEvent(T, 'p', CARD_URL, 'a2a', steps.map(([status, body, truncated], i) => exchange(roles[i]!, CARD_URL, status, body, { 'content-type': 'application/json' }, truncated)));
-        const kept = keepProbe(whole);
-        expect(kept.probe.exchanges.every((x) => x.body.length === 0)).toBe(true);
-        expect(rows(kept.probe, null, texts(kept.documents))).toEqual(rows(whole, null));
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(200, 404, 401, 500), bodies, fc.boolean()), { minLength: 1, maxLength: 3 }),
+        (steps) => {
+          const roles = ['card', 'well-known', 'legacy'];
+          const whole = probeEvent(
+            T,
+            'p',
+            CARD_URL,
+            'a2a',
+            steps.map(([status, body, truncated], i) =>
+              exchange(roles[i]!, CARD_URL, status, body, { 'content-type': 'application/json' }, truncated),
+            ),
+          );
+          const kept = keepProbe(whole);
+          expect(kept.probe.exchanges.every((x) => x.body.length === 0)).toBe(true);
+          expect(rows(kept.probe, null, texts(kept.documents))).toEqual(rows(whole, null));
+        },
+      ),
       { numRuns: 400 },
     );
   });

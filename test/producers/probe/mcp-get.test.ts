@@ -9,12 +9,7 @@ import {
   type McpProbeOptions,
 } from '../../../src/producers/probe/index.js';
 import { usePeers } from '../../helpers/peer-lifecycle.js';
-import {
-  startMcpLegacySse,
-  startMcpStreamableStateful,
-  startMcpStreamableStateless,
-  startMcpWithBearerAuth,
-} from '../../helpers/peers.js';
+import { startMcpLegacySse, startMcpStreamableStateful, startMcpStreamableStateless, startMcpWithBearerAuth } from '../../helpers/peers.js';
 
 const opts: McpProbeOptions = {
   contact: 'probes@veronikai.test',
@@ -151,9 +146,9 @@ describe('helpers', () => {
     expect(resourceMetadataFromWwwAuthenticate('Bearer resource_metadata="https://a.example/.well-known/oauth-protected-resource"')).toBe(
       'https://a.example/.well-known/oauth-protected-resource',
     );
-    expect(
-      resourceMetadataFromWwwAuthenticate('Bearer error="invalid_token", scope="a b", Resource_Metadata="https://x/\\"q\\""'),
-    ).toBe('https://x/"q"');
+    expect(resourceMetadataFromWwwAuthenticate('Bearer error="invalid_token", scope="a b", Resource_Metadata="https://x/\\"q\\""')).toBe(
+      'https://x/"q"',
+    );
     expect(resourceMetadataFromWwwAuthenticate('Basic realm="x", Bearer resource_metadata=https://t/m')).toBe('https://t/m');
     expect(resourceMetadataFromWwwAuthenticate('Bearer realm="x"')).toBeNull();
     expect(resourceMetadataFromWwwAuthenticate('Bearer xresource_metadata="https://no/"')).toBeNull();

@@ -15,12 +15,7 @@ import { applyBodyBudget, fitProbeEvent } from '../../../src/producers/probe/eve
 import { ProbeEngine, type ProbeEngineOptions } from '../../../src/producers/probe/probe-agent.js';
 import { startHttpServer, startRawServer, type TestServer } from '../../helpers/hostile-servers.js';
 import { usePeers } from '../../helpers/peer-lifecycle.js';
-import {
-  startA2AAgent,
-  startMcpLegacySse,
-  startMcpStreamableStateless,
-  startMcpWithBearerAuth,
-} from '../../helpers/peers.js';
+import { startA2AAgent, startMcpLegacySse, startMcpStreamableStateless, startMcpWithBearerAuth } from '../../helpers/peers.js';
 
 const base: ProbeEngineOptions = {
   contact: 'probes@veronikai.test',
@@ -45,7 +40,14 @@ describe('MCP peers', () => {
   it('Streamable HTTP: one GET, role mcp-get, robots allowed, no error class', async () => {
     const p = await peer(startMcpStreamableStateless());
     const ev = roundTrip(await engine().probe({ protocol: 'mcp', url: p.url, runId: 'r', transport: 'streamable-http' }));
-    expect(ev).toMatchObject({ protocol: 'mcp', targetUrl: p.url, robots: 'allowed', canary: 'unknown', errorClass: null, transport: 'streamable-http' });
+    expect(ev).toMatchObject({
+      protocol: 'mcp',
+      targetUrl: p.url,
+      robots: 'allowed',
+      canary: 'unknown',
+      errorClass: null,
+      transport: 'streamable-http',
+    });
     expect(ev.exchanges.map((e) => e.role)).toEqual(['mcp-get']);
     expect(ev.exchanges[0]).toMatchObject({ status: 200, bodyTruncated: true });
     expect(ev.exchanges[0]!.headers['content-type']).toBe('text/event-stream');
@@ -289,7 +291,9 @@ describe('hostile servers: the error class reaches the event, in bounded time an
   });
 
   it('slowloris in the body: timeout, with the bytes so far', async () => {
-    const { ev, ms } = await timed(() => engine({ timeoutMs: 800 }).probe({ protocol: 'a2a', url: `${hostileServer().url}/slow-body`, runId: 'r' }));
+    const { ev, ms } = await timed(() =>
+      engine({ timeoutMs: 800 }).probe({ protocol: 'a2a', url: `${hostileServer().url}/slow-body`, runId: 'r' }),
+    );
     expect(ev.errorClass).toBe('timeout');
     expect(ev.exchanges[0]).toMatchObject({ role: 'card', status: 200, errorClass: 'timeout', bodyTruncated: true });
     expect(ev.exchanges[0]!.body.length).toBeLessThan(100);
@@ -309,11 +313,21 @@ describe('hostile servers: the error class reaches the event, in bounded time an
 
   it('a gzip bomb: body_too_large, the body read up to the cap and not kept', async () => {
     const heapBefore = process.memoryUsage().heapUsed;
-    const { ev: whole } = await timed(() => engine({ timeoutMs: 5000 }).observeWhole({ protocol: 'a2a', url: `${hostileServer().url}/gzip-bomb`, runId: 'r' }));
+    const { ev: whole } = await timed(() =>
+      engine({ timeoutMs: 5000 }).observeWhole({ protocol: 'a2a', url: `${hostileServer().url}/gzip-bomb`, runId: 'r' }),
+    );
     expect(whole.exchanges[0]!.body.length).toBe(CARD_MAX_BYTES);
-    const { ev, ms } = await timed(() => engine({ timeoutMs: 5000 }).probe({ protocol: 'a2a', url: `${hostileServer().url}/gzip-bomb`, runId: 'r' }));
+    const { ev, ms } = await timed(() =>
+      engine({ timeoutMs: 5000 }).probe({ protocol: 'a2a', url: `${hostileServer().url}/gzip-bomb`, runId: 'r' }),
+    );
     expect(ev.errorClass).toBe('body_too_large');
-    expect(ev.exchanges[0]).toMatchObject({ role: 'card', status: 200, errorClass: 'body_too_large', bodyTruncated: true, bodyKept: 'none' });
+    expect(ev.exchanges[0]).toMatchObject({
+      role: 'card',
+      status: 200,
+      errorClass: 'body_too_large',
+      bodyTruncated: true,
+      bodyKept: 'none',
+    });
     expect(ev.exchanges[0]!.body.length).toBe(0);
     expect(ev.exchanges[0]!.bodyBytes).toBeLessThan(CARD_MAX_BYTES + 256 * 1024);
     const total = ev.exchanges.reduce((n, e) => n + e.body.length, 0);
@@ -332,7 +346,11 @@ describe('hostile servers: the error class reaches the event, in bounded time an
 
   it('without allowLoopback the guard refuses the target: blocked_address, robots not checked', async () => {
     const p = await peer(startMcpStreamableStateless());
-    const ev = await new ProbeEngine({ contact: 'probes@veronikai.test', maxRetries: 0 }).probe({ protocol: 'mcp', url: p.url, runId: 'r' });
+    const ev = await new ProbeEngine({ contact: 'probes@veronikai.test', maxRetries: 0 }).probe({
+      protocol: 'mcp',
+      url: p.url,
+      runId: 'r',
+    });
     expect(ev).toMatchObject({ robots: 'not_checked', errorClass: 'blocked_address' });
     expect(p.paths).toEqual([]);
   });
@@ -365,7 +383,7 @@ describe('event size', () => {
 /** ~14 KB of response headers: under undici's 16 KB header limit, near the 16 KB we record. */
 const PAD_HEADERS: Record<string, string> = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`x-pad-${i}`, 'h'.repeat(1000)]));
 
-describe('event size: the encoded event stays under Kafka\'s 1 MB limit', () => {
+describe("event size: the encoded event stays under Kafka's 1 MB limit", () => {
   it('a hostile A2A chain (18 hops with 14 KB of headers, 400 KB non-card bodies): read whole it would not fit; kept, it has no body and only the judged headers', async () => {
     const body = Buffer.alloc(400 * 1024, 'x');
     // Every URL redirects five times (hop=1..5), then answers 200 with a body that is not a card,
@@ -439,8 +457,19 @@ describe('event size: the encoded event stays under Kafka\'s 1 MB limit', () => 
       retries: 0,
     });
     const ev: ProbeEvent = {
-      id: 'e', observedAt: 0, runId: 'r', requestId: null, agentKey: 'k', protocol: 'a2a', targetUrl: 'http://x/', transport: null,
-      inSample: false, robots: 'allowed', canary: 'unknown', errorClass: null, retries: 0,
+      id: 'e',
+      observedAt: 0,
+      runId: 'r',
+      requestId: null,
+      agentKey: 'k',
+      protocol: 'a2a',
+      targetUrl: 'http://x/',
+      transport: null,
+      inSample: false,
+      robots: 'allowed',
+      canary: 'unknown',
+      errorClass: null,
+      retries: 0,
       exchanges: [ex('redirect', 0, { location: '/a', 'x-big': 'y'.repeat(5000) }), ex('card', 6000), ex('well-known', 3000)],
     };
     const size = (e: ProbeEvent) => codec.encode('Probe', e).length;
@@ -462,7 +491,7 @@ describe('event size: the encoded event stays under Kafka\'s 1 MB limit', () => 
   });
 });
 
-describe('hop refusals are labelled as hops, not as the target\'s robots.txt', () => {
+describe("hop refusals are labelled as hops, not as the target's robots.txt", () => {
   it('a redirect to an origin whose robots.txt disallows us, or cannot be read: hop_refused, robots stays allowed', async () => {
     const disallowing = await startHttpServer((req, res) => {
       res.writeHead(200, { 'content-type': req.url === '/robots.txt' ? 'text/plain' : 'application/json' });

@@ -13,7 +13,10 @@ describe('A2A Registry (api.a2a-registry.org)', () => {
   afterEach(() => fx?.close());
 
   it('reads every 1-based page and stops where a repeated last page adds nothing new', async () => {
-    fx = await startFixtureA2aRegistry(Array.from({ length: 50 }, (_, i) => a2aAgent(`id-${i}`, card(i))), { omitTotal: true });
+    fx = await startFixtureA2aRegistry(
+      Array.from({ length: 50 }, (_, i) => a2aAgent(`id-${i}`, card(i))),
+      { omitTotal: true },
+    );
     const h = sourceHarness();
     const s = await h.run(createA2aRegistrySource(), fx.url);
     // pages 1-3 hold 50 agents; page 4 repeats page 3 and ends the pass
@@ -24,7 +27,10 @@ describe('A2A Registry (api.a2a-registry.org)', () => {
   });
 
   it('stops at `total`, reads the `results` variant, stops on an empty page', async () => {
-    fx = await startFixtureA2aRegistry(Array.from({ length: 40 }, (_, i) => a2aAgent(`id-${i}`, card(i))), { listKey: 'results', beyondEnd: 'empty' });
+    fx = await startFixtureA2aRegistry(
+      Array.from({ length: 40 }, (_, i) => a2aAgent(`id-${i}`, card(i))),
+      { listKey: 'results', beyondEnd: 'empty' },
+    );
     const h = sourceHarness();
     expect(await h.run(createA2aRegistrySource(), fx.url)).toMatchObject({ complete: true, pages: 2, items: 40 });
     fx.omitTotal = true;
@@ -33,10 +39,16 @@ describe('A2A Registry (api.a2a-registry.org)', () => {
   });
 
   it('records private or URL-less agents as invalid, with the reason', () => {
-    expect(toA2aRegistryListing(a2aAgent('p', card(1), { visibility: 'private' }))).toMatchObject({ status: 'invalid', invalidReason: 'visibility is private' });
+    expect(toA2aRegistryListing(a2aAgent('p', card(1), { visibility: 'private' }))).toMatchObject({
+      status: 'invalid',
+      invalidReason: 'visibility is private',
+    });
     expect(toA2aRegistryListing(a2aAgent('n', null))).toMatchObject({ itemId: 'n', status: 'invalid' });
     expect(toA2aRegistryListing({ displayName: 'no id' })).toMatchObject({ status: 'invalid', invalidReason: 'item has no "id"' });
-    expect(toA2aRegistryListing(a2aAgent('e', null, { url: 'https://e.example/a2a' }))).toMatchObject({ status: 'active', endpointUrl: 'https://e.example/a2a' });
+    expect(toA2aRegistryListing(a2aAgent('e', null, { url: 'https://e.example/a2a' }))).toMatchObject({
+      status: 'active',
+      endpointUrl: 'https://e.example/a2a',
+    });
   });
 
   it('delists an agent a later complete pass no longer lists; a failed pass delists nothing', async () => {
@@ -60,18 +72,28 @@ describe('a2aregistry.org', () => {
   afterEach(() => fx?.close());
 
   it('advances the offset by what came back when the server caps the limit', async () => {
-    fx = await startFixtureA2aRegistryOrg(Array.from({ length: 23 }, (_, i) => orgAgent(`uuid-${i}`, card(i))), { maxLimit: 7 });
+    fx = await startFixtureA2aRegistryOrg(
+      Array.from({ length: 23 }, (_, i) => orgAgent(`uuid-${i}`, card(i))),
+      { maxLimit: 7 },
+    );
     const h = sourceHarness();
     const s = await h.run(createA2aRegistryOrgSource(), `${fx.url}/api`);
     expect(s).toMatchObject({ complete: true, mode: 'full', pages: 4, items: 23 });
     expect(fx.requests).toEqual([0, 7, 14, 21].map((o) => `/api/agents?limit=100&offset=${o}`));
     expect(h.listed()[0]).toMatchObject({
-      protocol: 'a2a', itemId: 'uuid-0', cardUrl: card(0), endpointUrl: 'https://agent0.example.com/a2a/v1', version: '1.0.0',
+      protocol: 'a2a',
+      itemId: 'uuid-0',
+      cardUrl: card(0),
+      endpointUrl: 'https://agent0.example.com/a2a/v1',
+      version: '1.0.0',
     });
   });
 
   it('does not trust a pass during which the listing moved: nothing is delisted', async () => {
-    fx = await startFixtureA2aRegistryOrg(Array.from({ length: 20 }, (_, i) => orgAgent(`uuid-${i}`, card(i))), { maxLimit: 5 });
+    fx = await startFixtureA2aRegistryOrg(
+      Array.from({ length: 20 }, (_, i) => orgAgent(`uuid-${i}`, card(i))),
+      { maxLimit: 5 },
+    );
     const h = sourceHarness();
     await h.run(createA2aRegistryOrgSource(), `${fx.url}/api`);
     // An agent is removed between page 1 and page 2: every later offset shifts by one, one agent is never seen.
@@ -94,7 +116,10 @@ describe('a2aregistry.org', () => {
   });
 
   it('maps hidden and URL-less agents to invalid listings', () => {
-    expect(toA2aRegistryOrgListing(orgAgent('h', card(1), { hidden: true }))).toMatchObject({ status: 'invalid', invalidReason: 'hidden by the registry' });
+    expect(toA2aRegistryOrgListing(orgAgent('h', card(1), { hidden: true }))).toMatchObject({
+      status: 'invalid',
+      invalidReason: 'hidden by the registry',
+    });
     expect(toA2aRegistryOrgListing(orgAgent('x', null, { url: null }))).toMatchObject({ status: 'invalid' });
   });
 });

@@ -82,7 +82,13 @@ const PARSERS: Record<SourceName, (json: unknown, res: PageResponse) => ParsedPa
 const MAX_ITEMS = Object.fromEntries(createSources().map((s) => [s.name, pageMaxItems(s.pageSize)])) as Record<SourceName, number>;
 
 const response = (body: Buffer, headers: Record<string, string> = {}): PageResponse => ({
-  status: 200, headers, body, bodyTruncated: false, durationMs: 1, errorClass: null, errorMessage: null,
+  status: 200,
+  headers,
+  body,
+  bodyTruncated: false,
+  durationMs: 1,
+  errorClass: null,
+  errorMessage: null,
 });
 
 /**
@@ -91,7 +97,10 @@ const response = (body: Buffer, headers: Record<string, string> = {}): PageRespo
  */
 function readPage(name: SourceName, body: Buffer, headers?: Record<string, string>): string {
   const res = response(body, headers);
-  const { invalidUtf8: _u, ...outcome } = interpret(res, PARSERS[name], undefined, { maxItems: MAX_ITEMS[name], maxDepth: SOURCE_LIMITS.pageMaxDepth });
+  const { invalidUtf8: _u, ...outcome } = interpret(res, PARSERS[name], undefined, {
+    maxItems: MAX_ITEMS[name],
+    maxDepth: SOURCE_LIMITS.pageMaxDepth,
+  });
   const listings = outcome.ok ? outcome.page.listings.map(finalizeDraft) : [];
   const at = { id: 'f', observedAt: 0, page: 1, mode: 'full' as const };
   codec.encode('SourceFetch', pageEvent(origin, at, { url: REQUEST_URL }, res, outcome, listings, []));
@@ -113,13 +122,56 @@ const pageText = (name: SourceName, items: readonly string[]) => {
 
 /** Objects shaped like listing items of every source, with random values under the keys they read. */
 const KEYS = [
-  'id', 'name', 'title', 'description', 'version', 'url', 'server', '_meta', 'remotes', 'type', 'qualifiedName', 'displayName',
-  'identifier', 'data', 'runtime', 'stage', 'subdomain', 'sdk', 'cardData', 'manifestUrl', 'wellKnownURI', 'deploymentUrl',
-  'connections', 'visibility', 'hidden', 'private', 'disabled', 'isDeployed', 'remote', 'updatedAt', 'lastModified', 'sha',
-  'io.modelcontextprotocol.registry/official', 'status', 'isLatest', 'preferredTransport', 'endpoint',
+  'id',
+  'name',
+  'title',
+  'description',
+  'version',
+  'url',
+  'server',
+  '_meta',
+  'remotes',
+  'type',
+  'qualifiedName',
+  'displayName',
+  'identifier',
+  'data',
+  'runtime',
+  'stage',
+  'subdomain',
+  'sdk',
+  'cardData',
+  'manifestUrl',
+  'wellKnownURI',
+  'deploymentUrl',
+  'connections',
+  'visibility',
+  'hidden',
+  'private',
+  'disabled',
+  'isDeployed',
+  'remote',
+  'updatedAt',
+  'lastModified',
+  'sha',
+  'io.modelcontextprotocol.registry/official',
+  'status',
+  'isLatest',
+  'preferredTransport',
+  'endpoint',
 ];
 const itemish: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  item: fc.dictionary(fc.constantFrom(...KEYS), fc.oneof({ maxDepth: 3 }, fc.jsonValue({ maxDepth: 2 }), tie('item'), fc.webUrl(), fc.constantFrom('a/b', '@o/n', 'RUNNING', 'gradio', 'streamable-http', 'application/mcp-server+json', 'a2a')), { maxKeys: 12 }),
+  item: fc.dictionary(
+    fc.constantFrom(...KEYS),
+    fc.oneof(
+      { maxDepth: 3 },
+      fc.jsonValue({ maxDepth: 2 }),
+      tie('item'),
+      fc.webUrl(),
+      fc.constantFrom('a/b', '@o/n', 'RUNNING', 'gradio', 'streamable-http', 'application/mcp-server+json', 'a2a'),
+    ),
+    { maxKeys: 12 },
+  ),
 })).item;
 
 const sourceName = fc.constantFrom(...SOURCE_NAMES);
@@ -136,7 +188,12 @@ describe('fuzz: every source reader ends a page as a recorded error or as items'
           fc.option(fc.nat(), { nil: undefined }),
           fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0x80, max: 0xff })), { maxLength: 4 }),
           (name, items, bare, cut, splices) => {
-            const text = bare ? JSON.stringify(items) : pageText(name, items.map((i) => JSON.stringify(i) ?? 'null'));
+            const text = bare
+              ? JSON.stringify(items)
+              : pageText(
+                  name,
+                  items.map((i) => JSON.stringify(i) ?? 'null'),
+                );
             let body = Buffer.from(text);
             if (cut !== undefined) body = body.subarray(0, cut % (body.length + 1));
             if (splices.length > 0) {
@@ -155,10 +212,17 @@ describe('fuzz: every source reader ends a page as a recorded error or as items'
   it('random bytes and random JSON of any shape', async () => {
     await withinHeap((sample) =>
       fc.assert(
-        fc.property(sourceName, fc.oneof(fc.uint8Array({ maxLength: 4096 }).map((b) => Buffer.from(b)), fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v)))), (name, body) => {
-          readPage(name, body);
-          sample();
-        }),
+        fc.property(
+          sourceName,
+          fc.oneof(
+            fc.uint8Array({ maxLength: 4096 }).map((b) => Buffer.from(b)),
+            fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v))),
+          ),
+          (name, body) => {
+            readPage(name, body);
+            sample();
+          },
+        ),
         { numRuns: RUNS * 2 },
       ),
     );
@@ -169,7 +233,9 @@ describe('fuzz: every source reader ends a page as a recorded error or as items'
       fc.assert(
         fc.property(sourceName, fc.integer({ min: 1, max: 200_000 }), fc.boolean(), (name, depth, inItem) => {
           const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
-          const item = inItem ? `{"server":{"name":"a/b","version":"1","description":"d","x":${deep}},"id":"a","qualifiedName":"a","identifier":"a","type":"mcp-server","url":"https://a.example/","nested":${deep}}` : deep;
+          const item = inItem
+            ? `{"server":{"name":"a/b","version":"1","description":"d","x":${deep}},"id":"a","qualifiedName":"a","identifier":"a","type":"mcp-server","url":"https://a.example/","nested":${deep}}`
+            : deep;
           const result = readPage(name, Buffer.from(pageText(name, [item])));
           if (depth + 4 > SOURCE_LIMITS.pageMaxDepth) expect(result).toBe('too_deep');
           sample();
@@ -182,14 +248,19 @@ describe('fuzz: every source reader ends a page as a recorded error or as items'
   it('huge arrays of tiny items (up to two million): refused as too_many_items before any item is mapped', async () => {
     await withinHeap((sample) =>
       fc.assert(
-        fc.property(sourceName, fc.integer({ min: 0, max: 2_000_000 }), fc.constantFrom('0', '{}', '""', '[]', 'null'), (name, count, tiny) => {
-          const t0 = performance.now();
-          const result = readPage(name, Buffer.from(pageText(name, new Array<string>(count).fill(tiny))));
-          if (count > MAX_ITEMS[name]) expect(result).toBe('too_many_items');
-          // a bound, not a benchmark: the scan is one pass over ≤ 10 MB
-          expect(performance.now() - t0).toBeLessThan(3000);
-          sample();
-        }),
+        fc.property(
+          sourceName,
+          fc.integer({ min: 0, max: 2_000_000 }),
+          fc.constantFrom('0', '{}', '""', '[]', 'null'),
+          (name, count, tiny) => {
+            const t0 = performance.now();
+            const result = readPage(name, Buffer.from(pageText(name, new Array<string>(count).fill(tiny))));
+            if (count > MAX_ITEMS[name]) expect(result).toBe('too_many_items');
+            // a bound, not a benchmark: the scan is one pass over ≤ 10 MB
+            expect(performance.now() - t0).toBeLessThan(3000);
+            sample();
+          },
+        ),
         { numRuns: 8, examples: [['mcp-registry', 2_000_000, '0']] },
       ),
     );
@@ -201,7 +272,10 @@ describe('fuzz: every source reader ends a page as a recorded error or as items'
       fc.assert(
         fc.property(fc.oneof(itemish, fc.jsonValue()), (detail) => {
           const parse = (json: unknown) => ({ listings: [withDetail(draft, { qualifiedName: '@o/n' }, json)] });
-          const out = interpret(response(Buffer.from(JSON.stringify(detail) ?? 'null')), parse, undefined, { maxItems: 500, maxDepth: SOURCE_LIMITS.pageMaxDepth });
+          const out = interpret(response(Buffer.from(JSON.stringify(detail) ?? 'null')), parse, undefined, {
+            maxItems: 500,
+            maxDepth: SOURCE_LIMITS.pageMaxDepth,
+          });
           if (out.ok) for (const e of listingEvents(origin, out.page.listings.map(finalizeDraft), 'f', 0)) codec.encode('Listing', e);
           else expect(out.errorClass).toMatch(/^[a-z_]+$/);
           sample();
@@ -214,23 +288,39 @@ describe('fuzz: every source reader ends a page as a recorded error or as items'
 
 /** robots.txt lines: directives we read, others, random values with wildcards, unicode, comments. */
 const robotsLine = fc.oneof(
-  fc.tuple(
-    fc.constantFrom('User-agent', 'user-agent', 'Disallow', 'Allow', 'disallow', 'Crawl-delay', 'Sitemap', 'Host', 'Noindex', ''),
-    fc.oneof(
-      fc.constantFrom('*', 'VeronikAI', 'veronica-agents/1.0', '/', '/*', '/*.json$', '$', '/a*b*c$', '/%E2%82%AC', '/€', ''),
-      fc.stringMatching(/^[/*$a-z%?=&.#-]{0,40}$/),
-      fc.string({ unit: 'binary', maxLength: 40 }),
-    ),
-  ).map(([k, v]) => `${k}: ${v}`),
+  fc
+    .tuple(
+      fc.constantFrom('User-agent', 'user-agent', 'Disallow', 'Allow', 'disallow', 'Crawl-delay', 'Sitemap', 'Host', 'Noindex', ''),
+      fc.oneof(
+        fc.constantFrom('*', 'VeronikAI', 'veronica-agents/1.0', '/', '/*', '/*.json$', '$', '/a*b*c$', '/%E2%82%AC', '/€', ''),
+        fc.stringMatching(/^[/*$a-z%?=&.#-]{0,40}$/),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+      ),
+    )
+    .map(([k, v]) => `${k}: ${v}`),
   fc.string({ unit: 'binary', maxLength: 60 }),
 );
-const robotsText = fc.array(robotsLine, { maxLength: 60 }).map((lines) => lines.join(fc.sample(fc.constantFrom('\n', '\r\n', '\r'), 1)[0]!));
+const robotsText = fc
+  .array(robotsLine, { maxLength: 60 })
+  .map((lines) => lines.join(fc.sample(fc.constantFrom('\n', '\r\n', '\r'), 1)[0]!));
 const path = fc.oneof(fc.webPath(), fc.stringMatching(/^\/[a-z*$%?=&.-]{0,60}$/), fc.constant(`/${'a'.repeat(2000)}`));
 
 const exchange = (body: Buffer, status: number | null): Exchange => ({
-  url: 'https://h.example/robots.txt', method: 'GET', requestHeaders: {}, status, headers: {}, body, bodyTruncated: false,
-  bodyBytes: body.length, bodySha256: '', remoteAddress: null, startedAt: new Date(0).toISOString(), durationMs: 1,
-  errorClass: status === null ? 'timeout' : null, errorMessage: status === null ? 'timed out' : null, retries: 0,
+  url: 'https://h.example/robots.txt',
+  method: 'GET',
+  requestHeaders: {},
+  status,
+  headers: {},
+  body,
+  bodyTruncated: false,
+  bodyBytes: body.length,
+  bodySha256: '',
+  remoteAddress: null,
+  startedAt: new Date(0).toISOString(),
+  durationMs: 1,
+  errorClass: status === null ? 'timeout' : null,
+  errorMessage: status === null ? 'timed out' : null,
+  retries: 0,
 });
 
 describe('fuzz: the robots.txt parser answers every URL, whatever the file', () => {

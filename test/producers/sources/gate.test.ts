@@ -37,7 +37,11 @@ describe('robots.txt decision (RFC 9309)', () => {
 
     const star = gateFor(ok('User-agent: *\nDisallow: /private\n'));
     expect(allowed(await star('https://reg.example/api/x'))).toBe(true);
-    expect(await star('https://reg.example/private/a')).toMatchObject({ ok: false, errorClass: 'robots_disallowed', cause: 'robots_disallowed' });
+    expect(await star('https://reg.example/private/a')).toMatchObject({
+      ok: false,
+      errorClass: 'robots_disallowed',
+      cause: 'robots_disallowed',
+    });
 
     // Our own group replaces *: * disallows everything, ours allows /api/.
     const ours = gateFor(ok('User-agent: *\nDisallow: /\n\nUser-agent: veronikai\nAllow: /api/\nDisallow: /\n'));
@@ -63,8 +67,17 @@ describe('robots.txt decision (RFC 9309)', () => {
     const url = 'https://reg.example/x';
     expect(allowed(await gateFor({ ...ok(''), status: 404 })(url))).toBe(true);
     expect(allowed(await gateFor({ ...ok(''), status: 403 })(url))).toBe(true);
-    expect(await gateFor({ ...ok(''), status: 503 })(url)).toMatchObject({ ok: false, errorClass: 'robots_unreachable', cause: 'http_5xx', detail: 'HTTP 503' });
-    expect(await gateFor({ ...ok(''), status: 429 })(url)).toMatchObject({ ok: false, errorClass: 'robots_unreachable', cause: 'rate_limited' });
+    expect(await gateFor({ ...ok(''), status: 503 })(url)).toMatchObject({
+      ok: false,
+      errorClass: 'robots_unreachable',
+      cause: 'http_5xx',
+      detail: 'HTTP 503',
+    });
+    expect(await gateFor({ ...ok(''), status: 429 })(url)).toMatchObject({
+      ok: false,
+      errorClass: 'robots_unreachable',
+      cause: 'rate_limited',
+    });
     const timeout = await gateFor({ status: null, body: Buffer.alloc(0), errorClass: 'timeout', errorMessage: 'took too long' })(url);
     expect(timeout).toMatchObject({
       ok: false,
@@ -88,15 +101,42 @@ describe('robots.txt decision (RFC 9309)', () => {
 describe('one status → decision rule for the crawl gate and the probes', () => {
   it('the gate refuses exactly what classifyRobotsFetch calls unreachable or not checked', async () => {
     const cases: Array<[number | null, ErrorClass | null]> = [
-      [200, null], [200, 'timeout'], [200, 'body_too_large'], [204, null], [301, null], [304, null], [400, null], [401, null],
-      [403, null], [404, null], [410, null], [429, null], [500, null], [503, null], [100, null], [null, 'timeout'], [null, 'refused'],
-      [null, 'dns'], [null, 'tls'], [null, 'too_many_redirects'], [null, 'redirect_loop'], [null, 'blocked_address'], [404, 'reset'],
+      [200, null],
+      [200, 'timeout'],
+      [200, 'body_too_large'],
+      [204, null],
+      [301, null],
+      [304, null],
+      [400, null],
+      [401, null],
+      [403, null],
+      [404, null],
+      [410, null],
+      [429, null],
+      [500, null],
+      [503, null],
+      [100, null],
+      [null, 'timeout'],
+      [null, 'refused'],
+      [null, 'dns'],
+      [null, 'tls'],
+      [null, 'too_many_redirects'],
+      [null, 'redirect_loop'],
+      [null, 'blocked_address'],
+      [404, 'reset'],
     ];
-    const asGate = { parsed: 'disallowed', unavailable: 'allowed', unreachable: 'robots_unreachable', not_checked: 'robots_unreachable' } as const;
+    const asGate = {
+      parsed: 'disallowed',
+      unavailable: 'allowed',
+      unreachable: 'robots_unreachable',
+      not_checked: 'robots_unreachable',
+    } as const;
     for (const [status, errorClass] of cases) {
       const final = { status, errorClass } as Exchange;
       const probes = classifyRobotsFetch({ exchanges: [final], final }).fetch;
-      const d = await gateFor({ status, errorClass, errorMessage: null, body: Buffer.from('User-agent: *\nDisallow: /x\n') })('https://reg.example/x');
+      const d = await gateFor({ status, errorClass, errorMessage: null, body: Buffer.from('User-agent: *\nDisallow: /x\n') })(
+        'https://reg.example/x',
+      );
       const gate = d.ok ? 'allowed' : d.errorClass === 'robots_disallowed' ? 'disallowed' : d.errorClass;
       expect([status, errorClass, gate]).toEqual([status, errorClass, asGate[probes]]);
     }
@@ -112,7 +152,9 @@ describe('the crawl gate in the runner', () => {
   let fx: A2aRegistryFixture;
   let h: ReturnType<typeof sourceHarness>;
   beforeEach(async () => {
-    fx = await startFixtureA2aRegistry(Array.from({ length: 45 }, (_, i) => a2aAgent(`a${i}`, `https://a${i}.example/.well-known/agent-card.json`)));
+    fx = await startFixtureA2aRegistry(
+      Array.from({ length: 45 }, (_, i) => a2aAgent(`a${i}`, `https://a${i}.example/.well-known/agent-card.json`)),
+    );
     h = sourceHarness();
   });
   afterEach(() => fx.close());
@@ -140,7 +182,9 @@ describe('the crawl gate in the runner', () => {
     const s = await run();
     expect(s.skipped).toMatch(/^robots: unreachable/);
     expect(fx.requests).toEqual([]);
-    expect(h.sink.fetches).toEqual([expect.objectContaining({ url: `${fx.url}/robots.txt`, gate: 'robots_unreachable', errorClass, ok: false })]);
+    expect(h.sink.fetches).toEqual([
+      expect.objectContaining({ url: `${fx.url}/robots.txt`, gate: 'robots_unreachable', errorClass, ok: false }),
+    ]);
   });
 
   it('reads a source without robots.txt (404) or whose robots.txt allows us, marking pages allowed', async () => {

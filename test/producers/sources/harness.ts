@@ -48,7 +48,11 @@ export function sourceHarness<S extends MemorySink = MemorySink>(sink: S = new M
       urls.length = 0;
     },
     listed: () => sink.listingEvents.filter((l) => l.status !== 'delisted' && l.status !== 'invalid'),
-    delisted: () => sink.listingEvents.filter((l) => l.status === 'delisted').map((l) => l.itemId).sort(),
+    delisted: () =>
+      sink.listingEvents
+        .filter((l) => l.status === 'delisted')
+        .map((l) => l.itemId)
+        .sort(),
   };
   return h;
 }

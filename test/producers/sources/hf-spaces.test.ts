@@ -29,7 +29,10 @@ describe('Hugging Face Spaces tagged mcp-server', () => {
     expect(h.sink.fetches.map((f) => f.nextCursor === null)).toEqual([false, false, true]);
     const byId = new Map(h.listed().map((l) => [l.itemId, l]));
     expect(byId.get('owner3/tool-3')).toMatchObject({
-      protocol: 'mcp', endpointUrl: 'https://owner3-tool-3.hf.space/gradio_api/mcp/', endpointTransport: 'streamable-http', name: 'Space owner3/tool-3',
+      protocol: 'mcp',
+      endpointUrl: 'https://owner3-tool-3.hf.space/gradio_api/mcp/',
+      endpointTransport: 'streamable-http',
+      name: 'Space owner3/tool-3',
     });
     for (const id of ['acme/sleepy', 'acme/building', 'acme/dockerized']) {
       expect(byId.get(id)).toMatchObject({ status: 'active', endpointUrl: null });
@@ -57,7 +60,9 @@ describe('Hugging Face Spaces tagged mcp-server', () => {
     const third = await run();
     expect(third).toMatchObject({ complete: true, changed: 1, delisted: 1 });
     expect(h.delisted()).toEqual(['owner0/tool-0']);
-    expect(h.listed().find((l) => l.itemId === 'acme/sleepy')).toMatchObject({ endpointUrl: 'https://acme-sleepy.hf.space/gradio_api/mcp/' });
+    expect(h.listed().find((l) => l.itemId === 'acme/sleepy')).toMatchObject({
+      endpointUrl: 'https://acme-sleepy.hf.space/gradio_api/mcp/',
+    });
     // --full ignores the ETags
     h.clear();
     expect(await run(true)).toMatchObject({ items: 11, new: 0, changed: 0 });
@@ -72,8 +77,12 @@ describe('Hugging Face Spaces tagged mcp-server', () => {
 
   it('parses Link headers with several links and unquoted rel', () => {
     const base = 'https://huggingface.co/api/spaces?filter=mcp-server';
-    expect(nextLink('<https://huggingface.co/api/spaces?cursor=abc>; rel="next"', base)).toBe('https://huggingface.co/api/spaces?cursor=abc');
-    expect(nextLink('<https://x.example/p1>; rel="prev", </api/spaces?cursor=z>; rel=next', base)).toBe('https://huggingface.co/api/spaces?cursor=z');
+    expect(nextLink('<https://huggingface.co/api/spaces?cursor=abc>; rel="next"', base)).toBe(
+      'https://huggingface.co/api/spaces?cursor=abc',
+    );
+    expect(nextLink('<https://x.example/p1>; rel="prev", </api/spaces?cursor=z>; rel=next', base)).toBe(
+      'https://huggingface.co/api/spaces?cursor=z',
+    );
     expect(nextLink('<https://x.example/p1>; rel="prev"', base)).toBeNull();
     expect(nextLink(undefined, base)).toBeNull();
   });

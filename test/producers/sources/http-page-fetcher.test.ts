@@ -22,7 +22,8 @@ describe('trusted source hosts', () => {
     const lookup: LookupFn = async () => [{ address, family: address.includes(':') ? 6 : 4 }];
     return createPageFetcher({ contact: 'test@veronikai.invalid', trustedHosts: ['source-mirror.test'], lookup, maxRetries: 0 });
   };
-  const get = (address: string) => fetcherFor(address)(`http://source-mirror.test:${srv.port}/v0.1/servers`, { maxBytes: 1024, timeoutMs: 1000 });
+  const get = (address: string) =>
+    fetcherFor(address)(`http://source-mirror.test:${srv.port}/v0.1/servers`, { maxBytes: 1024, timeoutMs: 1000 });
 
   it('a trusted host on loopback is read', async () => {
     expect(await get('127.0.0.1')).toMatchObject({ status: 200, errorClass: null });
@@ -43,12 +44,39 @@ describe('trusted source hosts', () => {
   it('an untrusted host on loopback is refused', async () => {
     const lookup: LookupFn = async () => [{ address: '127.0.0.1', family: 4 }];
     const fetch = createPageFetcher({ contact: 'test@veronikai.invalid', trustedHosts: [], lookup, maxRetries: 0 });
-    expect(await fetch(`http://source-mirror.test:${srv.port}/`, { maxBytes: 1024, timeoutMs: 1000 })).toMatchObject({ errorClass: 'blocked_address' });
+    expect(await fetch(`http://source-mirror.test:${srv.port}/`, { maxBytes: 1024, timeoutMs: 1000 })).toMatchObject({
+      errorClass: 'blocked_address',
+    });
   });
 
   it('isLocalNetworkAddress: loopback, RFC 1918 and ULA only', () => {
-    const yes = ['127.0.0.1', '127.8.9.10', '::1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', 'fd12:3456::1', 'fc00::1', '::ffff:10.0.0.1', '::ffff:127.0.0.1'];
-    const no = ['169.254.169.254', '169.254.1.1', 'fe80::1', 'fd00:ec2::254', '100.100.100.200', '100.64.0.1', '0.0.0.0', '192.0.2.1', '224.0.0.1', '64:ff9b:1::1', '8.8.8.8', 'not an address'];
+    const yes = [
+      '127.0.0.1',
+      '127.8.9.10',
+      '::1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      'fd12:3456::1',
+      'fc00::1',
+      '::ffff:10.0.0.1',
+      '::ffff:127.0.0.1',
+    ];
+    const no = [
+      '169.254.169.254',
+      '169.254.1.1',
+      'fe80::1',
+      'fd00:ec2::254',
+      '100.100.100.200',
+      '100.64.0.1',
+      '0.0.0.0',
+      '192.0.2.1',
+      '224.0.0.1',
+      '64:ff9b:1::1',
+      '8.8.8.8',
+      'not an address',
+    ];
     expect(yes.filter((a) => !isLocalNetworkAddress(a))).toEqual([]);
     expect(no.filter((a) => isLocalNetworkAddress(a))).toEqual([]);
   });

@@ -191,7 +191,10 @@ describe('MCP Registry source', () => {
       endpointTransport: 'sse',
     });
     expect(pickRemote([{ type: 'streamable-http', url: 'https://a.example/{x}' }])).toBeNull();
-    expect(pickRemote([{ type: 'streamable-http', url: 'https://a.example/mcp' }])).toEqual({ type: 'streamable-http', url: 'https://a.example/mcp' });
+    expect(pickRemote([{ type: 'streamable-http', url: 'https://a.example/mcp' }])).toEqual({
+      type: 'streamable-http',
+      url: 'https://a.example/mcp',
+    });
   });
 
   it('reads the watermark as a time: an invalid one means a full pass, a future one is capped at the pass start, .123Z orders right', async () => {

@@ -44,7 +44,11 @@ describe('Neuronto open agent feed', () => {
     expect(kindOfMediaType(undefined)).toBeNull();
     expect(toNeurontoListing(ardEntry('urn:air:x:skill:s', 'application/ai-skill+json', null))).toBeNull();
     const mcp = toNeurontoListing(entries(1)[0])!;
-    expect(mcp).toMatchObject({ protocol: 'mcp', endpointUrl: 'https://mcp.org0.example/mcp', cardUrl: 'https://org0.example/.well-known/mcp/server-card.json' });
+    expect(mcp).toMatchObject({
+      protocol: 'mcp',
+      endpointUrl: 'https://mcp.org0.example/mcp',
+      cardUrl: 'https://org0.example/.well-known/mcp/server-card.json',
+    });
     const a2a = toNeurontoListing(entries(3)[2])!;
     expect(a2a).toMatchObject({ protocol: 'a2a', cardUrl: 'https://org2.example/.well-known/agent-card.json', endpointUrl: null });
   });
@@ -63,7 +67,10 @@ describe('Neuronto open agent feed', () => {
     expect(second).toMatchObject({ pages: 4 });
 
     // Entries 0-9 are removed while the sweep is under way; it only delists once it reaches the end.
-    const removed = fx.entries.splice(0, 10).map((e) => String(e.identifier)).sort();
+    const removed = fx.entries
+      .splice(0, 10)
+      .map((e) => String(e.identifier))
+      .sort();
     h.clear();
     const third = await run(4);
     expect(third).toMatchObject({ complete: true, pages: 2, delisted: 0 });
@@ -125,8 +132,18 @@ describe('Neuronto as its own code answers', () => {
     Array.from({ length: n }, (_, k) => {
       const i = from + k;
       return i % 2 === 0
-        ? neurontoEntry(`urn:air:org${i}.example:mcp:s${i}`, 'application/mcp-server-card+json', `https://org${i}.example/.well-known/mcp/server-card.json`, { displayName: name(i) })
-        : neurontoEntry(`urn:air:org${i}.example:a2a:a${i}`, 'application/a2a-agent-card+json', `https://org${i}.example/.well-known/agent-card.json`, { displayName: name(i), version: '2.0.0' });
+        ? neurontoEntry(
+            `urn:air:org${i}.example:mcp:s${i}`,
+            'application/mcp-server-card+json',
+            `https://org${i}.example/.well-known/mcp/server-card.json`,
+            { displayName: name(i) },
+          )
+        : neurontoEntry(
+            `urn:air:org${i}.example:a2a:a${i}`,
+            'application/a2a-agent-card+json',
+            `https://org${i}.example/.well-known/agent-card.json`,
+            { displayName: name(i), version: '2.0.0' },
+          );
     });
 
   it('reads {items, totalSize, nextPageToken} page by page and lists every agent, entries without data or updatedAt', async () => {
@@ -143,11 +160,24 @@ describe('Neuronto as its own code answers', () => {
       '/agents?pageSize=100&orderBy=created_at&pageToken=200',
     ]);
     const listed = h.listed();
-    expect(listed.map((l) => l.itemId).sort()).toEqual(agents(230).map((e) => String(e.identifier)).sort());
+    expect(listed.map((l) => l.itemId).sort()).toEqual(
+      agents(230)
+        .map((e) => String(e.identifier))
+        .sort(),
+    );
     expect(listed.find((l) => l.itemId === 'urn:air:org0.example:mcp:s0')).toMatchObject({
-      protocol: 'mcp', name: 'agent 0000', cardUrl: 'https://org0.example/.well-known/mcp/server-card.json', endpointUrl: null, updatedAt: null, version: null,
+      protocol: 'mcp',
+      name: 'agent 0000',
+      cardUrl: 'https://org0.example/.well-known/mcp/server-card.json',
+      endpointUrl: null,
+      updatedAt: null,
+      version: null,
     });
-    expect(listed.find((l) => l.itemId === 'urn:air:org1.example:a2a:a1')).toMatchObject({ protocol: 'a2a', cardUrl: 'https://org1.example/.well-known/agent-card.json', version: '2.0.0' });
+    expect(listed.find((l) => l.itemId === 'urn:air:org1.example:a2a:a1')).toMatchObject({
+      protocol: 'a2a',
+      cardUrl: 'https://org1.example/.well-known/agent-card.json',
+      version: '2.0.0',
+    });
     // A numeric token is read as its decimal text.
     expect(parseArdList({ items: [], totalSize: 5, nextPageToken: 20 }).nextCursor).toBe('20');
   });

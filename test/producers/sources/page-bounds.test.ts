@@ -43,10 +43,18 @@ describe('listing pages are bounded in items', () => {
     const cap = pageMaxItems(100);
     expect(cap).toBe(100 * SOURCE_LIMITS.pageItemsPerRequested);
     const [source] = createSources(['a2aregistry-org']);
-    fx = await startListingPageFixture(pageOf('a2aregistry-org', Array.from({ length: cap }, (_, i) => orgAgent(i))));
+    fx = await startListingPageFixture(
+      pageOf(
+        'a2aregistry-org',
+        Array.from({ length: cap }, (_, i) => orgAgent(i)),
+      ),
+    );
     const h = sourceHarness();
     expect(await h.run(source!, fx.url)).toMatchObject({ complete: true, items: cap, errors: 0 });
-    fx.body = pageOf('a2aregistry-org', Array.from({ length: cap + 1 }, (_, i) => orgAgent(i)));
+    fx.body = pageOf(
+      'a2aregistry-org',
+      Array.from({ length: cap + 1 }, (_, i) => orgAgent(i)),
+    );
     h.clear();
     expect(await h.run(source!, fx.url)).toMatchObject({ complete: false, failure: expect.stringMatching(/^too_many_items/) });
   });

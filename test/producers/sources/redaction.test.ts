@@ -32,7 +32,10 @@ async function crawl(name: string, baseUrl: string): Promise<{ lines: string[]; 
     createSources([name])[0]!,
     {
       fetch: createPageFetcher({ contact: 'test@veronikai.invalid', trustedHosts: ['127.0.0.1'], maxRetries: 0 }),
-      sink, state: new MemorySourceStateStore(), log, limits: { pageTimeoutMs: 2000, pageDelayMs: 0, maxPages: 3 },
+      sink,
+      state: new MemorySourceStateStore(),
+      log,
+      limits: { pageTimeoutMs: 2000, pageDelayMs: 0, maxPages: 3 },
     },
     { runId: 'redaction', baseUrl, full: true },
   );
@@ -55,7 +58,11 @@ describe('a secret in a source URL is redacted before logging or recording', () 
     expect(all).not.toContain(SECRET);
     expect(r.lines.find((l) => l.includes('source pass starting'))).toMatch(/"baseUrl":"http:\/\/127\.0\.0\.1:\d+\/\?token=\*\*\*&page=1"/);
     expect(r.lines.find((l) => l.includes('listing request failed'))).toMatch(/token=\*\*\*&page=1/);
-    expect(r.sink.fetches[0]).toMatchObject({ ok: false, errorClass: 'http_5xx', url: expect.stringMatching(/\?token=\*\*\*&page=1\/v0\.1\/servers\?limit=100&version=latest$/) });
+    expect(r.sink.fetches[0]).toMatchObject({
+      ok: false,
+      errorClass: 'http_5xx',
+      url: expect.stringMatching(/\?token=\*\*\*&page=1\/v0\.1\/servers\?limit=100&version=latest$/),
+    });
   });
 
   it('a page read fine: its event keeps the paging parameters and drops the token (also an api_key, a signature)', async () => {
@@ -94,7 +101,9 @@ describe('a paging cursor is redacted as a URL is, also when it is not one', () 
   it('redactCursor: a URL, a bare query string and a credential-shaped value lose their secrets; an opaque cursor stays', () => {
     expect(redactCursor(JWT_CURSOR)).toBe('***');
     expect(redactCursor(`token=${SECRET}&offset=100`)).toBe('token=***&offset=100');
-    expect(redactCursor(`https://r.example/v0/servers?cursor=c2&api_key=${SECRET}`)).toBe('https://r.example/v0/servers?cursor=c2&api_key=***');
+    expect(redactCursor(`https://r.example/v0/servers?cursor=c2&api_key=${SECRET}`)).toBe(
+      'https://r.example/v0/servers?cursor=c2&api_key=***',
+    );
     expect(redactCursor(`/v0/servers?page=2&sig=${SECRET}`)).toBe('/v0/servers?page=2&sig=***');
     expect(redactCursor(`a/${'f'.repeat(40)}/b`)).toBe('a/***/b');
     for (const opaque of ['ai.example/weather:1.0.0', '3f2c9d1e-8a7b-4c6d-9e0f-1a2b3c4d5e6f', 'eyJvZmZzZXQiOjEwMH0=', 'page-2']) {

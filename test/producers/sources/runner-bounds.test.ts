@@ -26,7 +26,9 @@ const active = (extra: Partial<ListingDraft> = {}): ListingDraft => ({
 
 describe('finalizeDraft: one finaliser for every listing draft', () => {
   it('cuts text fields to their caps, marked, and is idempotent', () => {
-    const d = finalizeDraft(active({ name: 'n'.repeat(10_000), description: 'd'.repeat(1_000_000), version: 'v'.repeat(1000), updatedAt: 'u'.repeat(1000) }));
+    const d = finalizeDraft(
+      active({ name: 'n'.repeat(10_000), description: 'd'.repeat(1_000_000), version: 'v'.repeat(1000), updatedAt: 'u'.repeat(1000) }),
+    );
     expect(d.status).toBe('active');
     expect(d.name).toHaveLength(SOURCE_LIMITS.nameMaxChars);
     expect(d.description).toHaveLength(SOURCE_LIMITS.descriptionMaxChars);
@@ -45,9 +47,15 @@ describe('finalizeDraft: one finaliser for every listing draft', () => {
     expect(id.itemId).toMatch(/^invalid:[0-9a-f]{8}$/);
     expect(id).toMatchObject({ status: 'invalid', invalidReason: expect.stringMatching(/^item id is 5000 characters long/) });
     const url = finalizeDraft(active({ endpointUrl: `https://x.example/${'p'.repeat(SOURCE_LIMITS.urlMaxChars)}` }));
-    expect(url).toMatchObject({ status: 'invalid', endpointUrl: null, invalidReason: expect.stringMatching(/^endpointUrl is \d+ characters long/) });
+    expect(url).toMatchObject({
+      status: 'invalid',
+      endpointUrl: null,
+      invalidReason: expect.stringMatching(/^endpointUrl is \d+ characters long/),
+    });
     // a tombstone only loses the field; an already invalid draft keeps its reason first
-    expect(finalizeDraft(active({ status: 'deleted', endpointUrl: `https://x.example/${'p'.repeat(SOURCE_LIMITS.urlMaxChars)}` }))).toMatchObject({ status: 'deleted', endpointUrl: null });
+    expect(
+      finalizeDraft(active({ status: 'deleted', endpointUrl: `https://x.example/${'p'.repeat(SOURCE_LIMITS.urlMaxChars)}` })),
+    ).toMatchObject({ status: 'deleted', endpointUrl: null });
     const both = finalizeDraft({ ...invalidDraft(boundedRaw({}), 'a2a', 'item has no "id"'), serverJson: 'x'.repeat(300 * 1024) });
     expect(both.invalidReason).toMatch(/^item has no "id"; server\.json is/);
   });
@@ -63,9 +71,20 @@ describe('finalizeDraft: one finaliser for every listing draft', () => {
   it('invalidDraft: the one invalid listing of an item every source starts from', () => {
     const raw = boundedRaw({ nope: true });
     expect(invalidDraft(raw, 'a2a', 'item has no "id"')).toEqual({
-      itemId: expect.stringMatching(/^invalid:[0-9a-f]{8}$/), protocol: 'a2a', name: '', description: '', version: null, endpointUrl: null,
-      endpointTransport: null, cardUrl: null, serverJson: null, status: 'invalid', invalidReason: 'item has no "id"', updatedAt: null,
-      raw: '{"nope":true}', rawTruncated: false,
+      itemId: expect.stringMatching(/^invalid:[0-9a-f]{8}$/),
+      protocol: 'a2a',
+      name: '',
+      description: '',
+      version: null,
+      endpointUrl: null,
+      endpointTransport: null,
+      cardUrl: null,
+      serverJson: null,
+      status: 'invalid',
+      invalidReason: 'item has no "id"',
+      updatedAt: null,
+      raw: '{"nope":true}',
+      rawTruncated: false,
     });
     expect(invalidDraft(raw, 'mcp', 'why', 'given/id').itemId).toBe('given/id');
   });

@@ -25,13 +25,19 @@ describe('Smithery', () => {
     expect(fx.requests[0]).toBe('/servers?page=1&pageSize=100');
     expect(fx.requests).toContain('/servers/@org0/server');
     const byId = new Map(h.listed().map((l) => [l.itemId, l]));
-    expect(byId.get('@org0/server')).toMatchObject({ protocol: 'mcp', endpointUrl: 'https://server.smithery.ai/@org0/server/mcp', endpointTransport: 'streamable-http' });
+    expect(byId.get('@org0/server')).toMatchObject({
+      protocol: 'mcp',
+      endpointUrl: 'https://server.smithery.ai/@org0/server/mcp',
+      endpointTransport: 'streamable-http',
+    });
     expect(byId.get('@org4/server')).toMatchObject({ endpointUrl: null });
     expect(byId.get('plain9')).toMatchObject({ endpointUrl: null });
     expect(byId.get('@inlist/server')).toMatchObject({ endpointUrl: 'https://server.smithery.ai/@inlist/server/mcp' });
     // The list page counts all its servers; each detail event carries the one it completed.
     expect(h.sink.fetches[0]).toMatchObject({ itemCount: 11 });
-    expect(h.sink.fetches.filter((f) => f.cursor?.startsWith('@') || f.cursor?.startsWith('plain')).every((f) => f.itemCount === 1)).toBe(true);
+    expect(h.sink.fetches.filter((f) => f.cursor?.startsWith('@') || f.cursor?.startsWith('plain')).every((f) => f.itemCount === 1)).toBe(
+      true,
+    );
     expect(detailPath('@a b/c?d')).toBe('@a%20b/c%3Fd');
   });
 

@@ -50,15 +50,27 @@ export interface StructureInput {
 const NEEDS = ['A2A-CARD-003', 'A2A-CARD-004'];
 
 export const REQUIRED: Rule<StructureInput> = {
-  id: 'A2A-STRUCT-001', suite: 'a2aStructure', component: 'card', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: NEEDS,
+  id: 'A2A-STRUCT-001',
+  suite: 'a2aStructure',
+  component: 'card',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: NEEDS,
   title: 'Required field present',
-  description: 'A field the attributed version marks required is missing (top level, skills[], provider, or the version\'s interface list).',
+  description: "A field the attributed version marks required is missing (top level, skills[], provider, or the version's interface list).",
   ...card('§5.5 AgentCard object structure (1.0.1: a2a.proto field_behavior REQUIRED)', '#55-agentcard-object-structure'),
   check: checkStructure,
 };
 
 export const REQUIRED_TYPE: Rule<StructureInput> = {
-  id: 'A2A-STRUCT-002', suite: 'a2aStructure', component: 'card', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: NEEDS,
+  id: 'A2A-STRUCT-002',
+  suite: 'a2aStructure',
+  component: 'card',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: NEEDS,
   title: 'Required field has its JSON type',
   description: 'A required field is present with the wrong JSON type.',
   ...CARD_OBJECT_101,
@@ -66,7 +78,13 @@ export const REQUIRED_TYPE: Rule<StructureInput> = {
 };
 
 export const ITEM_TYPE: Rule<StructureInput> = {
-  id: 'A2A-STRUCT-003', suite: 'a2aStructure', component: 'card', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: NEEDS,
+  id: 'A2A-STRUCT-003',
+  suite: 'a2aStructure',
+  component: 'card',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: NEEDS,
   title: 'List items have their JSON type',
   description: 'An item of a typed list (skills, tags, default modes, interfaces) has the wrong JSON type.',
   ...CARD_OBJECT_101,
@@ -74,34 +92,71 @@ export const ITEM_TYPE: Rule<StructureInput> = {
 };
 
 export const CONSISTENT_CLAIM: Rule<StructureInput> = {
-  id: 'A2A-STRUCT-004', suite: 'a2aStructure', component: 'card', severity: 'warn', basis: 'policy', needs: 'document', prerequisites: NEEDS,
+  id: 'A2A-STRUCT-004',
+  suite: 'a2aStructure',
+  component: 'card',
+  severity: 'warn',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: NEEDS,
   title: 'Consistent version claim',
-  description: 'The card has supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only): attributed 1.0 by conflict; the verdict under the declared version is given beside it.',
+  description:
+    'The card has supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only): attributed 1.0 by conflict; the verdict under the declared version is given beside it.',
   section: 'A2A 1.0.1 AgentCard (top-level protocolVersion removed)',
   link: A2A_PROTO_101,
   check: checkStructure,
 };
 
 export const KNOWN_VERSION: Rule<StructureInput> = {
-  id: 'A2A-STRUCT-005', suite: 'a2aStructure', component: 'card', severity: 'warn', basis: 'policy', needs: 'document', prerequisites: NEEDS,
+  id: 'A2A-STRUCT-005',
+  suite: 'a2aStructure',
+  component: 'card',
+  severity: 'warn',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: NEEDS,
   title: 'Recognised protocol version',
   description: 'The declared version names no known A2A family (0.2.x, 0.3.x, 1.x); the card was checked against the nearest family.',
   ...card('§5.5 AgentCard.protocolVersion', '#55-agentcard-object-structure'),
   check: checkStructure,
 };
 
-export const A2A_STRUCTURE_RULES: ReadonlyArray<Rule<StructureInput>> = [REQUIRED, REQUIRED_TYPE, ITEM_TYPE, CONSISTENT_CLAIM, KNOWN_VERSION];
+export const A2A_STRUCTURE_RULES: ReadonlyArray<Rule<StructureInput>> = [
+  REQUIRED,
+  REQUIRED_TYPE,
+  ITEM_TYPE,
+  CONSISTENT_CLAIM,
+  KNOWN_VERSION,
+];
 
-const OF_VIOLATION: Record<Violation['ruleId'], Rule<StructureInput>> = { 'A2A-STRUCT-001': REQUIRED, 'A2A-STRUCT-002': REQUIRED_TYPE, 'A2A-STRUCT-003': ITEM_TYPE };
+const OF_VIOLATION: Record<Violation['ruleId'], Rule<StructureInput>> = {
+  'A2A-STRUCT-001': REQUIRED,
+  'A2A-STRUCT-002': REQUIRED_TYPE,
+  'A2A-STRUCT-003': ITEM_TYPE,
+};
 
 /** The spec reference of a structural finding: the pinned schema it was checked against. */
 function structureSpec(s: { version: string; schema: string }): Finding['spec'] {
   return s.version === '1.0.1'
     ? { section: `A2A 1.0.1 a2a.proto (${s.schema})`, url: A2A_PROTO_101 }
-    : { section: `A2A ${s.version} JSON Schema (${s.schema})`, url: `https://a2a-protocol.org/v${s.version}/specification/#55-agentcard-object-structure` };
+    : {
+        section: `A2A ${s.version} JSON Schema (${s.schema})`,
+        url: `https://a2a-protocol.org/v${s.version}/specification/#55-agentcard-object-structure`,
+      };
 }
 
-const NO_DETAIL = { family: null, version: null, claimed: null, recognised: null, schema: null, schemaSha256: null, valid: null, violationCount: 0, tolerantValid: null, alternative: null } as const;
+const NO_DETAIL = {
+  family: null,
+  version: null,
+  claimed: null,
+  recognised: null,
+  schema: null,
+  schemaSha256: null,
+  valid: null,
+  violationCount: 0,
+  tolerantValid: null,
+  alternative: null,
+} as const;
 
 function checkStructure(input: StructureInput): void {
   const { rec, doc } = input;
@@ -110,26 +165,42 @@ function checkStructure(input: StructureInput): void {
   const s = ans.strict;
   if (!s) {
     input.detail = { route: a.route, basis: a.basis, ...NO_DETAIL };
-    input.na = isObject(doc) ? 'no recognised A2A claim (no @context, supportedInterfaces, protocolVersion or url)' : 'the card is not a JSON object';
+    input.na = isObject(doc)
+      ? 'no recognised A2A claim (no @context, supportedInterfaces, protocolVersion or url)'
+      : 'the card is not a JSON object';
     return;
   }
   rec.pass(...A2A_STRUCTURE_RULES);
   if (s.violations.length > 0) {
     const spec = structureSpec(s);
-    for (const v of s.violations) flag(rec, OF_VIOLATION[v.ruleId], 'document', v.pointer, v.message, { section: spec.section, url: spec.url });
+    for (const v of s.violations)
+      flag(rec, OF_VIOLATION[v.ruleId], 'document', v.pointer, v.message, { section: spec.section, url: spec.url });
   }
   // Violations past the structural check's own cap never become findings; counted per rule, a
   // rule whose violations all fall past the cap is still flagged (and fails).
   if (s.violationCount > s.violations.length) {
     const listed: Partial<Record<Violation['ruleId'], number>> = {};
     for (const v of s.violations) listed[v.ruleId] = (listed[v.ruleId] ?? 0) + 1;
-    for (const [id, n] of Object.entries(s.ruleCounts) as Array<[Violation['ruleId'], number]>) rec.failUnlisted(OF_VIOLATION[id], n - (listed[id] ?? 0));
+    for (const [id, n] of Object.entries(s.ruleCounts) as Array<[Violation['ruleId'], number]>)
+      rec.failUnlisted(OF_VIOLATION[id], n - (listed[id] ?? 0));
   }
   if (a.route === 'conflict') {
-    flag(rec, CONSISTENT_CLAIM, 'document', '/protocolVersion', `supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only) are both present; checked as 1.0.1, the alternative reading (${a.alternative}) is reported beside it`);
+    flag(
+      rec,
+      CONSISTENT_CLAIM,
+      'document',
+      '/protocolVersion',
+      `supportedInterfaces (1.0 only) and a top-level protocolVersion (0.x only) are both present; checked as 1.0.1, the alternative reading (${a.alternative}) is reported beside it`,
+    );
   }
   if (a.recognised === false) {
-    flag(rec, KNOWN_VERSION, 'document', a.basis === 'json-ld-context' ? '/@context' : '/protocolVersion', `version ${JSON.stringify(a.claimed)} is not a known A2A family; checked against the nearest (${s.version})`);
+    flag(
+      rec,
+      KNOWN_VERSION,
+      'document',
+      a.basis === 'json-ld-context' ? '/@context' : '/protocolVersion',
+      `version ${JSON.stringify(a.claimed)} is not a known A2A family; checked against the nearest (${s.version})`,
+    );
   }
   const alt = ans.alternative;
   input.detail = {
@@ -144,8 +215,16 @@ function checkStructure(input: StructureInput): void {
     valid: s.valid,
     violationCount: s.violationCount,
     tolerantValid: ans.tolerantValid,
-    alternative: alt && a.alternative
-      ? { family: a.alternative, version: alt.version, schema: alt.schema, valid: alt.valid, violationCount: alt.violationCount, violations: alt.violations }
-      : null,
+    alternative:
+      alt && a.alternative
+        ? {
+            family: a.alternative,
+            version: alt.version,
+            schema: alt.schema,
+            valid: alt.valid,
+            violationCount: alt.violationCount,
+            violations: alt.violations,
+          }
+        : null,
   };
 }

@@ -12,7 +12,13 @@ export interface GeneralInput {
 }
 
 export const PROTOCOL_DETECTED: Rule<GeneralInput, InspectProtocol[]> = {
-  id: 'INS-GEN-001', suite: 'inspect', component: 'any', severity: 'fail', basis: 'policy', needs: 'live', prerequisites: [],
+  id: 'INS-GEN-001',
+  suite: 'inspect',
+  component: 'any',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'live',
+  prerequisites: [],
   title: 'Requested protocol detected',
   description: 'The protocol asked for (--protocol mcp or a2a; with auto, either) was not detected at the URL.',
   section: 'MCP 2025-11-25 Transports; A2A 0.3.0 §5.3 Recommended location',

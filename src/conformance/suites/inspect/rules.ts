@@ -8,7 +8,14 @@ import { PRM_NAMES_SERVER, PRM_PUBLISHED, PRM_RESOURCE } from './auth/resource-m
 import { AS_REACHABLE, AS_VALID, RFC8414 } from './auth/server-metadata.js';
 import { PROTOCOL_DETECTED } from './general.js';
 import { EXTENSION_KEYS, NO_DEPRECATED } from './mcp/capabilities.js';
-import { DISCOVER_COMPLETE, DISCOVER_NAMES_SERVER, INITIALIZE_COMPLETE, MODERN_ERROR, NOT_LEGACY_SSE, SSE_ENDPOINT_EVENT } from './mcp/handshake.js';
+import {
+  DISCOVER_COMPLETE,
+  DISCOVER_NAMES_SERVER,
+  INITIALIZE_COMPLETE,
+  MODERN_ERROR,
+  NOT_LEGACY_SSE,
+  SSE_ENDPOINT_EVENT,
+} from './mcp/handshake.js';
 import { INITIALIZED_ACCEPTED, SESSION_DELETE } from './mcp/session.js';
 import { TOOLS_CACHE, TOOLS_LIST, TOOLS_STABLE } from './mcp/tools.js';
 

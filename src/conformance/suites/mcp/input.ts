@@ -21,7 +21,4 @@ export interface McpInput {
   transport?: TransportOutcome;
 }
 
-export type TransportOutcome =
-  | { kind: 'judged' }
-  | { kind: 'not-run'; reason: string }
-  | { kind: 'unknown'; reason: string };
+export type TransportOutcome = { kind: 'judged' } | { kind: 'not-run'; reason: string } | { kind: 'unknown'; reason: string };

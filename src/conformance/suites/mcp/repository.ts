@@ -12,7 +12,13 @@ import { serverJson } from './spec.js';
  */
 
 export const REPOSITORY_URL: Rule<McpInput> = {
-  id: 'MCP-Q-012', suite: 'mcp', component: 'server.json', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-Q-012',
+  suite: 'mcp',
+  component: 'server.json',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['MCP-Q-001'],
   title: 'Repository URL valid',
   description: 'The listed repository url is not a valid absolute http(s) URL.',
   ...serverJson('repository.url'),
@@ -20,7 +26,13 @@ export const REPOSITORY_URL: Rule<McpInput> = {
 };
 
 export const REPOSITORY_OR_WEBSITE: Rule<McpInput> = {
-  id: 'MCP-Q-101', suite: 'mcp', component: 'server.json', severity: 'warn', basis: 'policy', needs: 'document', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-Q-101',
+  suite: 'mcp',
+  component: 'server.json',
+  severity: 'warn',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: ['MCP-Q-001'],
   title: 'Repository or website listed',
   description: 'Neither a repository url nor a websiteUrl is listed.',
   ...serverJson('repository, websiteUrl'),
@@ -41,7 +53,15 @@ function checkRepository({ rec, doc }: McpInput): void {
       if (url !== undefined && url !== '') {
         repoListed = true;
         if (!isValidHttpUrl(url)) {
-          flag(rec, REPOSITORY_URL, 'document', '/repository/url', typeof url === 'string' ? `repository url ${JSON.stringify(sanitize(url, 100))} is not a valid http(s) URL` : `repository url must be a string, found ${jsonType(url)}`);
+          flag(
+            rec,
+            REPOSITORY_URL,
+            'document',
+            '/repository/url',
+            typeof url === 'string'
+              ? `repository url ${JSON.stringify(sanitize(url, 100))} is not a valid http(s) URL`
+              : `repository url must be a string, found ${jsonType(url)}`,
+          );
         }
       }
     }

@@ -7,7 +7,13 @@ import { SERVER_JSON_SCHEMA } from './spec.js';
 /** MCP-Q-001: the server.json is JSON text holding an object; every other rule of the suite needs it. */
 
 export const SERVER_JSON_OBJECT: Rule<McpInput> = {
-  id: 'MCP-Q-001', suite: 'mcp', component: 'server.json', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: [],
+  id: 'MCP-Q-001',
+  suite: 'mcp',
+  component: 'server.json',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: [],
   title: 'server.json is a JSON object',
   description: 'The server.json does not parse as a JSON object, or is not valid UTF-8 (RFC 8259 §8.1).',
   section: 'server.json schema 2025-12-11',

@@ -15,4 +15,7 @@ export const PRM_DISCOVERY = `${MCP_AUTH}#protected-resource-metadata-discovery-
 export const serverJson = (field: string): SpecRef => ({ section: `server.json ${field}`, link: SERVER_JSON_DOC });
 
 export const STREAMABLE: SpecRef = { section: 'MCP 2025-06-18 Transports, Streamable HTTP', link: `${MCP_TRANSPORTS}#streamable-http` };
-export const LISTENING: SpecRef = { section: 'MCP 2025-06-18 Transports, Listening for messages from the server', link: `${MCP_TRANSPORTS}#listening-for-messages-from-the-server` };
+export const LISTENING: SpecRef = {
+  section: 'MCP 2025-06-18 Transports, Listening for messages from the server',
+  link: `${MCP_TRANSPORTS}#listening-for-messages-from-the-server`,
+};

@@ -1,6 +1,14 @@
 import { flag, type VerdictRecorder } from '../../findings.js';
 import { sanitize } from '../../../core/json-util.js';
-import { firstSseEvent, header, isJsonRpcError, looksLikeHtml, metadataPublished, offersBearer, sameEndpoint } from '../../mcp-transport.js';
+import {
+  firstSseEvent,
+  header,
+  isJsonRpcError,
+  looksLikeHtml,
+  metadataPublished,
+  offersBearer,
+  sameEndpoint,
+} from '../../mcp-transport.js';
 import type { Rule } from '../../rule.js';
 import { errorWords, type HttpExchange, type McpObservation } from '../../types.js';
 import type { McpInput, TransportOutcome } from './input.js';
@@ -24,7 +32,13 @@ import { LISTENING, PRM_DISCOVERY, STREAMABLE, serverJson } from './spec.js';
  */
 
 export const SSE_OR_405: Rule<McpInput> = {
-  id: 'MCP-T-001', suite: 'mcp', component: 'endpoint', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-001',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: 'Streamable HTTP GET answers with SSE or 405',
   description: 'A GET with Accept: text/event-stream must return Content-Type: text/event-stream or HTTP 405.',
   ...LISTENING,
@@ -32,25 +46,44 @@ export const SSE_OR_405: Rule<McpInput> = {
 };
 
 export const LEGACY_ENDPOINT_EVENT: Rule<McpInput> = {
-  id: 'MCP-T-002', suite: 'mcp', component: 'endpoint', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-002',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: 'Legacy SSE opens with an endpoint event',
-  description: 'A legacy HTTP+SSE server\'s GET must open an event stream whose first event is `endpoint`.',
+  description: "A legacy HTTP+SSE server's GET must open an event stream whose first event is `endpoint`.",
   section: 'MCP 2024-11-05 Transports, HTTP with SSE',
   link: 'https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse',
   check: checkTransport,
 };
 
 export const AUTH_DESCRIBED: Rule<McpInput> = {
-  id: 'MCP-T-003', suite: 'mcp', component: 'endpoint', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-003',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: '401/403 says how to authorise',
-  description: 'HTTP 401 or 403 must carry WWW-Authenticate: Bearer or publish RFC 9728 protected-resource metadata; neither fails (Bearer without metadata is only the warning MCP-T-101).',
+  description:
+    'HTTP 401 or 403 must carry WWW-Authenticate: Bearer or publish RFC 9728 protected-resource metadata; neither fails (Bearer without metadata is only the warning MCP-T-101).',
   section: 'MCP 2025-11-25 Authorization, Protected Resource Metadata discovery',
   link: PRM_DISCOVERY,
   check: checkTransport,
 };
 
 export const NOT_HTML: Rule<McpInput> = {
-  id: 'MCP-T-004', suite: 'mcp', component: 'endpoint', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-004',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: 'Not an HTML page',
   description: 'The MCP endpoint answered with an HTML page (on any status, including an HTML login or WAF page on 401, 403 or 405).',
   ...STREAMABLE,
@@ -58,7 +91,13 @@ export const NOT_HTML: Rule<McpInput> = {
 };
 
 export const ENDPOINT_EXISTS: Rule<McpInput> = {
-  id: 'MCP-T-005', suite: 'mcp', component: 'endpoint', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-005',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: 'Endpoint exists',
   description: 'The MCP endpoint answered HTTP 404.',
   ...STREAMABLE,
@@ -66,7 +105,13 @@ export const ENDPOINT_EXISTS: Rule<McpInput> = {
 };
 
 export const NO_SERVER_ERROR: Rule<McpInput> = {
-  id: 'MCP-T-006', suite: 'mcp', component: 'endpoint', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-006',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: 'No server error',
   description: 'The MCP endpoint answered with a 5xx server error.',
   ...STREAMABLE,
@@ -74,16 +119,29 @@ export const NO_SERVER_ERROR: Rule<McpInput> = {
 };
 
 export const METADATA_PUBLISHED: Rule<McpInput> = {
-  id: 'MCP-T-101', suite: 'mcp', component: 'endpoint', severity: 'warn', basis: 'spec', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-101',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'warn',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: 'Protected-resource metadata published',
-  description: 'The endpoint answered 401 or 403 with WWW-Authenticate: Bearer but without RFC 9728 protected-resource metadata (Bearer was present as required, so this does not fail; neither Bearer nor metadata fails MCP-T-003).',
+  description:
+    'The endpoint answered 401 or 403 with WWW-Authenticate: Bearer but without RFC 9728 protected-resource metadata (Bearer was present as required, so this does not fail; neither Bearer nor metadata fails MCP-T-003).',
   section: 'RFC 9728; MCP 2025-11-25 Authorization',
   link: PRM_DISCOVERY,
   check: checkTransport,
 };
 
 export const METHOD_NOT_ALLOWED: Rule<McpInput> = {
-  id: 'MCP-T-102', suite: 'mcp', component: 'endpoint', severity: 'warn', basis: 'spec', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-102',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'warn',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: '405 instead of a sessionless JSON-RPC error',
   description: 'The GET got a JSON-RPC error (no session) where 405 Method Not Allowed is the specified answer.',
   ...LISTENING,
@@ -91,7 +149,13 @@ export const METHOD_NOT_ALLOWED: Rule<McpInput> = {
 };
 
 export const DECLARED_REMOTE: Rule<McpInput> = {
-  id: 'MCP-T-103', suite: 'mcp', component: 'endpoint', severity: 'warn', basis: 'policy', needs: 'live', prerequisites: ['MCP-Q-001'],
+  id: 'MCP-T-103',
+  suite: 'mcp',
+  component: 'endpoint',
+  severity: 'warn',
+  basis: 'policy',
+  needs: 'live',
+  prerequisites: ['MCP-Q-001'],
   title: 'Probed endpoint is the declared remote',
   description: 'The endpoint that was probed differs from the remote declared in server.json.',
   ...serverJson('remotes[].url'),
@@ -127,10 +191,12 @@ function untestable(obs: McpObservation): TransportOutcome | null {
   if (/\{[^{}]*\}/.test(remoteUrlOf(obs))) return { kind: 'unknown', reason: 'the remote URL is a template that needs user values' };
   if (!get) return { kind: 'not-run', reason: 'no live GET was made (structure only)' };
   if (get.status === null || typeof get.status !== 'number') {
-    if (obs.canary === 'failed') return { kind: 'unknown', reason: 'our side: the canary failed, so a missing answer is not held against the server' };
+    if (obs.canary === 'failed')
+      return { kind: 'unknown', reason: 'our side: the canary failed, so a missing answer is not held against the server' };
     return { kind: 'unknown', reason: `no answer (${errorWords(get.errorClass)})` };
   }
-  if (get.status === 402) return { kind: 'unknown', reason: 'HTTP 402 Payment Required: a paid server answered; we do not pay to look inside' };
+  if (get.status === 402)
+    return { kind: 'unknown', reason: 'HTTP 402 Payment Required: a paid server answered; we do not pay to look inside' };
   if (get.status === 429) return { kind: 'unknown', reason: 'HTTP 429 Too Many Requests: rate limited' };
   return null;
 }
@@ -140,7 +206,13 @@ function checkDeclared(rec: VerdictRecorder, obs: McpObservation, declared: McpI
   const url = obs.get!.url;
   if (typeof url !== 'string') return;
   if (obs.remote && typeof obs.remote.url === 'string' && !sameEndpoint(url, obs.remote.url)) {
-    flag(rec, DECLARED_REMOTE, 'http-get', at, `probed ${JSON.stringify(at)} but the declared remote is ${JSON.stringify(sanitize(obs.remote.url, 200))}`);
+    flag(
+      rec,
+      DECLARED_REMOTE,
+      'http-get',
+      at,
+      `probed ${JSON.stringify(at)} but the declared remote is ${JSON.stringify(sanitize(obs.remote.url, 200))}`,
+    );
   } else if (declared.length > 0 && !declared.some((d) => sameEndpoint(url, d.url))) {
     flag(rec, DECLARED_REMOTE, 'http-get', at, `probed ${JSON.stringify(at)}, which is not among the remotes server.json declares`);
   }
@@ -157,18 +229,37 @@ function judgeAnswer(rec: VerdictRecorder, obs: McpObservation, get: HttpExchang
   if (!sse && looksLikeHtml(get)) return fail(rec, NOT_HTML, at, `the GET answered with an HTML page (${described})`);
   if (status === 401 || status === 403) {
     const meta = metadataPublished(obs.metadata);
-    if (!offersBearer(header(get, 'www-authenticate')) && !meta) return fail(rec, AUTH_DESCRIBED, at, `HTTP ${status} without WWW-Authenticate: Bearer and without RFC 9728 protected-resource metadata`);
-    if (!meta) flag(rec, METADATA_PUBLISHED, 'http-metadata', at, `HTTP ${status} with Bearer, but no RFC 9728 protected-resource metadata was found`);
+    if (!offersBearer(header(get, 'www-authenticate')) && !meta)
+      return fail(
+        rec,
+        AUTH_DESCRIBED,
+        at,
+        `HTTP ${status} without WWW-Authenticate: Bearer and without RFC 9728 protected-resource metadata`,
+      );
+    if (!meta)
+      flag(
+        rec,
+        METADATA_PUBLISHED,
+        'http-metadata',
+        at,
+        `HTTP ${status} with Bearer, but no RFC 9728 protected-resource metadata was found`,
+      );
     return { kind: 'judged' };
   }
-  if (status === 405) return legacy ? fail(rec, LEGACY_ENDPOINT_EVENT, at, 'a legacy SSE remote answered the GET with 405: no event stream') : { kind: 'judged' };
+  if (status === 405)
+    return legacy
+      ? fail(rec, LEGACY_ENDPOINT_EVENT, at, 'a legacy SSE remote answered the GET with 405: no event stream')
+      : { kind: 'judged' };
   if (sse) {
     if (!legacy) return { kind: 'judged' };
     const first = firstSseEvent(typeof get.body === 'string' ? get.body : '');
     if (first === null) return { kind: 'unknown', reason: 'the SSE stream opened but no complete event arrived within the read bound' };
-    return first === 'endpoint' ? { kind: 'judged' } : fail(rec, LEGACY_ENDPOINT_EVENT, at, `the first SSE event is ${JSON.stringify(sanitize(first, 40))}, not "endpoint"`);
+    return first === 'endpoint'
+      ? { kind: 'judged' }
+      : fail(rec, LEGACY_ENDPOINT_EVENT, at, `the first SSE event is ${JSON.stringify(sanitize(first, 40))}, not "endpoint"`);
   }
-  if (!legacy && isJsonRpcError(get.body, get.bodyTruncated)) return fail(rec, METHOD_NOT_ALLOWED, at, `the GET got a JSON-RPC error (${described}) where 405 is the specified answer`);
+  if (!legacy && isJsonRpcError(get.body, get.bodyTruncated))
+    return fail(rec, METHOD_NOT_ALLOWED, at, `the GET got a JSON-RPC error (${described}) where 405 is the specified answer`);
   if (legacy) return fail(rec, LEGACY_ENDPOINT_EVENT, at, `a legacy SSE GET must open an event stream; got ${described}`);
   return fail(rec, SSE_OR_405, at, `a GET with Accept: text/event-stream must return an SSE stream or 405; got ${described}`);
 }

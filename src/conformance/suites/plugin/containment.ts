@@ -13,9 +13,16 @@ export interface ContainmentInput {
 }
 
 export const CONTAINED: Rule<ContainmentInput, boolean> = {
-  id: 'PLG-002', suite: 'agentPlugins', component: 'package', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: [],
+  id: 'PLG-002',
+  suite: 'agentPlugins',
+  component: 'package',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: [],
   title: 'Inspected paths stay inside the plugin root',
-  description: 'plugin.json, skills/, a skill directory, a SKILL.md or mcp.json resolves outside the filesystem-resolved plugin root, or through a broken or looping symbolic link.',
+  description:
+    'plugin.json, skills/, a skill directory, a SKILL.md or mcp.json resolves outside the filesystem-resolved plugin root, or through a broken or looping symbolic link.',
   ...ap('§4.1 General requirements', '41-general-requirements'),
   check: checkContained,
 };

@@ -59,4 +59,12 @@ export { isLoopbackHost, remoteUrlProblem } from './mcp/remote.js';
 export { evaluateSkills } from './skills/index.js';
 export { skillNameProblem } from './skills/fields.js';
 export type { ComponentState, PluginComponents, PluginFinding, PluginIncomplete, PluginRun } from './run.js';
-export { AGENT_PLUGINS_SPEC_URL, AGENT_PLUGINS_VERSION, AGENT_SKILLS_SPEC_URL, MANIFEST_SCHEMA_ID, MCP_SCHEMA_ID, PLUGIN_SUITE, PLUGIN_SUITE_KEY } from './spec.js';
+export {
+  AGENT_PLUGINS_SPEC_URL,
+  AGENT_PLUGINS_VERSION,
+  AGENT_SKILLS_SPEC_URL,
+  MANIFEST_SCHEMA_ID,
+  MCP_SCHEMA_ID,
+  PLUGIN_SUITE,
+  PLUGIN_SUITE_KEY,
+} from './spec.js';

@@ -12,9 +12,16 @@ export interface LocationInput {
 }
 
 export const LOCATIONS: Rule<LocationInput, boolean> = {
-  id: 'PLG-010', suite: 'agentPlugins', component: 'package', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-005', 'PLG-006', 'PLG-007'],
+  id: 'PLG-010',
+  suite: 'agentPlugins',
+  component: 'package',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-005', 'PLG-006', 'PLG-007'],
   title: 'Component locations have their kinds',
-  description: 'skills/ is present but not a directory, or mcp.json is present but not a regular file; that component type is invalid (absence is fine).',
+  description:
+    'skills/ is present but not a directory, or mcp.json is present but not a regular file; that component type is invalid (absence is fine).',
   ...ap('§6.1 Fixed locations, §6.2 Missing locations', '62-missing-locations'),
   check: checkLocation,
 };
@@ -26,8 +33,22 @@ function checkLocation({ run, component, kind }: LocationInput): boolean {
     run.rec.pass(LOCATIONS);
     return true;
   }
-  if (skills) fail(run, LOCATIONS, 'skills', null, `skills resolves to ${kindWords(kind)}, not a directory: the skills component type is invalid (other components still load).`);
-  else fail(run, LOCATIONS, 'mcp.json', null, `mcp.json resolves to ${kindWords(kind)}, not a regular file: MCP is invalid for the plugin (other components still load).`);
+  if (skills)
+    fail(
+      run,
+      LOCATIONS,
+      'skills',
+      null,
+      `skills resolves to ${kindWords(kind)}, not a directory: the skills component type is invalid (other components still load).`,
+    );
+  else
+    fail(
+      run,
+      LOCATIONS,
+      'mcp.json',
+      null,
+      `mcp.json resolves to ${kindWords(kind)}, not a regular file: MCP is invalid for the plugin (other components still load).`,
+    );
   run.rec.block(...run.rec.rules.ofComponent(component));
   return false;
 }

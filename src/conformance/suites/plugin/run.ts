@@ -73,7 +73,13 @@ export function blockLocation(run: PluginRun, locations: Rule, component: Compon
 }
 
 export function kindWords(kind: string): string {
-  return kind === 'file' ? 'a regular file' : kind === 'directory' ? 'a directory' : kind === 'missing' ? 'nothing' : 'neither a regular file nor a directory';
+  return kind === 'file'
+    ? 'a regular file'
+    : kind === 'directory'
+      ? 'a directory'
+      : kind === 'missing'
+        ? 'nothing'
+        : 'neither a regular file nor a directory';
 }
 
 /** Where JSON text breaks the grammar, as a finding's line and column (the whole file when the scanner finds no error). */

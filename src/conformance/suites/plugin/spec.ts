@@ -16,8 +16,12 @@ export const MANIFEST_SCHEMA_ID = 'https://agent-plugins.org/schemas/1.0.0/plugi
 export const MCP_SCHEMA_ID = 'https://agent-plugins.org/schemas/1.0.0/mcp.schema.json';
 
 /** The specification text, pinned at the commit this checker was written against. */
-export const AGENT_PLUGINS_SPEC_URL = 'https://github.com/agentplugins/agent-plugins-spec/blob/bd383552095128f6effe895b9257cfd580a6d179/spec/1.0.0.md';
+export const AGENT_PLUGINS_SPEC_URL =
+  'https://github.com/agentplugins/agent-plugins-spec/blob/bd383552095128f6effe895b9257cfd580a6d179/spec/1.0.0.md';
 export const AGENT_SKILLS_SPEC_URL = 'https://agentskills.io/specification';
 
 /** A section of Agent Plugins 1.0.0. */
-export const ap = (section: string, anchor: string): { section: string; link: string } => ({ section: `Agent Plugins 1.0.0 ${section}`, link: `${AGENT_PLUGINS_SPEC_URL}#${anchor}` });
+export const ap = (section: string, anchor: string): { section: string; link: string } => ({
+  section: `Agent Plugins 1.0.0 ${section}`,
+  link: `${AGENT_PLUGINS_SPEC_URL}#${anchor}`,
+});

@@ -8,7 +8,13 @@ import type { CardInput, ChainOutcome } from './input.js';
 /** A2A-CARD-001 and 002: the card chain of an observation answered with a public card. */
 
 export const CARD_PUBLIC: Rule<CardInput> = {
-  id: 'A2A-CARD-001', suite: 'a2aCard', component: 'card-chain', severity: 'fail', basis: 'policy', needs: 'live', prerequisites: [],
+  id: 'A2A-CARD-001',
+  suite: 'a2aCard',
+  component: 'card-chain',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'live',
+  prerequisites: [],
   title: 'Agent card is public',
   description: 'The card URL answered HTTP 401 or 403: the agent card is not public.',
   ...LOCATION,
@@ -16,7 +22,13 @@ export const CARD_PUBLIC: Rule<CardInput> = {
 };
 
 export const CARD_SERVED: Rule<CardInput> = {
-  id: 'A2A-CARD-002', suite: 'a2aCard', component: 'card-chain', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: ['A2A-CARD-001'],
+  id: 'A2A-CARD-002',
+  suite: 'a2aCard',
+  component: 'card-chain',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: ['A2A-CARD-001'],
   title: 'Agent card is served',
   description: 'No URL of the card chain (listing URL, /.well-known/agent-card.json, /.well-known/agent.json) returned HTTP 200.',
   ...LOCATION,
@@ -31,7 +43,8 @@ function urlText(url: unknown): string {
 function checkPublic({ rec, chain }: CardInput): void {
   if (chain === null) return; // a document: no chain to judge
   rec.pass(CARD_PUBLIC);
-  if (chain.kind === 'not-public') flag(rec, CARD_PUBLIC, 'card-chain', urlText(chain.exchange.url), `agent card not public (HTTP ${chain.exchange.status})`);
+  if (chain.kind === 'not-public')
+    flag(rec, CARD_PUBLIC, 'card-chain', urlText(chain.exchange.url), `agent card not public (HTTP ${chain.exchange.status})`);
 }
 
 function checkServed({ rec, chain, exchanges }: CardInput): void {
@@ -74,15 +87,25 @@ export function readChain(obs: A2AObservation): ChainOutcome {
     if (e.status === 401 || e.status === 403) return { kind: 'not-public', exchange: e, index: i };
   }
   if (ex.some((e) => e.status === 402)) return { kind: 'unknown', reason: 'not judged: HTTP 402 Payment Required (we do not pay)' };
-  return unanswered(obs, ex) ?? { kind: 'no-card', reason: `no URL of the card chain returned an agent card (HTTP ${ex.map((e) => e.status).join(', ')})` };
+  return (
+    unanswered(obs, ex) ?? {
+      kind: 'no-card',
+      reason: `no URL of the card chain returned an agent card (HTTP ${ex.map((e) => e.status).join(', ')})`,
+    }
+  );
 }
 
 /** A chain that ended without an answer (nothing asked, no answer, or rate limited): unknown; null when every URL answered. */
 function unanswered(obs: A2AObservation, ex: A2AObservation['exchanges']): ChainOutcome | null {
   const none = ex.find((e) => e.status === null);
   if (ex.length > 0 && !none && !ex.some((e) => e.status === 429)) return null;
-  if (obs.canary === 'failed') return { kind: 'unknown', reason: 'our side: the canary failed, so a missing answer is not held against the agent' };
+  if (obs.canary === 'failed')
+    return { kind: 'unknown', reason: 'our side: the canary failed, so a missing answer is not held against the agent' };
   if (ex.length === 0) return { kind: 'unknown', reason: 'no request was made' };
-  if (none) return { kind: 'unknown', reason: `no answer from ${typeof none.url === 'string' ? sanitize(none.url, 120) : 'the card URL'} (${errorWords(none.errorClass)})` };
+  if (none)
+    return {
+      kind: 'unknown',
+      reason: `no answer from ${typeof none.url === 'string' ? sanitize(none.url, 120) : 'the card URL'} (${errorWords(none.errorClass)})`,
+    };
   return { kind: 'unknown', reason: 'rate limited (HTTP 429)' };
 }

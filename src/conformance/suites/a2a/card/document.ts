@@ -7,7 +7,13 @@ import type { CardInput } from './input.js';
 /** A2A-CARD-003 and 004: the card is JSON text holding an object. */
 
 export const CARD_JSON: Rule<CardInput> = {
-  id: 'A2A-CARD-003', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['A2A-CARD-002'],
+  id: 'A2A-CARD-003',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-002'],
   title: 'Agent card is valid JSON',
   description: 'The card body does not parse as JSON, or is not valid UTF-8 (RFC 8259 §8.1).',
   ...CARD_OBJECT,
@@ -15,7 +21,13 @@ export const CARD_JSON: Rule<CardInput> = {
 };
 
 export const CARD_IS_OBJECT: Rule<CardInput> = {
-  id: 'A2A-CARD-004', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['A2A-CARD-003'],
+  id: 'A2A-CARD-004',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-003'],
   title: 'Agent card is a JSON object',
   description: 'The card parses but is not a JSON object.',
   ...CARD_OBJECT,

@@ -10,7 +10,13 @@ import type { CardInput } from './input.js';
  */
 
 export const ENDPOINT: Rule<CardInput> = {
-  id: 'A2A-CARD-008', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'policy', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-008',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'Reachable endpoint declared',
   description: 'The card needs an https:// url, or a supportedInterfaces / additionalInterfaces list whose items all have URLs.',
   section: 'A2A 1.0.1 AgentCard.supported_interfaces; 0.3.0 §5.5',

@@ -10,7 +10,13 @@ import type { CardInput } from './input.js';
  */
 
 export const NAME: Rule<CardInput> = {
-  id: 'A2A-CARD-005', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'policy', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-005',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'Non-empty name',
   description: 'name must be a non-empty string.',
   ...CARD_OBJECT,
@@ -18,7 +24,13 @@ export const NAME: Rule<CardInput> = {
 };
 
 export const DESCRIPTION: Rule<CardInput> = {
-  id: 'A2A-CARD-006', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'policy', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-006',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'Non-empty description',
   description: 'description must be a non-empty string.',
   ...CARD_OBJECT,
@@ -26,7 +38,13 @@ export const DESCRIPTION: Rule<CardInput> = {
 };
 
 export const VERSION: Rule<CardInput> = {
-  id: 'A2A-CARD-007', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'policy', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-007',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'Non-empty version',
   description: 'version must be a non-empty string.',
   ...CARD_OBJECT,
@@ -43,7 +61,17 @@ function checkFields({ rec, doc }: CardInput): void {
     rec.pass(rule);
     const v = own(card, key);
     if (!isNonEmptyString(v)) {
-      flag(rec, rule, 'document', ptr(key), v === undefined ? `${key} is missing` : typeof v === 'string' ? `${key} is empty` : `${key} must be a non-empty string, found ${jsonType(v)}`);
+      flag(
+        rec,
+        rule,
+        'document',
+        ptr(key),
+        v === undefined
+          ? `${key} is missing`
+          : typeof v === 'string'
+            ? `${key} is empty`
+            : `${key} must be a non-empty string, found ${jsonType(v)}`,
+      );
     }
   }
 }

@@ -7,7 +7,13 @@ import type { CardInput } from './input.js';
 /** A2A-CARD-010 and 011: non-empty defaultInputModes and defaultOutputModes (a list with at least one item). */
 
 export const INPUT_MODES: Rule<CardInput> = {
-  id: 'A2A-CARD-010', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'policy', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-010',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'Non-empty defaultInputModes',
   description: 'defaultInputModes must be a non-empty list.',
   ...CARD_OBJECT,
@@ -15,7 +21,13 @@ export const INPUT_MODES: Rule<CardInput> = {
 };
 
 export const OUTPUT_MODES: Rule<CardInput> = {
-  id: 'A2A-CARD-011', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'policy', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-011',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'Non-empty defaultOutputModes',
   description: 'defaultOutputModes must be a non-empty list.',
   ...CARD_OBJECT,
@@ -30,7 +42,17 @@ function checkModes({ rec, doc }: CardInput): void {
     rec.pass(rule);
     const v = own(doc as JsonObject, key);
     if (!Array.isArray(v) || v.length === 0) {
-      flag(rec, rule, 'document', ptr(key), v === undefined ? `${key} is missing` : Array.isArray(v) ? `${key} is empty` : `${key} must be a non-empty list, found ${jsonType(v)}`);
+      flag(
+        rec,
+        rule,
+        'document',
+        ptr(key),
+        v === undefined
+          ? `${key} is missing`
+          : Array.isArray(v)
+            ? `${key} is empty`
+            : `${key} must be a non-empty list, found ${jsonType(v)}`,
+      );
     }
   }
 }

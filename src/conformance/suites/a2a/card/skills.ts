@@ -12,7 +12,13 @@ import type { CardInput } from './input.js';
  */
 
 export const SKILLS: Rule<CardInput> = {
-  id: 'A2A-CARD-012', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'policy', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-012',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'At least one skill',
   description: 'skills must be a list with at least one skill.',
   ...SKILL,
@@ -20,15 +26,28 @@ export const SKILLS: Rule<CardInput> = {
 };
 
 export const SKILL_FIELDS: Rule<CardInput> = {
-  id: 'A2A-CARD-013', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-013',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'Skill id, name and description',
-  description: 'Every skill must be an object with id, name and description present as strings (the suite asks for non-empty text only at the top level of the card).',
+  description:
+    'Every skill must be an object with id, name and description present as strings (the suite asks for non-empty text only at the top level of the card).',
   ...SKILL,
   check: checkSkills,
 };
 
 export const SKILL_TAGS: Rule<CardInput> = {
-  id: 'A2A-CARD-014', suite: 'a2aCard', component: 'card', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['A2A-CARD-004'],
+  id: 'A2A-CARD-014',
+  suite: 'a2aCard',
+  component: 'card',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['A2A-CARD-004'],
   title: 'Skill tags list',
   description: 'Every skill must have a tags list.',
   ...SKILL,
@@ -40,7 +59,17 @@ function checkSkills({ rec, doc }: CardInput): void {
   rec.pass(SKILLS, SKILL_FIELDS, SKILL_TAGS);
   const skills = own(doc as JsonObject, 'skills');
   if (!Array.isArray(skills) || skills.length === 0) {
-    flag(rec, SKILLS, 'document', '/skills', skills === undefined ? 'skills is missing' : Array.isArray(skills) ? 'skills is empty: at least one skill is needed' : `skills must be a list, found ${jsonType(skills)}`);
+    flag(
+      rec,
+      SKILLS,
+      'document',
+      '/skills',
+      skills === undefined
+        ? 'skills is missing'
+        : Array.isArray(skills)
+          ? 'skills is empty: at least one skill is needed'
+          : `skills must be a list, found ${jsonType(skills)}`,
+    );
     return;
   }
   for (let i = 0; i < skills.length; i++) {
@@ -52,12 +81,24 @@ function checkSkills({ rec, doc }: CardInput): void {
     for (const key of ['id', 'name', 'description'] as const) {
       const v = own(skill, key);
       if (typeof v !== 'string') {
-        flag(rec, SKILL_FIELDS, 'document', ptr('skills', i, key), v === undefined ? `skill ${i} has no ${key}` : `skill ${i} ${key} must be a string, found ${jsonType(v)}`);
+        flag(
+          rec,
+          SKILL_FIELDS,
+          'document',
+          ptr('skills', i, key),
+          v === undefined ? `skill ${i} has no ${key}` : `skill ${i} ${key} must be a string, found ${jsonType(v)}`,
+        );
       }
     }
     const tags = own(skill, 'tags');
     if (!Array.isArray(tags)) {
-      flag(rec, SKILL_TAGS, 'document', ptr('skills', i, 'tags'), tags === undefined ? `skill ${i} has no tags list` : `skill ${i} tags must be a list, found ${jsonType(tags)}`);
+      flag(
+        rec,
+        SKILL_TAGS,
+        'document',
+        ptr('skills', i, 'tags'),
+        tags === undefined ? `skill ${i} has no tags list` : `skill ${i} tags must be a list, found ${jsonType(tags)}`,
+      );
     }
   }
 }

@@ -24,7 +24,15 @@ function cardLike(v: JsonObject): boolean {
 
 export function judgeA2A(url: string, all: InspectExchange[], observedAt: string): A2AJudgement {
   const checks = new CheckList('a2a', INSPECT_SET);
-  const summary: A2AJudgement['summary'] = { state: 'not_detected', cardUrl: null, legacyPathOnly: false, secretsFound: 0, oidc: 'absent', skillsWithoutDescription: 0, securitySchemesDeclared: false };
+  const summary: A2AJudgement['summary'] = {
+    state: 'not_detected',
+    cardUrl: null,
+    legacyPathOnly: false,
+    secretsFound: 0,
+    oidc: 'absent',
+    skillsWithoutDescription: 0,
+    securitySchemesDeclared: false,
+  };
   const detail: A2AJudgement['detail'] = { attribution: null, secrets: [], openIdConnectUrls: [] };
   const tries = all.filter((e) => e.step === 'a2a.card');
   const hit = tries.find((e) => {
@@ -35,9 +43,16 @@ export function judgeA2A(url: string, all: InspectExchange[], observedAt: string
     const closed = tries.find((e) => e.status === 401 || e.status === 403);
     if (closed) {
       summary.state = 'indicated';
-      checks.info('agent card', `the card URL answered HTTP ${closed.status}: a card may be there, but it is not public`, closed.url, [closed]);
+      checks.info('agent card', `the card URL answered HTTP ${closed.status}: a card may be there, but it is not public`, closed.url, [
+        closed,
+      ]);
     } else {
-      checks.info('agent card', `no agent card: ${tries.map((e) => `${e.url} (${e.status ?? e.errorClass})`).join(', ') || 'nothing fetched'}`, url, tries);
+      checks.info(
+        'agent card',
+        `no agent card: ${tries.map((e) => `${e.url} (${e.status ?? e.errorClass})`).join(', ') || 'nothing fetched'}`,
+        url,
+        tries,
+      );
     }
     return { summary, checks: checks.list, suites: [], detail };
   }
@@ -54,7 +69,12 @@ export function judgeA2A(url: string, all: InspectExchange[], observedAt: string
   detail.secrets = lint.secrets;
   OIDC_RESOLVES.check(input);
   summary.state = detail.attribution.route !== 'none' && structure.result === 'pass' && card.result !== 'fail' ? 'confirmed' : 'indicated';
-  checks.info('validation', `attribution: ${detail.attribution.route}${detail.attribution.family ? ` (A2A ${detail.attribution.family})` : ''}; ${card.suite.id}: ${card.result}; ${structure.suite.id}: ${structure.result}`, hit.url, [hit]);
+  checks.info(
+    'validation',
+    `attribution: ${detail.attribution.route}${detail.attribution.family ? ` (A2A ${detail.attribution.family})` : ''}; ${card.suite.id}: ${card.result}; ${structure.suite.id}: ${structure.result}`,
+    hit.url,
+    [hit],
+  );
   return { summary, checks: checks.list, suites: [card, structure], detail };
 }
 

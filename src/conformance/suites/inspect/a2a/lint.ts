@@ -14,7 +14,13 @@ import type { LintInput, LintResult } from './input.js';
  */
 
 export const HAS_SKILLS: Rule<LintInput, LintResult> = {
-  id: 'INS-A2A-002', suite: 'inspect', component: 'a2a', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: [],
+  id: 'INS-A2A-002',
+  suite: 'inspect',
+  component: 'a2a',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: [],
   title: 'At least one skill',
   description: 'The card declares no skill: routing agents select agents by their skills.',
   ...card('§5.5.4 AgentSkill object', '#554-agentskill-object'),
@@ -22,7 +28,13 @@ export const HAS_SKILLS: Rule<LintInput, LintResult> = {
 };
 
 export const SKILLS_DESCRIBED: Rule<LintInput, LintResult> = {
-  id: 'INS-A2A-003', suite: 'inspect', component: 'a2a', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: [],
+  id: 'INS-A2A-003',
+  suite: 'inspect',
+  component: 'a2a',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: [],
   title: 'Every skill described',
   description: 'A skill has no non-blank description: it is invisible to routing by description.',
   ...card('§5.5.4 AgentSkill object', '#554-agentskill-object'),
@@ -30,7 +42,13 @@ export const SKILLS_DESCRIBED: Rule<LintInput, LintResult> = {
 };
 
 export const INPUT_MODES: Rule<LintInput, LintResult> = {
-  id: 'INS-A2A-004', suite: 'inspect', component: 'a2a', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: [],
+  id: 'INS-A2A-004',
+  suite: 'inspect',
+  component: 'a2a',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: [],
   title: 'Default input modes declared',
   description: 'defaultInputModes is missing or empty: a client cannot tell which content types the agent accepts.',
   ...card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
@@ -38,7 +56,13 @@ export const INPUT_MODES: Rule<LintInput, LintResult> = {
 };
 
 export const OUTPUT_MODES: Rule<LintInput, LintResult> = {
-  id: 'INS-A2A-005', suite: 'inspect', component: 'a2a', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: [],
+  id: 'INS-A2A-005',
+  suite: 'inspect',
+  component: 'a2a',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: [],
   title: 'Default output modes declared',
   description: 'defaultOutputModes is missing or empty: a client cannot tell which content types the agent produces.',
   ...card('§5.5 AgentCard object structure', '#55-agentcard-object-structure'),
@@ -46,7 +70,13 @@ export const OUTPUT_MODES: Rule<LintInput, LintResult> = {
 };
 
 export const SECURITY_SCHEMES: Rule<LintInput, LintResult> = {
-  id: 'INS-A2A-006', suite: 'inspect', component: 'a2a', severity: 'warn', basis: 'policy', needs: 'document', prerequisites: [],
+  id: 'INS-A2A-006',
+  suite: 'inspect',
+  component: 'a2a',
+  severity: 'warn',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: [],
   title: 'Security schemes declared',
   description: 'A production-shaped card (a public https endpoint) declares no securitySchemes at all.',
   ...card('§5.5 AgentCard object structure (securitySchemes)', '#55-agentcard-object-structure'),
@@ -54,9 +84,16 @@ export const SECURITY_SCHEMES: Rule<LintInput, LintResult> = {
 };
 
 export const NO_SECRET: Rule<LintInput, LintResult> = {
-  id: 'INS-A2A-007', suite: 'inspect', component: 'a2a', severity: 'fail', basis: 'policy', needs: 'document', prerequisites: [],
+  id: 'INS-A2A-007',
+  suite: 'inspect',
+  component: 'a2a',
+  severity: 'fail',
+  basis: 'policy',
+  needs: 'document',
+  prerequisites: [],
   title: 'No embedded secret',
-  description: 'The public card text contains a credential-shaped string (provider key prefix, bearer token, JWT or private key) that passed the entropy test; the match is reported redacted.',
+  description:
+    'The public card text contains a credential-shaped string (provider key prefix, bearer token, JWT or private key) that passed the entropy test; the match is reported redacted.',
   ...card('§4 Authentication and Authorization (credentials travel out of band)', '#4-authentication-and-authorization'),
   check: lint,
 };
@@ -77,18 +114,34 @@ function lint(input: LintInput): LintResult {
     [OUTPUT_MODES, 'defaultOutputModes'],
   ] as const) {
     const v = own(value, key);
-    if (!Array.isArray(v) || v.length === 0) checks.flag(rule, key, v === undefined ? `${key} is missing` : Array.isArray(v) ? `${key} is empty` : `${key} is not a list`, `${where}#${ptr(key)}`, evidence);
+    if (!Array.isArray(v) || v.length === 0)
+      checks.flag(
+        rule,
+        key,
+        v === undefined ? `${key} is missing` : Array.isArray(v) ? `${key} is empty` : `${key} is not a list`,
+        `${where}#${ptr(key)}`,
+        evidence,
+      );
     else checks.pass(key, rule, `${key}: ${v.slice(0, 5).map(String).join(', ')}`, `${where}#${ptr(key)}`, evidence);
   }
   const schemes = own(value, 'securitySchemes');
   const securitySchemesDeclared = isObject(schemes) && Object.keys(schemes).length > 0;
   const at = `${where}#/securitySchemes`;
-  if (securitySchemesDeclared) checks.pass('security schemes', SECURITY_SCHEMES, `securitySchemes: ${Object.keys(schemes).slice(0, 5).join(', ')}`, at, evidence);
-  else if (productionShaped(value)) checks.flag(SECURITY_SCHEMES, 'security schemes', 'a card with a public https endpoint declares no securitySchemes', at, evidence);
+  if (securitySchemesDeclared)
+    checks.pass('security schemes', SECURITY_SCHEMES, `securitySchemes: ${Object.keys(schemes).slice(0, 5).join(', ')}`, at, evidence);
+  else if (productionShaped(value))
+    checks.flag(SECURITY_SCHEMES, 'security schemes', 'a card with a public https endpoint declares no securitySchemes', at, evidence);
   else checks.info('security schemes', 'no securitySchemes (the card has no public https endpoint, so it is not flagged)', at, evidence);
   const secrets = findSecrets(text);
   if (secrets.length > 0) {
-    for (const s of secrets.slice(0, 10)) checks.flag(NO_SECRET, 'embedded secret', `${s.kind} in the card text at character ${s.offset}: ${s.redacted} (entropy ${s.entropy} bits/char)`, where, evidence);
+    for (const s of secrets.slice(0, 10))
+      checks.flag(
+        NO_SECRET,
+        'embedded secret',
+        `${s.kind} in the card text at character ${s.offset}: ${s.redacted} (entropy ${s.entropy} bits/char)`,
+        where,
+        evidence,
+      );
   } else checks.pass('embedded secret', NO_SECRET, 'no credential-shaped string in the card text', where, evidence);
   return { skillsWithoutDescription, securitySchemesDeclared, secrets };
 }
@@ -98,7 +151,13 @@ function lintSkills({ value, where, checks, evidence }: LintInput): number {
   const at = `${where}#/skills`;
   const skills = own(value, 'skills');
   if (!Array.isArray(skills) || skills.length === 0) {
-    checks.flag(HAS_SKILLS, 'skills', skills === undefined ? 'the card has no skills list' : Array.isArray(skills) ? 'the skills list is empty' : 'skills is not a list', at, evidence);
+    checks.flag(
+      HAS_SKILLS,
+      'skills',
+      skills === undefined ? 'the card has no skills list' : Array.isArray(skills) ? 'the skills list is empty' : 'skills is not a list',
+      at,
+      evidence,
+    );
     return 0;
   }
   checks.pass('skills', HAS_SKILLS, `${skills.length} skill(s)`, at, evidence);
@@ -109,7 +168,8 @@ function lintSkills({ value, where, checks, evidence }: LintInput): number {
     count++;
     if (undescribed.length < 10) undescribed.push(isObject(s) && typeof s.id === 'string' ? `${i} (${s.id.slice(0, 60)})` : String(i));
   });
-  if (count > 0) checks.flag(SKILLS_DESCRIBED, 'skill descriptions', `${count} skill(s) without a description: ${undescribed.join(', ')}`, at, evidence);
+  if (count > 0)
+    checks.flag(SKILLS_DESCRIBED, 'skill descriptions', `${count} skill(s) without a description: ${undescribed.join(', ')}`, at, evidence);
   else checks.pass('skill descriptions', SKILLS_DESCRIBED, 'every skill has a description', at, evidence);
   return count;
 }

@@ -8,7 +8,13 @@ import type { A2AJudgeInput } from './input.js';
 /** INS-A2A-008: every declared openIdConnectUrl answers with a JSON OpenID configuration. */
 
 export const OIDC_RESOLVES: Rule<A2AJudgeInput> = {
-  id: 'INS-A2A-008', suite: 'inspect', component: 'a2a', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: [],
+  id: 'INS-A2A-008',
+  suite: 'inspect',
+  component: 'a2a',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: [],
   title: 'openIdConnectUrl resolves',
   description: 'A declared openIdConnectUrl must answer with a JSON OpenID configuration carrying issuer or authorization_endpoint.',
   ...card('§5.5 AgentCard securitySchemes (OpenIdConnectSecurityScheme)', '#55-agentcard-object-structure'),
@@ -20,7 +26,8 @@ function oidcResolves(ex: InspectExchange | undefined): { ok: boolean; why: stri
   if (ex.status !== 200) return { ok: false, why: ex.status === null ? `no answer (${ex.errorClass ?? 'error'})` : `HTTP ${ex.status}` };
   const r = parseJson(ex.body);
   if (!r.ok || !isObject(r.value)) return { ok: false, why: 'the answer is not a JSON object' };
-  if (typeof r.value.issuer === 'string' || typeof r.value.authorization_endpoint === 'string') return { ok: true, why: `issuer ${String(r.value.issuer ?? '')}`.trim() };
+  if (typeof r.value.issuer === 'string' || typeof r.value.authorization_endpoint === 'string')
+    return { ok: true, why: `issuer ${String(r.value.issuer ?? '')}`.trim() };
   return { ok: false, why: 'the JSON has neither issuer nor authorization_endpoint' };
 }
 

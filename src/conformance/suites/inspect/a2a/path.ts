@@ -8,7 +8,13 @@ import type { A2AJudgeInput } from './input.js';
 /** INS-A2A-001: the card is served at the current well-known path, not only at the legacy one. */
 
 export const WELL_KNOWN_PATH: Rule<A2AJudgeInput> = {
-  id: 'INS-A2A-001', suite: 'inspect', component: 'a2a', severity: 'warn', basis: 'spec', needs: 'live', prerequisites: [],
+  id: 'INS-A2A-001',
+  suite: 'inspect',
+  component: 'a2a',
+  severity: 'warn',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: [],
   title: 'Card at the current well-known path',
   description: 'The card is served only at the legacy /.well-known/agent.json (before 0.3.0), not at /.well-known/agent-card.json.',
   ...card('§5.3 Recommended location', '#53-recommended-location'),
@@ -26,6 +32,13 @@ function checkPath({ checks, tries, hit, summary }: A2AJudgeInput): void {
   const path = new URL(hit.url).pathname;
   const current = tries.find((e) => new URL(e.url).pathname === CURRENT_PATH);
   summary.legacyPathOnly = path === LEGACY_PATH && !(current && cardDoc(current));
-  if (summary.legacyPathOnly) checks.flag(WELL_KNOWN_PATH, 'well-known path', `the card is served only at ${LEGACY_PATH}; ${CURRENT_PATH} answered ${current ? (current.status ?? current.errorClass) : 'nothing'}`, hit.url, [current, hit]);
+  if (summary.legacyPathOnly)
+    checks.flag(
+      WELL_KNOWN_PATH,
+      'well-known path',
+      `the card is served only at ${LEGACY_PATH}; ${CURRENT_PATH} answered ${current ? (current.status ?? current.errorClass) : 'nothing'}`,
+      hit.url,
+      [current, hit],
+    );
   else checks.pass('well-known path', WELL_KNOWN_PATH, `card at ${hit.url}`, hit.url, [hit]);
 }

@@ -18,7 +18,14 @@ export function judgeAuth(endpoint: string, challenged: InspectExchange, exchang
     endpoint,
     challenged,
     exchanges,
-    summary: { required: true, resourceMetadataUrl: null, issuer: null, openidConfiguration: false, oauthMetadata: false, registration: 'none' },
+    summary: {
+      required: true,
+      resourceMetadataUrl: null,
+      issuer: null,
+      openidConfiguration: false,
+      oauthMetadata: false,
+      registration: 'none',
+    },
     issuer: '',
     docs: [],
   };

@@ -22,7 +22,13 @@ export interface McpJudgement {
   summary: McpSummary;
   checks: InspectCheck[];
   /** Detail kept for later scans: the server's self-description and each tool's hash. */
-  detail: { serverInfo: JsonObject | null; protocolVersion: string | null; supportedVersions: string[]; tools: ToolHash[]; toolsChanged: string[] };
+  detail: {
+    serverInfo: JsonObject | null;
+    protocolVersion: string | null;
+    supportedVersions: string[];
+    tools: ToolHash[];
+    toolsChanged: string[];
+  };
 }
 
 /** What the MCP rules of the inspect read (the recorded exchanges) and what they found so far. */

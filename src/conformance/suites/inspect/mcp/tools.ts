@@ -13,23 +13,43 @@ import type { McpJudgeInput, ToolHash } from './input.js';
  */
 
 export const TOOLS_LIST: Rule<McpJudgeInput> = {
-  id: 'INS-MCP-006', suite: 'inspect', component: 'mcp', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: [],
+  id: 'INS-MCP-006',
+  suite: 'inspect',
+  component: 'mcp',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: [],
   title: 'tools/list answers',
-  description: 'A server that declares the tools capability must answer tools/list with a tools list whose items have a name and an inputSchema of type object.',
+  description:
+    'A server that declares the tools capability must answer tools/list with a tools list whose items have a name and an inputSchema of type object.',
   ...TOOLS,
   check: checkTools,
 };
 
 export const TOOLS_STABLE: Rule<McpJudgeInput> = {
-  id: 'INS-MCP-007', suite: 'inspect', component: 'mcp', severity: 'warn', basis: 'policy', needs: 'live', prerequisites: [],
+  id: 'INS-MCP-007',
+  suite: 'inspect',
+  component: 'mcp',
+  severity: 'warn',
+  basis: 'policy',
+  needs: 'live',
+  prerequisites: [],
   title: 'Tool list is stable',
-  description: 'Two identical tools/list calls returned the tools in a different order or with different definitions (clients that index tools by position break).',
+  description:
+    'Two identical tools/list calls returned the tools in a different order or with different definitions (clients that index tools by position break).',
   ...TOOLS,
   check: checkTools,
 };
 
 export const TOOLS_CACHE: Rule<McpJudgeInput> = {
-  id: 'INS-MCP-008', suite: 'inspect', component: 'mcp', severity: 'fail', basis: 'spec', needs: 'live', prerequisites: [],
+  id: 'INS-MCP-008',
+  suite: 'inspect',
+  component: 'mcp',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'live',
+  prerequisites: [],
   title: 'Tool list carries cache metadata',
   description: 'On the 2026-07-28 revision a ListToolsResult must carry ttlMs and cacheScope ("public" or "private").',
   ...CACHE,
@@ -53,7 +73,9 @@ function toolProblems(result: JsonObject): string[] {
 
 function toolHashes(result: JsonObject): ToolHash[] {
   if (!Array.isArray(result.tools)) return [];
-  return result.tools.filter(isObject).map((t) => ({ name: typeof t.name === 'string' ? t.name : '', sha256: sha256Hex(canonicalJson(t)) }));
+  return result.tools
+    .filter(isObject)
+    .map((t) => ({ name: typeof t.name === 'string' ? t.name : '', sha256: sha256Hex(canonicalJson(t)) }));
 }
 
 function hasCacheMetadata(r: JsonObject): boolean {
@@ -93,7 +115,14 @@ function checkStable(input: McpJudgeInput, first: Listed, second: Listed): void 
   const added = b.filter((t) => !a.some((x) => x.name === t.name)).map((t) => t.name);
   detail.toolsChanged = [...changed, ...added];
   summary.toolsListStable = orderSame && detail.toolsChanged.length === 0;
-  if (summary.toolsListStable) return checks.pass('tool list stable', TOOLS_STABLE, 'two identical tools/list calls returned the same tools in the same order', second.e.url, [first.e, second.e]);
+  if (summary.toolsListStable)
+    return checks.pass(
+      'tool list stable',
+      TOOLS_STABLE,
+      'two identical tools/list calls returned the same tools in the same order',
+      second.e.url,
+      [first.e, second.e],
+    );
   const parts: string[] = [];
   if (!orderSame) parts.push(`order changed (${a.map((t) => t.name).join(', ')} → ${b.map((t) => t.name).join(', ')})`);
   if (detail.toolsChanged.length) parts.push(`definitions changed: ${detail.toolsChanged.join(', ')}`);
@@ -105,7 +134,13 @@ function checkCache({ checks, summary }: McpJudgeInput, first: Listed): void {
   const r = first.r.result;
   summary.cacheMetadata = hasCacheMetadata(r);
   const words = `ttlMs ${String(r.ttlMs)}, cacheScope ${String(r.cacheScope)}`;
-  if (summary.era !== 'modern') checks.info('cache metadata', summary.cacheMetadata ? words : `no ttlMs/cacheScope (introduced by ${MODERN_VERSION}; not required of a legacy server)`, first.e.url, [first.e]);
+  if (summary.era !== 'modern')
+    checks.info(
+      'cache metadata',
+      summary.cacheMetadata ? words : `no ttlMs/cacheScope (introduced by ${MODERN_VERSION}; not required of a legacy server)`,
+      first.e.url,
+      [first.e],
+    );
   else if (summary.cacheMetadata) checks.pass('cache metadata', TOOLS_CACHE, words, first.e.url, [first.e]);
   else checks.flag(TOOLS_CACHE, 'cache metadata', 'the ListToolsResult lacks ttlMs or cacheScope', first.e.url, [first.e]);
 }

@@ -12,7 +12,14 @@ import { MANIFEST_SCHEMA } from './schema.js';
 import { REQUIRED_FIELDS } from './required.js';
 
 /** The rules on the manifest's fields, in the order they are judged. */
-const FIELD_RULES: ReadonlyArray<Rule<ManifestInput, void>> = [REQUIRED_FIELDS, MANIFEST_SCHEMA, PLUGIN_NAME, METADATA, KNOWN_FIELDS, EXTENSIONS];
+const FIELD_RULES: ReadonlyArray<Rule<ManifestInput, void>> = [
+  REQUIRED_FIELDS,
+  MANIFEST_SCHEMA,
+  PLUGIN_NAME,
+  METADATA,
+  KNOWN_FIELDS,
+  EXTENSIONS,
+];
 
 export interface ManifestOutcome {
   /** The manifest allows component discovery. */

@@ -7,9 +7,16 @@ import type { ManifestInput } from './input.js';
 /** PLG-007: the metadata fields' types and the closed author object; formats are never judged (§5.4). */
 
 export const METADATA: Rule<ManifestInput> = {
-  id: 'PLG-007', suite: 'agentPlugins', component: 'manifest', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-003'],
+  id: 'PLG-007',
+  suite: 'agentPlugins',
+  component: 'manifest',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-003'],
   title: 'Metadata types and closed author object',
-  description: 'version, description, homepage, repository or license is not a string, keywords is not an array of strings, or author is not an object of only name, email and url strings; the plugin is rejected. Formats (SemVer, URL, email, SPDX) are never judged.',
+  description:
+    'version, description, homepage, repository or license is not a string, keywords is not an array of strings, or author is not an object of only name, email and url strings; the plugin is rejected. Formats (SemVer, URL, email, SPDX) are never judged.',
   ...ap('§5.4 Metadata fields', '54-metadata-fields'),
   check: checkMetadata,
 };
@@ -25,7 +32,8 @@ function checkMetadata({ run, doc }: ManifestInput): void {
     if (v !== undefined && typeof v !== 'string') bad(ptr(field), `${field} must be a string, not ${jsonType(v)}.`);
   }
   const keywords = own(doc, 'keywords');
-  if (keywords !== undefined && !Array.isArray(keywords)) bad('/keywords', `keywords must be an array of strings, not ${jsonType(keywords)}.`);
+  if (keywords !== undefined && !Array.isArray(keywords))
+    bad('/keywords', `keywords must be an array of strings, not ${jsonType(keywords)}.`);
   else if (keywords !== undefined) {
     keywords.forEach((k, i) => {
       if (typeof k !== 'string') bad(ptr('keywords', i), `keywords[${i}] must be a string, not ${jsonType(k)}.`);
@@ -45,8 +53,16 @@ function checkAuthor(run: PluginRun, author: unknown): boolean {
   let ok = true;
   for (const k of Object.keys(author)) {
     const v = own(author, k);
-    if (!['name', 'email', 'url'].includes(k)) fail(run, METADATA, 'plugin.json', ptr('author', k), `author may hold only name, email and url; ${quote(k)} makes the manifest invalid.`);
-    else if (typeof v !== 'string') fail(run, METADATA, 'plugin.json', ptr('author', k), `author.${k} must be a string, not ${jsonType(v)}.`);
+    if (!['name', 'email', 'url'].includes(k))
+      fail(
+        run,
+        METADATA,
+        'plugin.json',
+        ptr('author', k),
+        `author may hold only name, email and url; ${quote(k)} makes the manifest invalid.`,
+      );
+    else if (typeof v !== 'string')
+      fail(run, METADATA, 'plugin.json', ptr('author', k), `author.${k} must be a string, not ${jsonType(v)}.`);
     else continue;
     ok = false;
   }

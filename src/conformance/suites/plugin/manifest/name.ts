@@ -8,9 +8,16 @@ import { usable } from './required.js';
 /** PLG-006: the plugin name's constraints (§5.5). */
 
 export const PLUGIN_NAME: Rule<ManifestInput> = {
-  id: 'PLG-006', suite: 'agentPlugins', component: 'manifest', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-004'],
+  id: 'PLG-006',
+  suite: 'agentPlugins',
+  component: 'manifest',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-004'],
   title: 'Plugin name constraints',
-  description: 'name is longer than 64 characters, has a character outside a-z 0-9 - ., does not start and end alphanumeric, or contains -- or ..; the plugin is rejected.',
+  description:
+    'name is longer than 64 characters, has a character outside a-z 0-9 - ., does not start and end alphanumeric, or contains -- or ..; the plugin is rejected.',
   ...ap('§5.5 Plugin name constraints', '55-plugin-name-constraints'),
   check: checkName,
 };

@@ -7,7 +7,13 @@ import type { ManifestInput } from './input.js';
 /** PLG-004: $schema and name are non-empty strings. */
 
 export const REQUIRED_FIELDS: Rule<ManifestInput> = {
-  id: 'PLG-004', suite: 'agentPlugins', component: 'manifest', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-003'],
+  id: 'PLG-004',
+  suite: 'agentPlugins',
+  component: 'manifest',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-003'],
   title: 'Required $schema and name',
   description: '$schema or name is missing, not a string, or empty; the plugin is rejected.',
   ...ap('§5.3 Required fields', '53-required-fields'),

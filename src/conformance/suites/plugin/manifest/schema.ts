@@ -10,7 +10,13 @@ import { usable } from './required.js';
 const MANIFEST_SCHEMA_FORM = /^https:\/\/agent-plugins\.org\/schemas\/([^/]+)\/plugin\.schema\.json$/;
 
 export const MANIFEST_SCHEMA: Rule<ManifestInput> = {
-  id: 'PLG-005', suite: 'agentPlugins', component: 'manifest', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-004'],
+  id: 'PLG-005',
+  suite: 'agentPlugins',
+  component: 'manifest',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-004'],
   title: 'Canonical manifest schema identifier',
   description: `$schema is not the canonical identifier ${MANIFEST_SCHEMA_ID} (the only Agent Plugins version this checker supports); the plugin is rejected.`,
   ...ap('§5.2 Manifest object', '52-manifest-object'),

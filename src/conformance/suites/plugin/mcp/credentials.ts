@@ -12,9 +12,16 @@ import type { ServerInput } from './input.js';
  */
 
 export const CREDENTIALS: Rule<ServerInput, boolean> = {
-  id: 'PLG-021', suite: 'agentPlugins', component: 'mcp', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-017'],
+  id: 'PLG-021',
+  suite: 'agentPlugins',
+  component: 'mcp',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-017'],
   title: 'No credentials in headers or env',
-  description: 'A header or env value embeds a credential: a credential-shaped string (provider key prefix, bearer token, JWT, private key; entropy-tested), any literal value of a credential-bearing header (Authorization, Cookie, X-API-Key, …; headers are never expanded), or a literal value of an env variable named like a credential (…TOKEN, …SECRET, …PASSWORD, …API_KEY) that uses neither ${PLUGIN_ROOT} nor ${PLUGIN_DATA}. Heuristic: the value is reported redacted; the package does not conform, and which servers a client loads is not judged by this rule.',
+  description:
+    'A header or env value embeds a credential: a credential-shaped string (provider key prefix, bearer token, JWT, private key; entropy-tested), any literal value of a credential-bearing header (Authorization, Cookie, X-API-Key, …; headers are never expanded), or a literal value of an env variable named like a credential (…TOKEN, …SECRET, …PASSWORD, …API_KEY) that uses neither ${PLUGIN_ROOT} nor ${PLUGIN_DATA}. Heuristic: the value is reported redacted; the package does not conform, and which servers a client loads is not judged by this rule.',
   ...ap('§7.2.1 Streamable HTTP and legacy HTTP+SSE (headers); §9.2 Placeholder expansion (env)', 'streamable-http-and-legacy-httpsse'),
   check: checkCredentials,
 };
@@ -32,7 +39,13 @@ function checkCredentials({ run, base, name, entry, stdio }: ServerInput): boole
       field === 'headers'
         ? '(§7.2.1): header values are visible package data, sent as written (never expanded)'
         : '(§9.2): env values are visible package data, expanded only for ${PLUGIN_ROOT} and ${PLUGIN_DATA}';
-    fail(run, CREDENTIALS, 'mcp.json', `${base}/${field}/${escapePointer(key)}`, `Server ${quote(name)}: ${what} ${found.what} (${found.redacted}); plugins must not embed credentials or other secrets in ${field} ${why}; credentials are client-managed.`);
+    fail(
+      run,
+      CREDENTIALS,
+      'mcp.json',
+      `${base}/${field}/${escapePointer(key)}`,
+      `Server ${quote(name)}: ${what} ${found.what} (${found.redacted}); plugins must not embed credentials or other secrets in ${field} ${why}; credentials are client-managed.`,
+    );
     ok = false;
   }
   if (ok) run.rec.pass(CREDENTIALS);

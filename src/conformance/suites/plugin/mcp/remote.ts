@@ -12,9 +12,16 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FIELD_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 
 export const REMOTE: Rule<ServerInput, boolean> = {
-  id: 'PLG-020', suite: 'agentPlugins', component: 'mcp', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-017'],
+  id: 'PLG-020',
+  suite: 'agentPlugins',
+  component: 'mcp',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-017'],
   title: 'Remote URL and literal headers',
-  description: 'A remote url is not an absolute http(s) URL, has user information or a fragment, or uses http for a host other than localhost or a loopback IP literal; or a header name or value is not a valid HTTP field, two names are equal ignoring case, or url or headers rely on placeholder expansion; that server is skipped.',
+  description:
+    'A remote url is not an absolute http(s) URL, has user information or a fragment, or uses http for a host other than localhost or a loopback IP literal; or a header name or value is not a valid HTTP field, two names are equal ignoring case, or url or headers rely on placeholder expansion; that server is skipped.',
   ...ap('§7.2.1 Streamable HTTP and legacy HTTP+SSE', 'streamable-http-and-legacy-httpsse'),
   check: checkRemote,
 };
@@ -40,8 +47,13 @@ function checkRemote({ run, base, name, entry }: ServerInput): boolean {
         if (prev !== undefined) bad(P, `header ${quote(h)} repeats ${quote(prev)}: header names are case-insensitive`);
         else seen.set(h.toLowerCase(), h);
       }
-      if (hasPlaceholder(h) || hasPlaceholder(value)) bad(P, `header ${quote(h)} contains a placeholder, but url and headers are never expanded (§7.2.1)`);
-      else if (!FIELD_VALUE.test(value)) bad(P, `the value of header ${quote(h)} is not a valid HTTP field value (control characters, characters beyond U+00FF, or leading/trailing whitespace)`);
+      if (hasPlaceholder(h) || hasPlaceholder(value))
+        bad(P, `header ${quote(h)} contains a placeholder, but url and headers are never expanded (§7.2.1)`);
+      else if (!FIELD_VALUE.test(value))
+        bad(
+          P,
+          `the value of header ${quote(h)} is not a valid HTTP field value (control characters, characters beyond U+00FF, or leading/trailing whitespace)`,
+        );
     }
   }
   if (ok) run.rec.pass(REMOTE);
@@ -66,7 +78,8 @@ export function remoteUrlProblem(url: string): string | null {
   if (authority.includes('@')) return 'contains user information (user@ or user:password@)';
   if (url.includes('#')) return 'contains a fragment (#…)';
   if (parsed.hostname === '') return 'has no host';
-  if (scheme[1]!.toLowerCase() === 'http' && !isLoopbackHost(authority)) return 'uses http for a host that is not localhost or a loopback IP literal: non-loopback endpoints must use https';
+  if (scheme[1]!.toLowerCase() === 'http' && !isLoopbackHost(authority))
+    return 'uses http for a host that is not localhost or a loopback IP literal: non-loopback endpoints must use https';
   return null;
 }
 
@@ -93,4 +106,3 @@ export function isLoopbackHost(authority: string): boolean {
   if (!m) return false;
   return m.slice(1).every((o) => (o === '0' || !o.startsWith('0')) && Number(o) <= 255);
 }
-

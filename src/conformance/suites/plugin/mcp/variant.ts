@@ -11,9 +11,16 @@ const REMOTE_FIELDS = ['type', 'url', 'headers'];
 const RESERVED_ENV = ['PLUGIN_ROOT', 'PLUGIN_DATA'];
 
 export const SERVER_VARIANT: Rule<ServerInput, boolean> = {
-  id: 'PLG-017', suite: 'agentPlugins', component: 'mcp', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-016'],
+  id: 'PLG-017',
+  suite: 'agentPlugins',
+  component: 'mcp',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-016'],
   title: 'Closed server variants and reserved environment names',
-  description: 'A server entry is not an object, has no or an unknown type, lacks a required field, has a field of another variant or an unknown one, has a field of the wrong type, or names PLUGIN_ROOT or PLUGIN_DATA in env; that server is skipped.',
+  description:
+    'A server entry is not an object, has no or an unknown type, lacks a required field, has a field of another variant or an unknown one, has a field of the wrong type, or names PLUGIN_ROOT or PLUGIN_DATA in env; that server is skipped.',
   ...ap('§7.2.1 server variants; §9.2 reserved environment names', '721-discovery-and-configuration'),
   check: checkVariant,
 };
@@ -38,7 +45,12 @@ function checkVariant(input: ServerInput): boolean {
   const other = stdio ? REMOTE_FIELDS : STDIO_FIELDS;
   for (const k of Object.keys(v)) {
     if (allowed.includes(k)) continue;
-    bad(`${base}/${escapePointer(k)}`, other.includes(k) ? `${quote(k)} belongs to the ${stdio ? 'remote (streamable-http, sse)' : 'stdio'} variant, not to a ${type} server` : `Unknown field ${quote(k)} in a ${type} server`);
+    bad(
+      `${base}/${escapePointer(k)}`,
+      other.includes(k)
+        ? `${quote(k)} belongs to the ${stdio ? 'remote (streamable-http, sse)' : 'stdio'} variant, not to a ${type} server`
+        : `Unknown field ${quote(k)} in a ${type} server`,
+    );
   }
   if (stdio) {
     stringField(v, base, type, 'command', bad);
@@ -63,10 +75,18 @@ function checkVariant(input: ServerInput): boolean {
 /** An entry that declares no variant: the server is skipped. */
 export function noVariant(run: PluginRun, name: string, base: string, v: unknown): void {
   const skip = '; the server is skipped';
-  if (!isObject(v)) return fail(run, SERVER_VARIANT, 'mcp.json', base, `Server ${quote(name)} must be an object, not ${jsonType(v)}${skip}.`);
+  if (!isObject(v))
+    return fail(run, SERVER_VARIANT, 'mcp.json', base, `Server ${quote(name)} must be an object, not ${jsonType(v)}${skip}.`);
   const type = own(v, 'type');
-  if (type === undefined) return fail(run, SERVER_VARIANT, 'mcp.json', base, `Server ${quote(name)} has no type (stdio, streamable-http or sse)${skip}.`);
-  fail(run, SERVER_VARIANT, 'mcp.json', `${base}/type`, `Server ${quote(name)} has type ${show(type)}, not stdio, streamable-http or sse${skip}.`);
+  if (type === undefined)
+    return fail(run, SERVER_VARIANT, 'mcp.json', base, `Server ${quote(name)} has no type (stdio, streamable-http or sse)${skip}.`);
+  fail(
+    run,
+    SERVER_VARIANT,
+    'mcp.json',
+    `${base}/type`,
+    `Server ${quote(name)} has type ${show(type)}, not stdio, streamable-http or sse${skip}.`,
+  );
 }
 
 type Bad = (pointer: string, message: string) => void;
@@ -85,6 +105,7 @@ function stringMap(v: JsonObject, base: string, k: string, reserved: boolean, ba
   for (const key of Object.keys(x)) {
     const val = own(x, key);
     if (typeof val !== 'string') bad(`${base}/${k}/${escapePointer(key)}`, `${k}.${key} must be a string, not ${jsonType(val)}`);
-    if (reserved && RESERVED_ENV.includes(key)) bad(`${base}/${k}/${escapePointer(key)}`, `env must not set ${key}: the client supplies PLUGIN_ROOT and PLUGIN_DATA itself (§9.2)`);
+    if (reserved && RESERVED_ENV.includes(key))
+      bad(`${base}/${k}/${escapePointer(key)}`, `env must not set ${key}: the client supplies PLUGIN_ROOT and PLUGIN_DATA itself (§9.2)`);
   }
 }

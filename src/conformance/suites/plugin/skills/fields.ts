@@ -10,9 +10,16 @@ import type { SkillInput } from './input.js';
 /** PLG-012: the frontmatter fields keep the Agent Skills constraints. */
 
 export const SKILL_FIELDS: Rule<SkillInput, boolean> = {
-  id: 'PLG-012', suite: 'agentPlugins', component: 'skills', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-011'],
+  id: 'PLG-012',
+  suite: 'agentPlugins',
+  component: 'skills',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-011'],
   title: 'Skill frontmatter fields',
-  description: 'A skill\'s name (1-64 lowercase letters or digits with single inner hyphens, equal to its directory), description (1-1024 characters), compatibility (1-500), license and allowed-tools (strings) or metadata (string keys to string values) breaks the Agent Skills constraints; the skill is skipped.',
+  description:
+    "A skill's name (1-64 lowercase letters or digits with single inner hyphens, equal to its directory), description (1-1024 characters), compatibility (1-500), license and allowed-tools (strings) or metadata (string keys to string values) breaks the Agent Skills constraints; the skill is skipped.",
   section: 'Agent Plugins 1.0.0 §7.1; Agent Skills specification, Frontmatter',
   link: `${AGENT_SKILLS_SPEC_URL}#frontmatter`,
   check: checkSkillFields,
@@ -65,7 +72,8 @@ function checkSkillName(f: Fields, dirName: string): void {
   if (name === null) return f.bad('/name', field.value ?? field.key, `name must be a string, not ${yamlType(f.doc, field.value)}`);
   const why = skillNameProblem(name);
   if (why !== null) f.bad('/name', field.value, `name ${quote(name)} ${why}`);
-  else if (name.normalize('NFC') !== dirName.normalize('NFC')) f.bad('/name', field.value, `name ${quote(name)} does not match its directory name ${quote(dirName)}`);
+  else if (name.normalize('NFC') !== dirName.normalize('NFC'))
+    f.bad('/name', field.value, `name ${quote(name)} does not match its directory name ${quote(dirName)}`);
 }
 
 /** A string field of `min` to `max` characters (code points). */
@@ -87,16 +95,26 @@ function checkMetadata(f: Fields): void {
   const meta = f.byKey.get('metadata');
   if (!meta) return;
   const m = deref(f.doc, meta.value);
-  if (!isMap(m)) return f.bad('/metadata', meta.value ?? meta.key, `metadata must be a mapping from string keys to string values, not ${yamlType(f.doc, meta.value)}`);
+  if (!isMap(m))
+    return f.bad(
+      '/metadata',
+      meta.value ?? meta.key,
+      `metadata must be a mapping from string keys to string values, not ${yamlType(f.doc, meta.value)}`,
+    );
   for (const pair of m.items) {
     const k = keyString(f.doc, pair.key);
     if (k === null) {
       const kn = deref(f.doc, pair.key);
       const shown = isScalar(kn) ? String(kn.value) : yamlType(f.doc, pair.key);
-      f.bad(`/metadata/${escapePointer(shown)}`, pair.key, `metadata keys must be strings; ${quote(shown)} is a ${yamlType(f.doc, pair.key)} key (quote it)`);
+      f.bad(
+        `/metadata/${escapePointer(shown)}`,
+        pair.key,
+        `metadata keys must be strings; ${quote(shown)} is a ${yamlType(f.doc, pair.key)} key (quote it)`,
+      );
       continue;
     }
-    if (stringOf(f.doc, pair.value) === null) f.bad(ptr('metadata', k), pair.value ?? pair.key, `metadata.${k} must be a string, not ${yamlType(f.doc, pair.value)} (quote it)`);
+    if (stringOf(f.doc, pair.value) === null)
+      f.bad(ptr('metadata', k), pair.value ?? pair.key, `metadata.${k} must be a string, not ${yamlType(f.doc, pair.value)} (quote it)`);
   }
 }
 

@@ -7,9 +7,16 @@ import type { SkillInput } from './input.js';
 /** PLG-011: a discovered skill's SKILL.md is UTF-8 with strict YAML frontmatter (plugin/frontmatter.ts). */
 
 export const FRONTMATTER: Rule<SkillInput, boolean> = {
-  id: 'PLG-011', suite: 'agentPlugins', component: 'skills', severity: 'fail', basis: 'spec', needs: 'document', prerequisites: ['PLG-010'],
+  id: 'PLG-011',
+  suite: 'agentPlugins',
+  component: 'skills',
+  severity: 'fail',
+  basis: 'spec',
+  needs: 'document',
+  prerequisites: ['PLG-010'],
   title: 'Skill SKILL.md has strict YAML frontmatter',
-  description: 'A discovered skill\'s SKILL.md (an immediate child of skills/, no recursion) is not UTF-8, has no --- delimited frontmatter, or its frontmatter is not one valid YAML mapping (duplicate keys are errors); the skill is skipped.',
+  description:
+    "A discovered skill's SKILL.md (an immediate child of skills/, no recursion) is not UTF-8, has no --- delimited frontmatter, or its frontmatter is not one valid YAML mapping (duplicate keys are errors); the skill is skipped.",
   ...ap('§7.1 Skills; Agent Skills specification, SKILL.md format', '71-skills'),
   check: checkFrontmatter,
 };
