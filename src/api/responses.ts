@@ -2,7 +2,7 @@ import { isAttestationPayload, type Attestation } from '../conformance/attestati
 import { isTreeAttestation, type TreeAttestation } from '../conformance/tree-attestation.js';
 import { CHECKER_VERSION } from '../conformance/version.js';
 import type { Logger } from '../log.js';
-import { census, runStats, type Census } from '../stats/run-stats.js';
+import { census, latestCounts, runStats, type Census } from '../stats/run-stats.js';
 import { wilson } from '../stats/wilson.js';
 import { agentById, agentsPage, listingsOfAgent } from '../warehouse/read/agents.js';
 import { censusTotals, newestLatestObservation } from '../warehouse/read/census.js';
@@ -97,21 +97,10 @@ export async function censusResponse(warehouse: ReadOnlyWarehouse, checkerVersio
   let c: Census;
   let asOf: string | null;
   if (stored) {
-    const n = (k: keyof typeof stored) => Number(stored[k] ?? 0);
     c = {
       checkerVersion,
-      agents: { active: n('active'), inactive: n('inactive') },
-      latest: {
-        up: n('up'),
-        down: n('down'),
-        unknown: n('unknown'),
-        skipped: n('skipped'),
-        pass: n('pass'),
-        fail: n('fail'),
-        unknownVerdict: n('unknown_verdict'),
-        notApplicable: n('na'),
-        neverChecked: n('never'),
-      },
+      agents: { active: Number(stored.active ?? 0), inactive: Number(stored.inactive ?? 0) },
+      latest: latestCounts(stored),
     };
     asOf = stored.as_of;
   } else {

@@ -327,7 +327,7 @@ export class ConsumerRunner<T> {
       await this.processBatch(p, info);
     } catch (err) {
       if (err instanceof BatchAbandonedError) {
-        this.logger.info(info, 'batch given up as the consumer stops; it will be read again');
+        this.logger.info({ ...info, reason: err.message }, 'batch given up; it will be read again');
         return;
       }
       if (REBALANCE_ERRORS.has((err as { type?: string }).type ?? '')) {
@@ -452,6 +452,12 @@ export class ConsumerRunner<T> {
         },
       });
     } catch (err) {
+      // kafkajs stopped this run of the consumer (a lost broker, e.g. the group's coordinator):
+      // the partition may be another member's when it rejoins, so the batch is given up,
+      // uncommitted, and read again; only a sink failing while the consumer runs stops it.
+      if (!p.isRunning() && !this.stopSignal.signal.aborted) {
+        throw new BatchAbandonedError(`the consumer stopped running while the sink failed: ${(err as Error)?.message ?? String(err)}`);
+      }
       throw new ConsumerStoppedError(
         `sink failed for ${info.topic}[${info.partition}] ${info.firstOffset}..${info.lastOffset} after ${attempts} attempt(s): ${(err as Error)?.message ?? String(err)}`,
         { cause: err },

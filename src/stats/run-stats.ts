@@ -85,24 +85,25 @@ export interface Census {
   };
 }
 
+/** The census's latest-state counts from a totals row (stored or counted); a missing row counts nothing. */
+export function latestCounts(row: Partial<Record<keyof LatestStateTotalsRow, unknown>> | null | undefined): Census['latest'] {
+  const n = (k: keyof LatestStateTotalsRow) => Number(row?.[k] ?? 0);
+  return {
+    up: n('up'),
+    down: n('down'),
+    unknown: n('unknown'),
+    skipped: n('skipped'),
+    pass: n('pass'),
+    fail: n('fail'),
+    unknownVerdict: n('unknown_verdict'),
+    notApplicable: n('na'),
+    neverChecked: n('never'),
+  };
+}
+
 /** Totals of each active agent's latest state (a census, not a sample estimate). */
 export async function census(warehouse: ReadOnlyWarehouse, checkerVersion: string): Promise<Census> {
   const agents = await agentActivityTotals(warehouse);
   const l = await latestStateTotals(warehouse, checkerVersion);
-  const n = (k: keyof LatestStateTotalsRow) => Number(l?.[k] ?? 0);
-  return {
-    checkerVersion,
-    agents,
-    latest: {
-      up: n('up'),
-      down: n('down'),
-      unknown: n('unknown'),
-      skipped: n('skipped'),
-      pass: n('pass'),
-      fail: n('fail'),
-      unknownVerdict: n('unknown_verdict'),
-      notApplicable: n('na'),
-      neverChecked: n('never'),
-    },
-  };
+  return { checkerVersion, agents, latest: latestCounts(l) };
 }

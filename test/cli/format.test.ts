@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatSummary, sourcesNotRead } from '../../src/cli/format.js';
-import { DISABLED_BY_CONFIGURATION } from '../../src/producers/sources/summary.js';
+import { DISABLED_BY_CONFIGURATION, emptySummary } from '../../src/producers/sources/summary.js';
 
 describe('command output', () => {
   it('prints a per-source summary line, with skips and their reason', () => {
@@ -32,22 +32,7 @@ describe('command output', () => {
   });
 
   it('counts as not read only the sources that failed or the gate skipped, not those turned off on purpose', () => {
-    const base = {
-      source: 'smithery',
-      mode: 'full' as const,
-      pages: 0,
-      details: 0,
-      items: 0,
-      new: 0,
-      changed: 0,
-      delisted: 0,
-      invalid: 0,
-      errors: 0,
-      complete: false,
-      failure: null,
-      skipped: null,
-      notes: [],
-    };
+    const base = emptySummary('smithery', 'full');
     const summaries = [
       { ...base, source: 'a', skipped: DISABLED_BY_CONFIGURATION },
       { ...base, source: 'b', skipped: 'terms: forbidden by the operator' },

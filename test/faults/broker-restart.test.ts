@@ -16,6 +16,7 @@ import type { DailyRunReport } from '../../src/runtime/daily.js';
 import type { RunStats } from '../../src/stats/run-stats.js';
 import { topicNames } from '../../src/topics.js';
 import { testLogger, waitFor } from '../helpers/kafka.js';
+import { mcpListing } from '../helpers/listing-events.js';
 
 /**
  * The Kafka broker killed (SIGKILL) and restarted on the same data directory and ports in the
@@ -61,27 +62,9 @@ describe('the broker killed and restarted in the middle of a daily run', () => {
     const kafka = createKafka({ brokers: broker.brokers, clientId: 'fault-setup', logger: log });
     await ensureTopics(kafka, prefix, { maxPartitions: 2 });
     const codec = eventCodec();
-    const listings: ListingEvent[] = Array.from({ length: N }, (_, i) => ({
-      id: `restart-${i}`,
-      observedAt: Date.now(),
-      runId: 'crawl',
-      fetchId: 'fetch',
-      source: 'mcp-registry',
-      itemId: `io.github.restart${i}/server`,
-      protocol: 'mcp',
-      name: `Server ${i}`,
-      description: 'fault test',
-      version: '1.0.0',
-      endpointUrl: `${origin}/mcp/${i}`,
-      endpointTransport: 'streamable-http',
-      cardUrl: null,
-      serverJson: null,
-      status: 'active',
-      invalidReason: null,
-      updatedAt: null,
-      raw: '{}',
-      rawTruncated: false,
-    }));
+    const listings: ListingEvent[] = Array.from({ length: N }, (_, i) =>
+      mcpListing(i, origin, { id: `restart-${i}`, observedAt: Date.now(), itemId: `io.github.restart${i}/server`, name: `Server ${i}` }),
+    );
     const producer = await createEventProducer(kafka);
     await producer.send(
       topicNames(prefix).listings,

@@ -30,6 +30,7 @@ import { stopCluster } from '../../src/stack/kafka/index.js';
 import { topicNames, type TopicNames } from '../../src/topics.js';
 import { runCli } from '../helpers/cli.js';
 import { testLogger, uniqueTopicPrefix, waitFor } from '../helpers/kafka.js';
+import { mcpListing } from '../helpers/listing-events.js';
 
 const { ConfigResourceTypes } = kafkajs;
 const N = 8;
@@ -91,27 +92,14 @@ describe('a three-node cluster loses a node in the middle of a daily run', () =>
     const topics = topicNames(prefix);
     const now = Date.now();
     const codec = eventCodec();
-    const listings: ListingEvent[] = Array.from({ length: N }, (_, i) => ({
-      id: `${prefix}listing-${i}`,
-      observedAt: now - 1000,
-      runId: 'crawl',
-      fetchId: 'fetch',
-      source: 'mcp-registry',
-      itemId: `io.github.cluster${i}/server`,
-      protocol: 'mcp',
-      name: `Cluster server ${i}`,
-      description: 'fault test',
-      version: '1.0.0',
-      endpointUrl: `${origin}/mcp/${i}`,
-      endpointTransport: 'streamable-http',
-      cardUrl: null,
-      serverJson: null,
-      status: 'active',
-      invalidReason: null,
-      updatedAt: null,
-      raw: '{}',
-      rawTruncated: false,
-    }));
+    const listings: ListingEvent[] = Array.from({ length: N }, (_, i) =>
+      mcpListing(i, origin, {
+        id: `${prefix}listing-${i}`,
+        observedAt: now - 1000,
+        itemId: `io.github.cluster${i}/server`,
+        name: `Cluster server ${i}`,
+      }),
+    );
     const producer = await createEventProducer(kafka);
     await producer.send(
       topics.listings,

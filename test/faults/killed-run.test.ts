@@ -14,6 +14,7 @@ import { ABANDONED_NOTE, type DailyRunReport } from '../../src/runtime/daily.js'
 import type { RunStats } from '../../src/stats/run-stats.js';
 import { fromDateTime64 } from '../../src/warehouse/time.js';
 import { setupKafkaTest, waitFor, type KafkaTestContext } from '../helpers/kafka.js';
+import { mcpListing } from '../helpers/listing-events.js';
 
 /**
  * A `run` process killed (SIGKILL) in the middle of its daily run, while a probe is in flight:
@@ -57,27 +58,14 @@ describe('a daily run killed in the middle', () => {
 
     const now = Date.now();
     const codec = eventCodec();
-    const listings: ListingEvent[] = Array.from({ length: N }, (_, i) => ({
-      id: `killed-${i}`,
-      observedAt: now - (6.5 - i * 0.5) * DAY_MS,
-      runId: 'crawl',
-      fetchId: 'fetch',
-      source: 'mcp-registry',
-      itemId: `io.github.killed${i}/server`,
-      protocol: 'mcp',
-      name: `Killed-run server ${i}`,
-      description: 'fault test',
-      version: '1.0.0',
-      endpointUrl: `${origin}/mcp/${i}`,
-      endpointTransport: 'streamable-http',
-      cardUrl: null,
-      serverJson: null,
-      status: 'active',
-      invalidReason: null,
-      updatedAt: null,
-      raw: '{}',
-      rawTruncated: false,
-    }));
+    const listings: ListingEvent[] = Array.from({ length: N }, (_, i) =>
+      mcpListing(i, origin, {
+        id: `killed-${i}`,
+        observedAt: now - (6.5 - i * 0.5) * DAY_MS,
+        itemId: `io.github.killed${i}/server`,
+        name: `Killed-run server ${i}`,
+      }),
+    );
     const producer = await createEventProducer(ctx.kafka);
     await producer.send(
       ctx.topics.listings,
