@@ -3,7 +3,7 @@ import { refreshAgentDailyHistory, refreshDailyRollups } from '../../src/warehou
 import type { InsertRow } from '../../src/warehouse/tables.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
-import { DAY_MS, checkRow, utcDay, verdictRow, type CheckSpec } from '../helpers/warehouse-rows.js';
+import { DAY_MS, checkRow, dailyRollupRow, utcDay, verdictRow, type CheckSpec } from '../helpers/warehouse-rows.js';
 
 // The rollups must count each event once, however often it is delivered (Kafka redelivery,
 // a replay from the earliest offset) and however often the refresh runs. The expected
@@ -70,30 +70,8 @@ function expectedRollups(events: Event[], checker = '1.0.0'): Array<Record<strin
     const key = `${day}|${e.source}`;
     let g = groups.get(key);
     if (!g) {
-      g = {
-        day,
-        protocol: 'mcp',
-        source: e.source,
-        checker_version: checker,
-        checks: 0,
-        up: 0,
-        down: 0,
-        unknown: 0,
-        skipped: 0,
-        pass: 0,
-        fail: 0,
-        unknown_verdict: 0,
-        na: 0,
-        sample_checks: 0,
-        sample_up: 0,
-        sample_down: 0,
-        sample_unknown: 0,
-        sample_skipped: 0,
-        sample_pass: 0,
-        sample_fail: 0,
-        sample_unknown_verdict: 0,
-        sample_na: 0,
-      };
+      const { computed_at: _computedAt, ...zero } = dailyRollupRow({ day, source: e.source, checker_version: checker });
+      g = zero as Record<string, string | number>;
       groups.set(key, g);
     }
     const verdictCol = e.result === 'unknown' ? 'unknown_verdict' : e.result === 'n/a' ? 'na' : e.result;

@@ -1,4 +1,4 @@
-import type { Flag, Protocol } from '../rows.js';
+import type { Flag, Protocol, SearchDocumentRow } from '../rows.js';
 import type { ReadOnlyWarehouse } from '../warehouse.js';
 import { matchRanges, oneEditTerms, queryWords, terms as textTerms, type QueryWord } from '../search/analyze.js';
 import { IMPACT_SCALE, idf, phraseBoost, recordBoosts, termPart, type AgentRecord, type ExpansionKind } from '../search/bm25f.js';
@@ -187,19 +187,8 @@ async function readPostings(wh: ReadOnlyWarehouse, terms: readonly string[]): Pr
   return wh.query<Posting>(parts.join(' UNION ALL '), params as never);
 }
 
-type DocRow = {
-  agent_id: string;
-  agent_key: string;
-  listable: Flag;
+type DocRow = Omit<SearchDocumentRow, 'version' | 'content' | 'card_sha256'> & {
   content: string;
-  protocol: Protocol;
-  sources: string[];
-  transports: string[];
-  auth_required: Flag;
-  name: string;
-  title: string;
-  description: string;
-  impacts: Record<string, number>;
   /** From the agent's newest agents row (agent_search_rows): whether it may be shown now. */
   shown: Flag;
   u: string;
