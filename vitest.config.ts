@@ -22,6 +22,7 @@ const UNIT = [
   'test/processors/{judge-probe,listing-context,memo,merge-agent,scheduler-plan}.test.ts',
   'test/processors/changes/derive.test.ts',
   'test/producers/{canary,kafka-sink,probe-worker-settings}.test.ts',
+  'test/kafka/transient.test.ts',
   'test/producers/{probe,sources}/**/*.test.ts',
   'test/http/**/*.test.ts',
   // mcp.test.ts and conformance-agree.test.ts (beside these) spawn the Python SDK and the conformance CLI.

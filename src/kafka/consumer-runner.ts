@@ -18,6 +18,7 @@
  */
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { retry } from '../util/retry.js';
+import { isTransientKafkaError } from './transient.js';
 import { sleepUnlessAborted } from '../util/time.js';
 import { silentLogger, type Logger } from '../log.js';
 import { EventProducer, type OutgoingMessage } from './producer.js';
@@ -334,6 +335,11 @@ export class ConsumerRunner<T> {
         // The partition may belong to another member now; it reads the batch again from the last commit.
         this.logger.warn({ ...info, err }, 'group rebalanced during a batch; it will be read again');
         throw err; // kafkajs re-joins the group
+      }
+      if (isTransientKafkaError(err)) {
+        // kafkajs restarts the consumer (its retry, then a crash with restart), which reads the batch again from the last commit.
+        this.logger.warn({ ...info, err }, 'lost a broker during a batch; it will be read again once kafkajs reconnects');
+        throw err;
       }
       // Anything else: stop here, uncommitted. Pausing keeps kafkajs from fetching this partition again meanwhile.
       p.pause();

@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { pollUntil } from '../util/poll.js';
+import { isTransientKafkaError } from './transient.js';
 
 /**
  * How far a consumer group is behind, read one way everywhere. A partition the group has
@@ -77,7 +78,7 @@ export async function waitUntilConsumed(
           for (const topic of topics) m.set(topic, await topicSpans(admin, topic));
           return { done: true, value: m };
         } catch (err) {
-          if (!isRetriable(err)) throw err;
+          if (!isTransientKafkaError(err)) throw err;
           return { done: false, why: `${(err as Error).message} (retrying)` };
         }
       },
@@ -91,7 +92,7 @@ export async function waitUntilConsumed(
           behind = await lagOf(admin, groupId, topics, spans);
         } catch (err) {
           // A broker of a cluster lost, a coordinator moving: the next look asks another (until the timeout).
-          if (!isRetriable(err)) throw err;
+          if (!isTransientKafkaError(err)) throw err;
           return { done: false, why: `${(err as Error).message} (retrying)` };
         }
         return behind === 0n
@@ -103,9 +104,4 @@ export async function waitUntilConsumed(
   } finally {
     await admin.disconnect();
   }
-}
-
-/** A Kafka error worth asking again about (kafkajs marks them): a lost broker, a moving leader or coordinator. */
-function isRetriable(err: unknown): boolean {
-  return (err as { retriable?: boolean }).retriable === true;
 }

@@ -16,3 +16,12 @@ export const PRODUCE_MAX_BYTES = 900 * KIB;
 
 /** Per-record overhead counted against PRODUCE_MAX_BYTES (record framing, varints, timestamp). */
 export const PRODUCE_RECORD_OVERHEAD_BYTES = 64;
+
+/**
+ * How long a produce call keeps retrying (kafkajs backoff, about 30 s in all). A lost broker's
+ * partitions get new leaders only once the controller fences it (`broker.session.timeout.ms`,
+ * 9 s by default) and elects others; a budget shorter than that fails writes a cluster would have
+ * taken a moment later. Still bounded: a write that cannot succeed fails and its batch stays
+ * uncommitted.
+ */
+export const PRODUCE_RETRY = { initialRetryTime: 200, retries: 12, maxRetryTime: 5000 } as const;

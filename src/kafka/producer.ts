@@ -1,4 +1,4 @@
-import { PRODUCE_MAX_BYTES, PRODUCE_RECORD_OVERHEAD_BYTES } from './limits.js';
+import { PRODUCE_MAX_BYTES, PRODUCE_RECORD_OVERHEAD_BYTES, PRODUCE_RETRY } from './limits.js';
 import kafkajs from 'kafkajs';
 import type { IHeaders, Kafka, Producer, RecordMetadata } from 'kafkajs';
 import { silentLogger, type Logger } from '../log.js';
@@ -44,6 +44,7 @@ export class EventProducer {
       maxInFlightRequests,
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { ...PRODUCE_RETRY },
     });
   }
 

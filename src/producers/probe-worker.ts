@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { eventCodec, type EventCodec } from '../events/codec.js';
 import type { CanaryEvent, DocumentEvent } from '../events/types.js';
-import { ConsumerRunner, dlq, ok, type ConsumerRunnerHooks, type StepResult } from '../kafka/consumer-runner.js';
+import { ConsumerRunner, dlq, drop, ok, type ConsumerRunnerHooks, type StepResult } from '../kafka/consumer-runner.js';
 import { EventProducer } from '../kafka/producer.js';
 import { silentLogger, type Logger } from '../log.js';
 import { decodeStep } from '../kafka/decode-step.js';
@@ -32,6 +32,7 @@ import { TOPICS, type TopicNames } from '../topics.js';
 import { SETTINGS } from '../config.js';
 import { MAX_URL_CHARS } from '../http/limits.js';
 import { chunkMessages } from '../kafka/producer.js';
+import { RecentSet } from '../util/recent-set.js';
 import { KafkaObservationSink } from './kafka-sink.js';
 import type { KeptProbe } from './probe/kept-bodies.js';
 import { probeRequestTarget, type ProbeEngine } from './probe/probe-agent.js';
@@ -63,6 +64,15 @@ export const PROBE_WORKER_HELD_BYTES = 16 * 1024 * 1024;
  * partition's tail leaves the others' sites busy. A crash re-probes at most one batch a partition.
  */
 export const PROBE_WORKER_BATCH_BYTES = 1024 * 1024;
+
+/**
+ * Request ids a worker remembers having sent the probe events of. A batch whose commit failed
+ * after its events were sent (the group's coordinator was lost with its broker) is read again
+ * once kafkajs reconnects; those requests are not probed again, since a second probe would be a
+ * second observation (another time, perhaps another outcome) under the same event id. Two
+ * batches' worth a partition, a few MB.
+ */
+export const PROBE_WORKER_SENT_MEMORY = 50_000;
 
 /** An object's cost beyond the text it holds (the bench measured about 12 KB of heap a held probe of two to four exchanges). */
 const HELD_OBJECT_BYTES = 2 * 1024;
@@ -162,6 +172,7 @@ export class ProbeWorker {
     const topics = opts.topics;
     const producer = this.producer;
     const probes = new KafkaObservationSink(producer, topics, codec);
+    const sent = new RecentSet<string>(PROBE_WORKER_SENT_MEMORY);
     const send = async (kept: readonly KeptProbe[]): Promise<void> => {
       // Documents first, then the probe events that name them (in calls of bounded size); resolves once every message is acknowledged.
       await produceDocuments(
@@ -171,6 +182,7 @@ export class ProbeWorker {
         codec,
       );
       await probes.probes(kept.map((k) => k.probe));
+      for (const k of kept) sent.add(k.probe.id);
     };
     const budget = opts.heldBytes ?? PROBE_WORKER_HELD_BYTES;
     let held = 0;
@@ -206,6 +218,7 @@ export class ProbeWorker {
         if (req.targetUrl.length > MAX_URL_CHARS || req.agentKey.length > MAX_URL_CHARS) {
           return dlq(`probe request with a target URL or agent key over ${MAX_URL_CHARS} characters`);
         }
+        if (sent.has(probeEventIdFor(req.id))) return drop('probed and sent already; read again after a lost commit');
         await untilAborted(engine.beforeRun(req.runId), signal);
         // The engine takes no signal: a probe given up runs on unheard until the process exits, and
         // its result is never used (the batch is not committed, so the request is probed again).

@@ -91,6 +91,8 @@ try {
   ]);
 } catch (err) {
   error = (err as Error).message;
+  // Where it came from, for the test's failure message (it shows the child's stderr).
+  process.stderr.write(`the daily run failed: ${(err as Error).stack ?? error}\n`);
 }
 // Let the pipeline settle (a run that ended early leaves work in flight), so the tables show every event on Kafka.
 const g = platform.groups;

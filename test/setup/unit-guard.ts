@@ -85,7 +85,8 @@ vi.mock('kafkajs', async (importOriginal) => {
       return guarded(super.admin(...args));
     }
   }
-  const mod = { ...real, Kafka };
+  // kafkajs is CommonJS: its namespace names only what Node's lexer found; `default` has it all (the error classes too).
+  const mod = { ...real, ...((real as unknown as { default?: typeof KafkaJs }).default ?? {}), Kafka };
   return { ...mod, default: mod };
 });
 

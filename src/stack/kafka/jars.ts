@@ -105,6 +105,11 @@ async function resolveJars(mvn: string, pomPath: string, version: string, libsDi
     throw new Error(`Maven could not resolve the Kafka ${version} jars (exit ${res.code}):\n${outputTail(res, 15)}`);
   }
   writeFileSync(join(tmp, MARKER), createHash('sha256').update(readFileSync(pomPath)).digest('hex') + '\n');
+  // Another process resolved the same jars meanwhile and may be running a broker from them: keep theirs.
+  if (libsComplete(libsDir, version)) {
+    rmSync(tmp, { recursive: true, force: true });
+    return;
+  }
   rmSync(libsDir, { recursive: true, force: true });
   try {
     renameSync(tmp, libsDir);
