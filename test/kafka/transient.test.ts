@@ -9,7 +9,9 @@ describe('isTransientKafkaError (kafkajs error classes)', () => {
   it('takes a lost broker, and retries run out on one, as worth trying again', () => {
     const refused = new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9092');
     expect(isTransientKafkaError(refused)).toBe(true);
-    expect(isTransientKafkaError(new KafkaJSBrokerNotFound())).toBe(true);
+    // Its declared constructor takes no arguments; the class itself needs its message.
+    const notFound = new (KafkaJSBrokerNotFound as unknown as new (message: string) => Error)('Broker 2 not found in the cached metadata');
+    expect(isTransientKafkaError(notFound)).toBe(true);
     expect(isTransientKafkaError(new KafkaJSNumberOfRetriesExceeded(refused, { retryCount: 8, retryTime: 5000 }))).toBe(true);
   });
 
