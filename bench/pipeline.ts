@@ -15,7 +15,8 @@
  *   judge each distinct input once (the memo by input digest), sign the batch's tree head once,
  *   write checks, verdicts, the head and agent_latest (RowBinary), derive and publish the agents'
  *   up/down/verdict changes against their history, commit; in batches of its own fetch size
- *   (VERDICT_BATCH_BYTES; BENCH_BATCH_MB=n sets another, to compare); then, once, the read models
+ *   (VERDICT_BATCH_BYTES; BENCH_BATCH_MB=n sets another, to compare), two partitions' batches at a
+ *   time (REPLAY_CONCURRENT_BATCHES; BENCH_CONCURRENT_BATCHES=n sets another); then, once, the read models
  *   (rollups, daily history, status rows, run samples) of every day replayed, timed as part of it.
  *   BENCH_INPUT_EPOCHS=k gives the same events k times the distinct inputs, to show what the
  *   replay's cost grows with.
@@ -56,7 +57,7 @@ import { createDocumentStore } from '../src/processors/documents.js';
 import { createEventProcessor } from '../src/processors/event-processor.js';
 import { createListingHistory } from '../src/processors/listing-history.js';
 import { CURRENT_CHECKER } from '../src/processors/verdicts/checker.js';
-import { createVerdictProcessor, VerdictWriter } from '../src/processors/verdicts/processor.js';
+import { createVerdictProcessor, REPLAY_CONCURRENT_BATCHES, VerdictWriter } from '../src/processors/verdicts/processor.js';
 import { KafkaObservationSink } from '../src/producers/kafka-sink.js';
 import { produceDocuments } from '../src/producers/probe-worker.js';
 import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka/index.js';
@@ -263,6 +264,7 @@ async function main(): Promise<void> {
           writer,
           groupId: `${prefix}verdicts`,
           ...(process.env.BENCH_BATCH_MB ? { batchBytes: Number(process.env.BENCH_BATCH_MB) * 1024 * 1024 } : {}),
+          ...(process.env.BENCH_CONCURRENT_BATCHES ? { concurrentBatches: Number(process.env.BENCH_CONCURRENT_BATCHES) } : {}),
           hooks,
         }) as ConsumerRunner<unknown>,
       N,
@@ -285,7 +287,7 @@ async function main(): Promise<void> {
     );
     console.log(`  of which the read models of ${derived.days} days, derived once at the end: ${secs(deriveMs)}`);
     console.log(
-      `  judged ${fmt(distinct)} distinct inputs (${fmt(replayed - distinct)} probes took an earlier judgement of the same inputs${evicted ? `; the memo's ${fmt(writer.memo.capacity)} entries were not enough: some inputs were judged more than once` : ''})`,
+      `  judged ${fmt(distinct)} distinct inputs (${fmt(replayed - distinct)} probes took an earlier judgement of the same inputs${evicted ? `; the memo dropped older inputs to stay within ${fmt(writer.memo.capacity)} entries and ${fmt(writer.memo.capacityBytes / 1048576)} MB (it holds ${fmt(writer.memo.size)}, about ${fmt(writer.memo.bytes / 1048576)} MB): an input seen again after that was judged again` : ''})`,
     );
 
     // What the replay wrote, read back.
@@ -313,9 +315,14 @@ async function main(): Promise<void> {
     );
 
     console.log('');
+    const overlap = Number(process.env.BENCH_CONCURRENT_BATCHES ?? REPLAY_CONCURRENT_BATCHES);
     console.log(
       `where the replay's ${secs(replay.ms)} went (wall time of awaited calls; the rest is decode, Kafka fetch and commit, row building):`,
     );
+    if (overlap > 1)
+      console.log(
+        `  (${overlap} batches at a time: one's calls wait for the other's in the engine, so the times overlap and can add up to more than the replay's)`,
+      );
     let accounted = 0;
     for (const r of timings.rows()) {
       accounted += r.ms;

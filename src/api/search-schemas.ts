@@ -123,10 +123,16 @@ export const searchResponseSchema = {
     checkerVersion: STRING,
     q: STRING,
     hits: { type: 'array', items: searchHitSchema },
-    total: { type: 'integer', minimum: 0, description: 'Matches after the filters among the best candidates scored (at most 100)' },
+    total: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Matches after the filters: every match when complete, else among the best candidates scored (at most 100)',
+    },
     complete: {
       type: 'boolean',
-      description: 'Whether every posting of every query term was read (else the rarest matches may be missing)',
+      description:
+        'Whether the total and the protocol, source, transport and auth facets count every match (true unless the query terms have ' +
+        'more than 200,000 postings in all or a state filter is given); the state facet and filter apply to the best candidates',
     },
     facets: {
       type: 'object',

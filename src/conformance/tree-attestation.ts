@@ -90,13 +90,34 @@ function headId(h: TreeHead): string {
 
 /** Builds the tree of `leaves` (verdictLeaf of each, in order) and signs its head with `privateKey`. */
 export function signBatch(checker: string, leaves: readonly Buffer[], privateKey: KeyObject): SignedBatch {
+  const { head, proofs } = signTree(checker, leaves, privateKey);
+  return { head, proofs: hexProofs(proofs) };
+}
+
+/**
+ * signBatch with each proof's hashes as bytes (deepest first): what the verdict writer stores. A
+ * subtree's hash is one Buffer, shared by the proof of every leaf under its sibling.
+ */
+export function signTree(checker: string, leaves: readonly Buffer[], privateKey: KeyObject): { head: SignedHead; proofs: Buffer[][] } {
   const tree = merkleTree(leaves);
   const body: TreeHead = { checker, root: tree.root.toString('hex'), size: leaves.length };
   const signature = sign(null, headBytes(body), privateKey).toString('base64url');
   return {
     head: { ...body, id: headId(body), alg: 'Ed25519', canonicalization: CANONICALIZATION, keyId: keyIdOf(privateKey), signature },
-    proofs: tree.proofs.map((p) => p.map((h) => h.toString('hex'))),
+    proofs: tree.proofs,
   };
+}
+
+/** The proofs in hex: an inner node is in the proof of every leaf under its sibling, so each node is written out once. */
+export function hexProofs(proofs: readonly (readonly Uint8Array[])[]): string[][] {
+  const hex = new Map<Uint8Array, string>();
+  return proofs.map((p) =>
+    p.map((h) => {
+      let x = hex.get(h);
+      if (x === undefined) hex.set(h, (x = Buffer.from(h.buffer, h.byteOffset, h.byteLength).toString('hex')));
+      return x;
+    }),
+  );
 }
 
 /** True when the head's signature is valid for `publicKey` and its id is the one its contents give. Never throws. */

@@ -30,8 +30,8 @@ export interface EventProcessorSpec<K extends EventName> {
   event: K;
   /** Writes one batch; must be idempotent (a batch is written again after a crash). */
   write(events: Array<EventMap[K]>): Promise<void>;
-  /** Fetch sizes, which bound a batch (default: kafkajs's, 1 MiB a partition). */
-  batches?: Pick<ConsumerRunnerOptions<unknown>, 'maxBytesPerPartition' | 'maxBytes'>;
+  /** Fetch sizes, which bound a batch (default: kafkajs's, 1 MiB a partition), and how many partitions' batches are written at once (default 1). */
+  batches?: Pick<ConsumerRunnerOptions<unknown>, 'maxBytesPerPartition' | 'maxBytes' | 'partitionsConsumedConcurrently'>;
 }
 
 /**

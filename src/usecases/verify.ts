@@ -44,8 +44,9 @@ export interface VerifyResult {
 export const VERIFY_MAX_LISTED = 1000;
 
 const HEADS_SQL = `SELECT head_id, checker_version, tree_size, root_hash, alg, canonicalization, key_id, signature FROM verdict_heads`;
+// A proof's hashes are stored as bytes (clickhouse/0036; hex on older rows): read as hex either way.
 const VERDICTS_SQL = `SELECT event_id, agent_key, observed_at, checker_version, suite_id, suite_version, scope, inputs_hash, result,
-  reasons, warnings, signature, head_id, leaf_index, proof FROM verdicts`;
+  reasons, warnings, signature, head_id, leaf_index, arrayMap(h -> if(length(h) = 32, lower(hex(h)), h), proof) AS proof FROM verdicts`;
 
 interface HeadRow {
   head_id: string;

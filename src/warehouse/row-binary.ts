@@ -11,8 +11,11 @@ import { WarehouseError } from './errors.js';
 
 /** Appends bytes to a buffer that grows as needed. */
 class Writer {
-  buf = Buffer.allocUnsafe(64 * 1024);
+  buf: Buffer;
   pos = 0;
+  constructor(size = 64 * 1024) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
@@ -30,6 +33,15 @@ class Writer {
     this.buf[this.pos++] = n;
   }
   string(s: string): void {
+    // Most strings are short: at most 127 bytes (3 per UTF-16 unit) take a one-byte length, so
+    // the text is written once, behind a byte filled in after, without measuring it first.
+    if (s.length <= 42) {
+      this.ensure(1 + 3 * s.length);
+      const len = this.buf.write(s, this.pos + 1);
+      this.buf[this.pos] = len;
+      this.pos += 1 + len;
+      return;
+    }
     const len = Buffer.byteLength(s, 'utf8');
     this.varint(len);
     this.ensure(len);
@@ -67,8 +79,10 @@ function small(bytes: 1 | 2 | 4, signed: boolean): Encode {
     const n = typeof v === 'number' && Number.isInteger(v) ? v : Number(integer(v, column));
     if (n < min || n > max) throw bad(column, v, `in range for its ${bytes * 8}-bit column`);
     w.ensure(bytes);
-    if (signed) w.buf.writeIntLE(n, w.pos, bytes);
-    else w.buf.writeUIntLE(n, w.pos, bytes);
+    if (bytes === 1) w.buf[w.pos] = n & 0xff;
+    else if (signed) w.buf.writeIntLE(n, w.pos, bytes);
+    else if (bytes === 4) w.buf.writeUInt32LE(n, w.pos);
+    else w.buf.writeUInt16LE(n, w.pos);
     w.pos += bytes;
   };
 }
@@ -161,7 +175,12 @@ export function encoderFor(type: string): Encode {
     return (w, v, column) => {
       const ms = epochMs(v, column);
       // Milliseconds to the column's unit (a precision of 3 is the index's).
-      const units = precision >= 3 ? BigInt(Math.round(ms)) * 10n ** BigInt(precision - 3) : BigInt(Math.floor(ms / 10 ** (3 - precision)));
+      const units =
+        precision === 3
+          ? BigInt(Math.round(ms))
+          : precision > 3
+            ? BigInt(Math.round(ms)) * 10n ** BigInt(precision - 3)
+            : BigInt(Math.floor(ms / 10 ** (3 - precision)));
       w.ensure(8);
       w.buf.writeBigInt64LE(units, w.pos);
       w.pos += 8;
@@ -243,6 +262,7 @@ export interface ColumnInfo {
 export class TableCodec {
   private readonly columns: Array<{ name: string; encode: Encode | null; type: string }>;
   private readonly byName: Map<string, number>;
+  private sizeHint = 64 * 1024;
   constructor(
     readonly table: string,
     described: readonly ColumnInfo[],
@@ -278,13 +298,24 @@ export class TableCodec {
   }
 
   private encodeOrThrow(rows: readonly object[]): Array<{ columns: string[]; payload: Buffer }> | null {
-    const groups = new Map<string, { columns: number[]; rows: Array<Record<string, unknown>> }>();
+    type Group = { columns: number[]; rows: Array<Record<string, unknown>> };
+    const groups = new Map<string, Group>();
+    // Rows of one batch are mostly built alike: a row with the previous row's fields, in the same
+    // order, joins its group without its fields being looked up and sorted again.
+    let lastKeys: string[] = [];
+    let last: Group | null = null;
     for (const row of rows as ReadonlyArray<Record<string, unknown>>) {
+      if (last !== null && sameFields(row, lastKeys)) {
+        last.rows.push(row);
+        continue;
+      }
+      const keys: string[] = [];
       const present: number[] = [];
       for (const key of Object.keys(row)) {
         if (row[key] === undefined) continue;
         const i = this.byName.get(key);
         if (i === undefined) throw new WarehouseError('bad_data', `${this.table} has no column ${JSON.stringify(key)}`);
+        keys.push(key);
         present.push(i);
       }
       present.sort((a, b) => a - b);
@@ -292,17 +323,34 @@ export class TableCodec {
       let g = groups.get(id);
       if (g === undefined) groups.set(id, (g = { columns: present, rows: [] }));
       g.rows.push(row);
+      lastKeys = keys;
+      last = g;
     }
     const out: Array<{ columns: string[]; payload: Buffer }> = [];
     for (const g of groups.values()) {
       const cols = g.columns.map((i) => this.columns[i]!);
       if (cols.some((c) => c.encode === null)) return null;
-      const w = new Writer();
+      // Sized as the largest payload so far (a table's batches are alike), so it seldom grows by copying.
+      const w = new Writer(this.sizeHint);
       for (const row of g.rows) for (const c of cols) c.encode!(w, row[c.name], c.name);
+      this.sizeHint = Math.min(MAX_SIZE_HINT, Math.max(this.sizeHint, w.pos));
       out.push({ columns: cols.map((c) => c.name), payload: w.done() });
     }
     return out;
   }
+}
+
+/** The largest first buffer of a payload (bigger ones grow as needed). */
+const MAX_SIZE_HINT = 64 * 1024 * 1024;
+
+/** Whether `row`'s defined fields are `keys`, in that order. */
+function sameFields(row: Record<string, unknown>, keys: readonly string[]): boolean {
+  let k = 0;
+  for (const key in row) {
+    if (row[key] === undefined) continue;
+    if (keys[k++] !== key) return false;
+  }
+  return k === keys.length;
 }
 
 /** Column lists as SQL (names quoted with backquotes). */

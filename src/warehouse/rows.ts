@@ -134,7 +134,10 @@ export interface VerdictRow {
   inputs_hash: string;
   /** The attestation (JSON text) of a verdict signed alone; '' when its batch's tree signs it (head_id). */
   signature: string;
-  /** The signed head of its batch's tree (verdict_heads), its leaf's index and inclusion proof (hex); '' / 0 / [] when signed alone. */
+  /**
+   * The signed head of its batch's tree (verdict_heads), its leaf's index and inclusion proof; '' / 0 / [] when signed alone.
+   * The proof's hashes are stored as their 32 bytes (clickhouse/0036; 64 hex digits on older rows): read them hexed.
+   */
   head_id: string;
   leaf_index: number;
   proof: string[];
@@ -448,6 +451,14 @@ export interface SearchPostingRow {
   rank: number;
   agent_id: string;
   content: BigIntText;
+}
+
+/** search_term_postings (clickhouse/0037): a current posting with its agent's facets (replaces search_postings). */
+export interface SearchTermPostingRow extends SearchPostingRow {
+  protocol: Protocol;
+  sources: string[];
+  transports: string[];
+  auth_required: Flag;
 }
 
 /** search_terms (clickhouse/0035): a document-frequency delta (+1 / -1) of a term. */

@@ -16,6 +16,7 @@ import type {
   SchemaMigrationRow,
   SearchDocumentRow,
   SearchPostingRow,
+  SearchTermPostingRow,
   SearchTermRow,
   SourceFetchRow,
   VerdictHeadRow,
@@ -60,8 +61,9 @@ export interface Tables {
   agents: Insert<AgentRow, 'first_seen' | 'last_seen' | 'changed_at' | 'inactive_since', 'version', 'opt_out' | 'opt_out_reason'>;
   source_fetches: Insert<SourceFetchRow, 'observed_at', 'bytes', 'mode' | 'etag' | 'invalid_item_count' | 'next_cursor' | 'bytes' | 'gate'>;
   checks: Insert<CheckRow, 'observed_at'>;
+  /** proof: the hashes as bytes (clickhouse/0036); read back through SQL, hex them (verify.ts). */
   verdicts: Insert<
-    VerdictRow,
+    Omit<VerdictRow, 'proof'> & { proof: readonly Uint8Array[] },
     'observed_at' | 'judged_at',
     never,
     'structure_result' | 'structure_reasons' | 'judged_at' | 'scope' | 'inputs_hash' | 'head_id' | 'leaf_index' | 'proof'
@@ -88,6 +90,7 @@ export interface Tables {
   schema_migrations: Insert<SchemaMigrationRow, 'applied_at'>;
   search_documents: Insert<SearchDocumentRow, never, 'version' | 'content'>;
   search_postings: Insert<SearchPostingRow, never, 'content'>;
+  search_term_postings: Insert<SearchTermPostingRow, never, 'content'>;
   search_terms: Insert<SearchTermRow, never, 'df'>;
 }
 

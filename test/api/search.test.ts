@@ -97,6 +97,34 @@ describe('GET /search', () => {
     expect((await get('/search?q=weather')).body.hits[0]!.explain).toBeNull();
   });
 
+  it('counts the total and the facets over every match, and filters in the engine', async () => {
+    const count = async (where: string) =>
+      Number(
+        (await reader.query<{ n: string }>(`SELECT toString(count()) AS n FROM search_documents FINAL WHERE listable = 1 AND ${where}`))[0]!
+          .n,
+      );
+    // "agent": every listable agent, far more than the candidates scored.
+    const all = await get('/search?q=agent');
+    expect(all.body.complete).toBe(true);
+    expect(all.body.total).toBe(await count('1'));
+    expect(all.body.facets.protocol).toEqual({ a2a: await count("protocol = 'a2a'"), mcp: await count("protocol = 'mcp'") });
+    expect(all.body.facets.auth).toEqual({ none: all.body.total });
+    const a2a = await get('/search?q=agent&protocol=a2a&limit=50');
+    expect(a2a.body.total).toBe(all.body.facets.protocol!.a2a);
+    expect(a2a.body.hits.length).toBe(50);
+    expect(a2a.body.hits.every((h) => h.protocol === 'a2a')).toBe(true);
+    // The protocol facet does not narrow itself; a filter no agent passes finds nothing.
+    expect(a2a.body.facets.protocol).toEqual(all.body.facets.protocol);
+    const none = await get('/search?q=agent&auth=required');
+    expect([none.body.total, none.body.hits.length]).toEqual([0, 0]);
+    expect(none.body.facets.auth).toEqual({ none: all.body.total });
+    // The state is the record, not the index: its filter applies to the best candidates, and says so.
+    const down = await get('/search?q=agent&state=down&limit=50');
+    expect(down.body.hits.length).toBeGreaterThan(0);
+    expect(down.body.hits.every((h) => h.uptime === 'down')).toBe(true);
+    expect([down.body.complete, down.body.total]).toEqual([false, down.body.hits.length]);
+  });
+
   it('finds an agent by a typo and by the prefix being typed', async () => {
     expect((await get('/search?q=analysts%20nmuber%20321')).body.hits.some((h) => h.key === syntheticKey(321))).toBe(true);
     // The word being typed: itself first, then its completions.

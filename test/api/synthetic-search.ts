@@ -65,7 +65,9 @@ export async function addSyntheticSearch(wh: Warehouse, o: { from: number; to: n
   for (let from = o.from; from < o.to; from += BLOCK) {
     const p = { from, count: Math.min(BLOCK, o.to - from) };
     await wh.exec(
-      `INSERT INTO search_postings (term, rank, agent_id, content) SELECT term, ${IMPACT_SCALE} - impact, id, cityHash64(id) FROM (${impacts})`,
+      `INSERT INTO search_term_postings (term, rank, agent_id, content, protocol, sources, transports, auth_required)
+       SELECT term, ${IMPACT_SCALE} - impact, id, cityHash64(id), if(n % 3 = 0, 'a2a', 'mcp'), ['mcp-registry'], ['streamable-http'], 0
+       FROM (${impacts})`,
       p,
     );
     await wh.exec(`INSERT INTO search_terms (term, df) SELECT term, count() FROM (${impacts}) GROUP BY term`, p);

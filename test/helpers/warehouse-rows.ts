@@ -363,6 +363,21 @@ export function searchPostingRow(overrides: RowOverrides<'search_postings'> = {}
   return { term: 'weather', rank: 65535 - 40000, agent_id: agentId(DEFAULT_AGENT), content: '7', ...overrides };
 }
 
+/** A search_term_postings row of searchDocumentRow(). */
+export function searchTermPostingRow(overrides: RowOverrides<'search_term_postings'> = {}): InsertRow<'search_term_postings'> {
+  return {
+    term: 'weather',
+    rank: 65535 - 40000,
+    agent_id: agentId(DEFAULT_AGENT),
+    content: '7',
+    protocol: 'mcp',
+    sources: ['mcp-registry'],
+    transports: ['streamable-http'],
+    auth_required: 0,
+    ...overrides,
+  };
+}
+
 // ---- changes, webhook deliveries, corrections ----
 
 /** An agent_changes row: the agent at `agent_key` went down, now. */

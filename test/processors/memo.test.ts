@@ -3,12 +3,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/core/canonical-json.js';
-import { leafJson, verifyHead, verifyLeaf, type SignedHead } from '../../src/conformance/tree-attestation.js';
+import { hexProofs, leafJson, verifyHead, verifyLeaf, type SignedHead } from '../../src/conformance/tree-attestation.js';
 import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { signJudged } from '../../src/processors/verdicts/batch-sign.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { judgeProbe, type JudgedProbe } from '../../src/processors/verdicts/judge-probe.js';
-import { inputDigest, JudgementMemo } from '../../src/processors/verdicts/memo.js';
+import { entryBytes, inputDigest, JudgementMemo, type Judgement } from '../../src/processors/verdicts/memo.js';
 import type { DocumentTexts, ListingContext } from '../../src/processors/verdicts/observation.js';
 import { probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
 
@@ -163,7 +163,7 @@ describe('judging by input digest, signing by batch', () => {
           expect(head.tree_size).toBe(batch.length);
           for (const j of memoised) {
             expect(j.verdict.head_id).toBe(head.head_id);
-            expect(verifyLeaf(j.leaf, j.verdict.leaf_index!, j.verdict.proof!, signed)).toBe(true);
+            expect(verifyLeaf(j.leaf, j.verdict.leaf_index!, hexProofs([j.verdict.proof!])[0]!, signed)).toBe(true);
           }
         }
         expect(memo.size).toBeLessThanOrEqual(capacity);
@@ -196,6 +196,26 @@ describe('judging by input digest, signing by batch', () => {
     expect(inputDigest('v', a.ev, null)).not.toBe(inputDigest('w', a.ev, null));
     const changed = { ...a.ev, exchanges: a.ev.exchanges.map((e) => ({ ...e, headers: { 'content-type': 'text/html' } })) };
     expect(inputDigest('v', changed, null)).not.toBe(inputDigest('v', a.ev, null));
+  });
+
+  it('holds judgements up to a bound in bytes as well as in entries, dropping the least recently used', () => {
+    const judgement = (reasons: string[]): Judgement => ({
+      uptime: { state: 'up', reason: 'answered 200', ourSide: false, status: 200 } as Judgement['uptime'],
+      primary: { suite: { id: 's', version: 1 }, result: 'fail', reasons, scope: 'observation', inputsHash: 'sha256:00' },
+      structure: null,
+    });
+    const small = judgement([]);
+    const large = judgement(Array.from({ length: 10 }, (_, i) => `RULE-${i} #/x: ${'why '.repeat(20)}`));
+    expect(entryBytes('d', large)).toBeGreaterThan(5 * entryBytes('d', small));
+    const memo = new JudgementMemo(1000, 20 * entryBytes('d0', small));
+    for (let i = 0; i < 40; i++) memo.set(`d${i}`, small);
+    expect(memo.size).toBeLessThanOrEqual(20);
+    expect(memo.bytes).toBeLessThanOrEqual(memo.capacityBytes);
+    memo.get('d39'); // used, so kept
+    memo.set('big', large);
+    expect(memo.peek('d39')).toBe(small);
+    expect(memo.peek('big')).toBe(large);
+    expect(memo.bytes).toBeLessThanOrEqual(memo.capacityBytes);
   });
 
   it('writes each leaf in the canonical JSON the method names', () => {

@@ -141,6 +141,12 @@ describe('verdict writer on the chdb engine', () => {
     expect(att.keyId).toBe(keyIdOf(createPublicKey(keys.publicKeyPem)));
     expect(verifyTreeAttestation(att, createPublicKey(keys.publicKeyPem))).toBe(true);
     expect(att.payload).toMatchObject({ subject: AGENTS.a2a, result: 'pass', checker: CHECKER_VERSION });
+    // The row stores its proof's hashes as bytes (clickhouse/0036); the public view gives them in hex, as the attestation does.
+    const [stored] = await wh.query<{ n: number }>("SELECT toUInt32(length(proof[1])) AS n FROM verdicts WHERE event_id = 'p4'");
+    expect(stored!.n).toBe(32);
+    const [viewed] = await wh.query<{ proof: string[] }>("SELECT proof FROM veronikai_public.verdict_proofs WHERE event_id = 'p4'");
+    expect(viewed!.proof).toEqual(att.proof);
+    expect(att.proof.every((h) => /^[0-9a-f]{64}$/.test(h))).toBe(true);
     // Changed, it no longer verifies.
     expect(verifyTreeAttestation({ ...att, payload: { ...att.payload, result: 'fail' } }, createPublicKey(keys.publicKeyPem))).toBe(false);
 

@@ -73,12 +73,14 @@ describe.skipIf(missing !== null)('ranked search over real agents', () => {
   it('is the same index when rebuilt from the same events in another order', async () => {
     const state = async () => ({
       docs: await t.wh.query('SELECT agent_id, toString(content) AS c, impacts FROM search_documents FINAL ORDER BY agent_id'),
-      postings: await t.wh.query('SELECT term, rank, agent_id FROM search_postings ORDER BY term, rank, agent_id'),
+      postings: await t.wh.query(
+        'SELECT term, rank, agent_id, protocol, sources, transports, auth_required FROM search_term_postings ORDER BY term, rank, agent_id',
+      ),
       terms: await t.wh.query('SELECT term, toString(sum(df)) AS n FROM search_terms GROUP BY term HAVING sum(df) != 0 ORDER BY term'),
     });
     const before = await state();
     expect(before.docs.length).toBe(agents.length);
-    for (const table of ['search_documents', 'search_postings', 'search_terms']) await t.wh.exec(`TRUNCATE TABLE ${table}`);
+    for (const table of ['search_documents', 'search_term_postings', 'search_terms']) await t.wh.exec(`TRUNCATE TABLE ${table}`);
     await loadCorpus(t.wh, [...agents].reverse());
     expect(await state()).toEqual(before);
   }, 120_000);
@@ -169,11 +171,39 @@ describe('the search index kept by the listings processor', () => {
     await writer.write([listing('acme/maps', A, 1000, { description: 'Geocoding and route planning' })]);
     const q = (s: string) => rankedSearch(t.wh, { q: s, limit: 5, checkerVersion: null }).then((r) => r.hits.map((h) => h.key));
     expect(await q('route planner')).toEqual([A]);
+    // Postings stored for a term of this agent (rows, whatever the read would skip).
+    const stored = (term: string) =>
+      t.wh
+        .query<{ n: string }>(
+          'SELECT toString(count()) AS n FROM search_term_postings WHERE term = {term:String} AND agent_id = {id:String}',
+          {
+            term,
+            id: agentId(A),
+          },
+        )
+        .then((r) => Number(r[0]!.n));
+    expect(await stored('rout')).toBe(1);
     await writer.write([listing('acme/maps', A, 2000, { description: 'Weather forecasts' })]);
     expect(await q('route planner')).toEqual([]);
     expect(await q('forecast')).toEqual([A]);
+    // The old words' postings are gone, not only skipped; the new ones are the agent's only postings.
+    expect(await stored('rout')).toBe(0);
+    expect(await stored('geocod')).toBe(0);
+    expect(await stored('forecast')).toBe(1);
+    const [all] = await t.wh.query<{ n: string; c: string }>(
+      'SELECT toString(count()) AS n, toString(uniqExact(content)) AS c FROM search_term_postings WHERE agent_id = {id:String}',
+      { id: agentId(A) },
+    );
+    expect(Number(all!.c)).toBe(1);
+    const [doc] = await t.wh.query<{ terms: string }>(
+      'SELECT toString(length(impacts)) AS terms FROM search_documents FINAL WHERE agent_id = {id:String}',
+      { id: agentId(A) },
+    );
+    expect(all!.n).toBe(doc!.terms);
     const hiding = new ListingsToAgents(t.wh, { optOut: [{ match: 'host:maps.acme-tools.dev', mode: 'hidden', reason: 'owner asked' }] });
     await hiding.write([listing('acme/maps', A, 3000, { description: 'Weather forecasts' })]);
     expect(await q('forecast')).toEqual([]);
+    // A hidden agent keeps no postings at all.
+    expect(await stored('forecast')).toBe(0);
   });
 });

@@ -17,6 +17,7 @@ import {
   runRow,
   searchDocumentRow,
   searchPostingRow,
+  searchTermPostingRow,
   sourceFetchRow,
   verdictHeadRow,
   verdictRow,
@@ -50,6 +51,7 @@ const BUILT: { [T in TableName]: InsertRow<T> } = {
   schema_migrations: { version: 9_999, name: 'test', checksum: 'c', applied_at: AT },
   search_documents: searchDocumentRow(),
   search_postings: searchPostingRow(),
+  search_term_postings: searchTermPostingRow(),
   search_terms: { term: 'weather', df: 1 },
 };
 

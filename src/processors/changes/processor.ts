@@ -1,12 +1,11 @@
 import type { AgentChangeEvent, ProbeEvent } from '../../events/types.js';
 import { pollUntil, PollTimeoutError } from '../../util/poll.js';
-import { agentNames } from '../../warehouse/read/agents.js';
 import { fromDateTime64 } from '../../warehouse/time.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { DOCUMENT_WAIT_MS } from '../documents.js';
 import { deriveProbeChanges, type ProbeFacts, type StatePoint } from './derive.js';
 import type { ChangePublisher } from './publish.js';
-import { checksOfProbes, uptimeHistory, verdictHistory, verdictsOfProbes, type AgentStatePointRow, type ProbeRef } from './reads.js';
+import { checksOfProbes, priorStates, verdictsOfProbes, type ProbeRef } from './reads.js';
 
 /**
  * Up, down and verdict changes of a batch of probes, published to the agent-changes topic.
@@ -33,8 +32,6 @@ import { checksOfProbes, uptimeHistory, verdictHistory, verdictsOfProbes, type A
 
 /** How many whole UTC days back, from today's start, raw rows are certainly all still there (rollups.ts: today - 89). */
 export const RAW_HISTORY_DAYS = 89;
-/** Points of history read per agent and batch: the newest; at most one probe a day (plus disputes) fits many times over. */
-export const HISTORY_PER_AGENT = 500;
 /** How long a batch waits for its checks and verdicts rows (written just before, in the same batch): under the consumer session timeout, as for documents. */
 export const ROWS_WAIT_MS = DOCUMENT_WAIT_MS;
 const ROWS_POLL_MS = 200;
@@ -62,16 +59,6 @@ export interface ChangeWriterOptions {
   waitMs?: number;
   now?: () => number;
 }
-
-const points = (rows: readonly AgentStatePointRow[]): Map<string, StatePoint[]> => {
-  const out = new Map<string, StatePoint[]>();
-  for (const r of rows) {
-    const list = out.get(r.agent_key) ?? [];
-    list.push({ observedAt: fromDateTime64(r.observed_at), eventId: r.event_id, state: r.state });
-    out.set(r.agent_key, list);
-  }
-  return out;
-};
 
 /** One batch of judged probe events → its changes, published. */
 export class ProbeChangeWriter {
@@ -107,23 +94,36 @@ export class ProbeChangeWriter {
     const given = written && recent.every((e) => written.has(e.id)) ? recent.map((e) => written.get(e.id)!) : null;
     const facts = given ?? (await this.judged(recent));
     const agentKeys = [...new Set(recent.map((e) => e.agentKey))];
-    const query = {
+    let from = Infinity;
+    let until = -Infinity;
+    for (const e of recent) {
+      from = Math.min(from, e.observedAt);
+      until = Math.max(until, e.observedAt);
+    }
+    // One read: each agent's newest decided states before the batch, any other point inside its span, and its name.
+    const rows = await priorStates(this.warehouse, {
       checkerVersion: this.checkerVersion,
       agentKeys,
+      eventIds: recent.map((e) => e.id),
       since: new Date(since),
-      until: new Date(Math.max(...recent.map((e) => e.observedAt))),
-      perAgent: HISTORY_PER_AGENT,
-    };
-    const uptime = await uptimeHistory(this.warehouse, query);
-    const verdicts = await verdictHistory(this.warehouse, query);
-    const names = await agentNames(this.warehouse, agentKeys);
-    return deriveProbeChanges({
-      events: facts,
-      uptimeHistory: points(uptime),
-      verdictHistory: points(verdicts),
-      names,
-      checkerVersion: this.checkerVersion,
+      from: new Date(from),
+      until: new Date(until),
     });
+    const uptimeHistory = new Map<string, StatePoint[]>();
+    const verdictHistory = new Map<string, StatePoint[]>();
+    const names = new Map<string, string>();
+    for (const r of rows) {
+      if (r.kind === 'name') {
+        names.set(r.agent_key, r.state);
+        continue;
+      }
+      const lines = r.kind === 'uptime' ? uptimeHistory : verdictHistory;
+      const point = { observedAt: fromDateTime64(r.observed_at), eventId: r.event_id, state: r.state };
+      const line = lines.get(r.agent_key);
+      if (line) line.push(point);
+      else lines.set(r.agent_key, [point]);
+    }
+    return deriveProbeChanges({ events: facts, uptimeHistory, verdictHistory, names, checkerVersion: this.checkerVersion });
   }
 
   /** Each probe's check and verdict, waiting a bounded time for the verdict processor to write them. */

@@ -56,44 +56,61 @@ export async function verdictsOfProbes(
   );
 }
 
-/** One point of an agent's history: its decided state at one probe. */
-export interface AgentStatePointRow {
+/** One row of priorStates: a point of an agent's history (kind uptime or verdict), or its name. */
+export interface PriorStateRow {
+  kind: 'uptime' | 'verdict' | 'name';
   agent_key: string;
   observed_at: DateTimeText;
   event_id: string;
+  /** The decided state (up | down; pass | fail | n/a), or the agent's name. */
   state: string;
 }
 
-export interface AgentHistoryQuery {
+export interface PriorStatesQuery {
   checkerVersion: string;
   agentKeys: readonly string[];
-  /** Only probes observed in [since, until]. */
+  /** The batch's own probes: left out (the caller has them), and where its span starts and ends. */
+  eventIds: readonly string[];
+  /** Only probes observed from `since` on (the raw tables' TTL). */
   since: Date;
+  /** The batch's first and last observation times. */
+  from: Date;
   until: Date;
-  /** At most this many points per agent, the newest. */
-  perAgent: number;
 }
 
-/** Each agent's newest checks with uptime up or down in [since, until], by the checks sort key. */
-export async function uptimeHistory(wh: ReadOnlyWarehouse, q: AgentHistoryQuery): Promise<AgentStatePointRow[]> {
+/**
+ * What a batch's changes are derived against, in one statement: for each agent, its newest decided
+ * uptime and newest decided verdict before the batch's first probe, every other decided point of
+ * it inside the batch's span (late or redelivered probes written by an earlier batch), and its
+ * name. Any older point is hidden behind the newest before the span, so nothing else can be the
+ * state a probe of the batch follows; the read returns a few rows an agent, however long its
+ * history. By each table's sort key, with FINAL as every read of these tables.
+ */
+export async function priorStates(wh: ReadOnlyWarehouse, q: PriorStatesQuery): Promise<PriorStateRow[]> {
   if (q.agentKeys.length === 0) return [];
-  return wh.query<AgentStatePointRow>(
-    `SELECT agent_key, observed_at, event_id, uptime AS state FROM checks FINAL
-     WHERE agent_key IN {keys:Array(String)} AND observed_at >= {since:DateTime64(3, 'UTC')} AND observed_at <= {until:DateTime64(3, 'UTC')}
-       AND checker_version = {cv:String} AND uptime IN ('up', 'down')
-     ORDER BY agent_key, observed_at DESC, event_id DESC LIMIT {perAgent:UInt32} BY agent_key`,
-    { keys: [...q.agentKeys], since: q.since, until: q.until, cv: q.checkerVersion, perAgent: q.perAgent },
-  );
-}
-
-/** Each agent's newest decided verdicts (pass, fail, n/a) of one checker version in [since, until], by the verdicts sort key. */
-export async function verdictHistory(wh: ReadOnlyWarehouse, q: AgentHistoryQuery): Promise<AgentStatePointRow[]> {
-  if (q.agentKeys.length === 0) return [];
-  return wh.query<AgentStatePointRow>(
-    `SELECT agent_key, observed_at, event_id, result AS state FROM verdicts FINAL
-     WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)}
-       AND observed_at >= {since:DateTime64(3, 'UTC')} AND observed_at <= {until:DateTime64(3, 'UTC')} AND result != 'unknown'
-     ORDER BY agent_key, observed_at DESC, event_id DESC LIMIT {perAgent:UInt32} BY agent_key`,
-    { keys: [...q.agentKeys], since: q.since, until: q.until, cv: q.checkerVersion, perAgent: q.perAgent },
+  // Points before the span fold into one group an agent (its newest); each point inside is a group of its own.
+  const newest = (table: string, kind: string, state: string, decided: string) =>
+    `SELECT '${kind}' AS kind, agent_key, argMax(observed_at, (observed_at, event_id)) AS t, argMax(event_id, (observed_at, event_id)) AS id,
+            argMax(CAST(${state} AS String), (observed_at, event_id)) AS state
+     FROM ${table} FINAL
+     WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND ${decided}
+       AND observed_at >= {since:DateTime64(3, 'UTC')} AND observed_at <= {until:DateTime64(3, 'UTC')} AND event_id NOT IN {ids:Array(String)}
+     GROUP BY agent_key, if(observed_at < {from:DateTime64(3, 'UTC')}, '', event_id)`;
+  return wh.query<PriorStateRow>(
+    `SELECT kind, agent_key, t AS observed_at, id AS event_id, state FROM (
+       ${newest('checks', 'uptime', 'uptime', "uptime IN ('up', 'down')")}
+       UNION ALL
+       ${newest('verdicts', 'verdict', 'result', "result != 'unknown'")}
+       UNION ALL
+       SELECT 'name' AS kind, agent_key, toDateTime64(0, 3, 'UTC') AS t, '' AS id, name AS state
+       FROM agents FINAL WHERE agent_key IN {keys:Array(String)})`,
+    {
+      keys: [...q.agentKeys],
+      ids: [...q.eventIds],
+      since: q.since,
+      from: q.from,
+      until: q.until,
+      cv: q.checkerVersion,
+    },
   );
 }

@@ -1,5 +1,5 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { signBatch, verdictLeaf, type SignedHead, type TreeAttestation } from '../../conformance/tree-attestation.js';
+import { hexProofs, signTree, verdictLeaf, type SignedHead, type TreeAttestation } from '../../conformance/tree-attestation.js';
 import { CANONICALIZATION } from '../../conformance/version.js';
 import type { InsertRow } from '../../warehouse/tables.js';
 import type { JudgedProbe, Signer } from './judge-probe.js';
@@ -7,12 +7,12 @@ import type { JudgedProbe, Signer } from './judge-probe.js';
 /**
  * Signs a batch of judged probes with one signature (docs/MERKLE.md): their verdicts' leaves make
  * one Merkle tree, whose head is signed; each verdict row gets the head's id, its leaf's index and
- * its inclusion proof, and the batch's `verdict_heads` row is returned. The agent's latest row
+ * its inclusion proof (the hashes as bytes, clickhouse/0036), and the batch's `verdict_heads` row is returned. The agent's latest row
  * carries the whole of it as JSON (leaf, head, proof, signature), which anyone holding the public
  * key checks on its own (verifyTreeAttestation).
  */
 export function signJudged(judged: readonly JudgedProbe[], checkerVersion: string, key: KeyObject): InsertRow<'verdict_heads'> {
-  const { head, proofs } = signBatch(
+  const { head, proofs } = signTree(
     checkerVersion,
     judged.map((j) => verdictLeaf(j.leaf)),
     key,
@@ -38,7 +38,7 @@ export function treeAttestation(j: JudgedProbe, head: InsertRow<'verdict_heads'>
     payload: j.leaf,
     signature: head.signature,
     leafIndex: j.verdict.leaf_index!,
-    proof: j.verdict.proof!,
+    proof: hexProofs([j.verdict.proof!])[0]!,
     head: { id: head.head_id, checker: head.checker_version, root: head.root_hash, size: head.tree_size },
   };
   return JSON.stringify(att);

@@ -77,41 +77,44 @@ export function judgeProbe(
   return probeRows(ev, listing, checker, judgement);
 }
 
-/** The rows of `ev` under `judgement` (its own, or a memoised one of the same inputs). */
-export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, judgement: Judgement): JudgedProbe {
+/** What every row of one judgement says alike: worked out once a judgement, which the memo hands to many probes. */
+interface JudgementColumns {
+  reasons: string[];
+  warnings: string[];
+  latencyState: boolean;
+  a2a_version: string;
+  a2a_route: string;
+  tolerant_valid: 0 | 1 | null;
+  alt_version: string;
+  alt_valid: 0 | 1 | null;
+  schema_file: string;
+  structure_result: string;
+  structure_reasons: string[];
+}
+
+const columnsByJudgement = new WeakMap<Judgement, JudgementColumns>();
+
+/** Agent ids by key: every probe of an agent needs its id, a hash of the key; an index's agents fit many times over. */
+const AGENT_IDS_KEPT = 100_000;
+const agentIds = new Map<string, string>();
+function cachedAgentId(key: string): string {
+  let id = agentIds.get(key);
+  if (id === undefined) {
+    if (agentIds.size >= AGENT_IDS_KEPT) agentIds.clear();
+    agentIds.set(key, (id = agentId(key)));
+  }
+  return id;
+}
+
+function columnsOf(judgement: Judgement): JudgementColumns {
+  let c = columnsByJudgement.get(judgement);
+  if (c !== undefined) return c;
   const { uptime, primary, structure } = judgement;
-  const decisive = ev.exchanges.find((x) => x.status !== null && x.status === uptime.status) ?? ev.exchanges.at(-1);
-  const latencyMs = uptime.state === 'up' && decisive ? decisive.durationMs : null;
   const a2a = structure?.a2a;
-  const source = listing?.source ?? '';
-  const common: Pick<InsertRow<'checks'>, 'event_id' | 'agent_key' | 'protocol' | 'observed_at' | 'in_sample'> = {
-    event_id: ev.id,
-    agent_key: ev.agentKey,
-    protocol: ev.protocol,
-    observed_at: dt(ev.observedAt),
-    in_sample: ev.inSample ? 1 : 0,
-  };
-  const check: InsertRow<'checks'> = {
-    ...common,
-    checker_version: checker.version,
-    agent_id: agentId(ev.agentKey),
-    run_id: ev.runId,
-    uptime: uptime.state,
-    reason: uptime.reason,
-    http_status: uptime.status,
-    latency_ms: latencyMs,
-    our_side: uptime.ourSide ? 1 : 0,
-    source,
-  };
-  const warnings = primary.reasons.filter((r) => r.startsWith('warn:'));
-  const verdict: InsertRow<'verdicts'> = {
-    ...common,
-    checker_version: checker.version,
-    suite_id: primary.suite.id,
-    suite_version: String(primary.suite.version),
-    result: primary.result,
+  c = {
     reasons: primary.reasons.filter((r) => !r.startsWith('warn:')),
-    warnings,
+    warnings: primary.reasons.filter((r) => r.startsWith('warn:')),
+    latencyState: uptime.state === 'up',
     a2a_version: a2a?.version ?? '',
     a2a_route: a2a?.route ?? '',
     tolerant_valid: a2a?.tolerantValid == null ? null : a2a.tolerantValid ? 1 : 0,
@@ -120,33 +123,92 @@ export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checke
     schema_file: a2a?.schema ?? '',
     structure_result: structure?.result ?? '',
     structure_reasons: structure?.reasons ?? [],
+  };
+  columnsByJudgement.set(judgement, c);
+  return c;
+}
+
+/**
+ * The rows of `ev` under `judgement` (its own, or a memoised one of the same inputs). Rows of one
+ * judgement share its word arrays (reasons, warnings), which nothing writes to. The agent_latest
+ * row is built when first read: a batch writes only each agent's newest.
+ */
+export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, judgement: Judgement): JudgedProbe {
+  const { uptime, primary } = judgement;
+  const cols = columnsOf(judgement);
+  let decisive: ProbeEvent['exchanges'][number] | undefined;
+  if (cols.latencyState) {
+    for (const x of ev.exchanges) if (x.status !== null && x.status === uptime.status) decisive ??= x;
+    decisive ??= ev.exchanges.at(-1);
+  }
+  const latencyMs = decisive ? decisive.durationMs : null;
+  const source = listing?.source ?? '';
+  const observedAt = dt(ev.observedAt);
+  const inSample = ev.inSample ? 1 : 0;
+  const check: InsertRow<'checks'> = {
+    event_id: ev.id,
+    agent_key: ev.agentKey,
+    protocol: ev.protocol,
+    observed_at: observedAt,
+    in_sample: inSample,
+    checker_version: checker.version,
+    agent_id: cachedAgentId(ev.agentKey),
+    run_id: ev.runId,
+    uptime: uptime.state,
+    reason: uptime.reason,
+    http_status: uptime.status,
+    latency_ms: latencyMs,
+    our_side: uptime.ourSide ? 1 : 0,
+    source,
+  };
+  const verdict: InsertRow<'verdicts'> = {
+    event_id: ev.id,
+    agent_key: ev.agentKey,
+    protocol: ev.protocol,
+    observed_at: observedAt,
+    in_sample: inSample,
+    checker_version: checker.version,
+    suite_id: primary.suite.id,
+    suite_version: String(primary.suite.version),
+    result: primary.result,
+    reasons: cols.reasons,
+    warnings: cols.warnings,
+    a2a_version: cols.a2a_version,
+    a2a_route: cols.a2a_route,
+    tolerant_valid: cols.tolerant_valid,
+    alt_version: cols.alt_version,
+    alt_valid: cols.alt_valid,
+    schema_file: cols.schema_file,
+    structure_result: cols.structure_result,
+    structure_reasons: cols.structure_reasons,
     scope: primary.scope,
     inputs_hash: primary.inputsHash,
     signature: '',
   };
-  const latest: InsertRow<'agent_latest'> = {
+  let latest: InsertRow<'agent_latest'> | undefined;
+  const latestRow = (): InsertRow<'agent_latest'> => ({
     checker_version: checker.version,
     agent_key: ev.agentKey,
     agent_id: check.agent_id,
     protocol: ev.protocol,
     source,
     event_id: ev.id,
-    observed_at: common.observed_at,
+    observed_at: observedAt,
     uptime: check.uptime,
     reason: check.reason,
     http_status: check.http_status,
     latency_ms: check.latency_ms,
-    in_sample: common.in_sample,
+    in_sample: inSample,
     our_side: check.our_side,
     suite_id: verdict.suite_id,
     suite_version: verdict.suite_version,
     result: verdict.result,
     reasons: verdict.reasons,
-    warnings,
+    warnings: verdict.warnings,
     a2a_version: verdict.a2a_version,
     a2a_route: verdict.a2a_route,
     signature: '',
-  };
+  });
   const facts: ProbeFacts = {
     eventId: ev.id,
     agentKey: ev.agentKey,
@@ -160,7 +222,7 @@ export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checke
   const leaf: LeafPayload = {
     eventId: ev.id,
     subject: ev.agentKey,
-    observedAt: new Date(ev.observedAt).toISOString(),
+    observedAt: observedAt.toISOString(),
     checker: checker.version,
     suite: primary.suite,
     scope: primary.scope,
@@ -168,5 +230,13 @@ export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checke
     result: primary.result,
     reasons: primary.reasons,
   };
-  return { check, verdict, latest, leaf, facts };
+  return {
+    check,
+    verdict,
+    get latest() {
+      return (latest ??= latestRow());
+    },
+    leaf,
+    facts,
+  };
 }

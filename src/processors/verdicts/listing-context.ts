@@ -31,14 +31,10 @@ export class ListingContextResolver {
     const times = probes.map((p) => p.observedAt);
     const from = new Date(Math.min(...times));
     const until = new Date(Math.max(...times));
-    const items = await this.warehouse.query<{ source: string; item_id: string }>(
-      `SELECT DISTINCT source, item_id FROM listing_history WHERE agent_key IN {keys:Array(String)} AND observed_at <= {until:DateTime64(3, 'UTC')}`,
-      { keys, until },
-    );
-    if (items.length === 0) return probes.map(() => null);
-    // Each item's state just before the batch's first probe, then every change during the batch's span.
-    const params = { sources: items.map((i) => i.source), items: items.map((i) => i.item_id), from, until };
-    const itemIn = '(source, item_id) IN (SELECT arrayJoin(arrayZip({sources:Array(String)}, {items:Array(String)})))';
+    // One statement a batch: the items that ever named one of its agents (by then), each item's
+    // state just before the batch's first probe, then every change during the batch's span.
+    const itemIn = `(source, item_id) IN (SELECT DISTINCT source, item_id FROM listing_history
+      WHERE agent_key IN {keys:Array(String)} AND observed_at <= {until:DateTime64(3, 'UTC')})`;
     const rows = await this.warehouse.query<HistoryRow>(
       `SELECT agent_key, observed_at, source, item_id, status, endpoint_transport, server_json FROM (
          SELECT * FROM listing_history FINAL WHERE ${itemIn} AND observed_at <= {from:DateTime64(3, 'UTC')}
@@ -46,8 +42,9 @@ export class ListingContextResolver {
        UNION ALL
        SELECT agent_key, observed_at, source, item_id, status, endpoint_transport, server_json
        FROM listing_history FINAL WHERE ${itemIn} AND observed_at > {from:DateTime64(3, 'UTC')} AND observed_at <= {until:DateTime64(3, 'UTC')}`,
-      params,
+      { keys, from, until },
     );
+    if (rows.length === 0) return probes.map(() => null);
     const byItem = new Map<string, HistoryRow[]>();
     for (const r of rows) {
       const list = byItem.get(itemRef(r)) ?? [];

@@ -35,29 +35,43 @@ export interface Judgement {
 /**
  * Judgements kept per verdict writer, least recently used dropped first. It must hold a day's
  * distinct inputs (every agent probed in turn: with fewer entries than agents, a least recently
- * used memo would drop each judgement just before its agent's next probe). A judgement is its
- * rows' words (results, reasons), about 1 KB, so this bounds the memo to a few hundred MB; an index
- * of more distinct inputs than this still judges right, only more often.
+ * used memo would drop each judgement just before its agent's next probe), and a replay's inputs
+ * are many times more. An entry is its digest and its rows' words (results, reasons): a few
+ * hundred bytes for most, a few KB for an A2A card with many findings. So the memo is bounded by
+ * those bytes (JUDGEMENT_MEMO_BYTES, as estimated by entryBytes), and by a count far beyond any
+ * index's daily inputs; an index of more distinct inputs than this still judges right, only more often.
  */
-export const JUDGEMENT_MEMO_ENTRIES = 200_000;
+export const JUDGEMENT_MEMO_ENTRIES = 2_000_000;
+export const JUDGEMENT_MEMO_BYTES = 512 * 1024 * 1024;
 
-/** The digest (hex SHA-256) of every input of `ev`'s judgement by checker `checkerVersion`. */
+/**
+ * The digest (base64 SHA-256; a key of this process's memo only) of every input of `ev`'s
+ * judgement by checker `checkerVersion`.
+ */
 export function inputDigest(checkerVersion: string, ev: ProbeEvent, listing: ListingContext | null): string {
   const h = createHash('sha256');
   const exchanges: unknown[] = [];
+  const bodies: Uint8Array[] = [];
   for (const x of ev.exchanges) {
     const kept = x.bodyKept ?? 'whole';
-    // A document by the hash it is stored under; any other body by its own bytes (excerpts are short).
-    const body = kept === 'document' ? x.bodySha256 : x.body.length === 0 ? '' : createHash('sha256').update(x.body).digest('hex');
+    // A document by the hash it is stored under; any other body (excerpts are short) by its length
+    // here and its bytes after the JSON, in order: the JSON ends unambiguously and the lengths part the bytes.
+    let body: string | number;
+    if (kept === 'document') body = x.bodySha256;
+    else {
+      body = x.body.length;
+      if (x.body.length > 0) bodies.push(x.body);
+    }
     const headers = Object.keys(x.headers)
       .sort()
       .map((k) => [k, x.headers[k]]);
     exchanges.push([x.role, x.url, x.status, headers, x.bodyTruncated, x.errorClass, kept, body]);
   }
   const context = listing === null ? null : [listingDocument(listing), listing.transport];
-  // JSON of short fields (URLs, statuses, header values, hashes) only: no document text.
+  // JSON of short fields (URLs, statuses, header values, hashes, lengths) only: no document text.
   h.update(JSON.stringify([checkerVersion, ev.protocol, ev.targetUrl, ev.transport, ev.robots, ev.canary, context, exchanges]));
-  return h.digest('hex');
+  for (const b of bodies) h.update(b);
+  return h.digest('base64');
 }
 
 function listingDocument(listing: ListingContext): string {
@@ -66,37 +80,69 @@ function listingDocument(listing: ListingContext): string {
   return `value:${createHash('sha256').update(canonicalJson(listing.serverJson)).digest('hex')}`;
 }
 
+/** The heap an entry holds, roughly: objects and arrays at a fixed cost, each string by its length. */
+export function entryBytes(digest: string, j: Judgement): number {
+  const words = (v: JudgedVerdict | null): number => {
+    if (v === null) return 0;
+    let n = 160 + v.inputsHash.length + v.suite.id.length;
+    for (const r of v.reasons) n += 32 + 2 * r.length; // each string, and its copy among the row's reasons or warnings
+    if (v.a2a) n += 96 + JSON.stringify(v.a2a).length;
+    return n;
+  };
+  return 200 + digest.length + j.uptime.reason.length + words(j.primary) + words(j.structure);
+}
+
 /** A bounded map of judgements by input digest, least recently used evicted first. */
 export class JudgementMemo {
-  private readonly entries = new Map<string, Judgement>();
+  private readonly entries = new Map<string, { j: Judgement; bytes: number }>();
+  private held = 0;
   hits = 0;
   misses = 0;
-  constructor(readonly capacity: number = JUDGEMENT_MEMO_ENTRIES) {}
+  constructor(
+    readonly capacity: number = JUDGEMENT_MEMO_ENTRIES,
+    readonly capacityBytes: number = JUDGEMENT_MEMO_BYTES,
+  ) {}
 
   get(digest: string): Judgement | undefined {
-    const j = this.entries.get(digest);
-    if (j === undefined) {
+    const e = this.entries.get(digest);
+    if (e === undefined) {
       this.misses++;
       return undefined;
     }
     this.hits++;
     // Most recently used last, so the first key is the one to drop.
     this.entries.delete(digest);
-    this.entries.set(digest, j);
-    return j;
+    this.entries.set(digest, e);
+    return e.j;
   }
 
   /** The judgement of `digest` without counting a lookup (an input the same batch judged a moment ago). */
   peek(digest: string): Judgement | undefined {
-    return this.entries.get(digest);
+    return this.entries.get(digest)?.j;
   }
 
   set(digest: string, j: Judgement): void {
-    this.entries.set(digest, j);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    const old = this.entries.get(digest);
+    if (old !== undefined) {
+      this.held -= old.bytes;
+      this.entries.delete(digest);
+    }
+    const bytes = entryBytes(digest, j);
+    this.entries.set(digest, { j, bytes });
+    this.held += bytes;
+    while (this.entries.size > 1 && (this.entries.size > this.capacity || this.held > this.capacityBytes)) {
+      const [first, e] = this.entries.entries().next().value!;
+      this.entries.delete(first);
+      this.held -= e.bytes;
+    }
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The estimated bytes held (entryBytes of every entry). */
+  get bytes(): number {
+    return this.held;
   }
 }

@@ -56,6 +56,8 @@ export interface VerdictProcessorOptions extends EventProcessorDeps {
   batchBytes?: number;
   /** The writer to use (a replay brings one that derives the read models once, at its end). */
   writer?: VerdictWriter;
+  /** Partitions' batches written at once (default REPLAY_CONCURRENT_BATCHES for a deferred writer, else 1). */
+  concurrentBatches?: number;
 }
 
 /**
@@ -78,6 +80,14 @@ export const DEFERRED_READ_MODEL_DAYS = 8;
  * session.
  */
 export const VERDICT_BATCH_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Partitions' batches a replay (deferred read models) writes at once: while the engine inserts one
+ * batch on its own threads, the event loop decodes, judges and signs the next. Probes are keyed by
+ * agent, so two partitions' batches never share an agent (their changes and agent_latest rows are
+ * apart). A live processor keeps one: its per-batch read models refresh shared days.
+ */
+export const REPLAY_CONCURRENT_BATCHES = 2;
 
 /**
  * Writes one batch of probe events as checks, verdicts and agent_latest rows, then
@@ -110,7 +120,7 @@ export class VerdictWriter {
     private readonly checker: Checker,
     sign: Signer,
     documents?: DocumentReader,
-    private readonly readModels: ReadModelTiming = 'per-batch',
+    readonly readModels: ReadModelTiming = 'per-batch',
   ) {
     this.context = new ListingContextResolver(warehouse);
     this.documents = documents ?? new DocumentReader(warehouse);
@@ -263,7 +273,11 @@ export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerR
     topic: 'probes',
     event: 'Probe',
     // Two batches a fetch: the next partition's batch is at hand when one is written.
-    batches: { maxBytesPerPartition: opts.batchBytes ?? VERDICT_BATCH_BYTES, maxBytes: 2 * (opts.batchBytes ?? VERDICT_BATCH_BYTES) },
+    batches: {
+      maxBytesPerPartition: opts.batchBytes ?? VERDICT_BATCH_BYTES,
+      maxBytes: 2 * (opts.batchBytes ?? VERDICT_BATCH_BYTES),
+      partitionsConsumedConcurrently: opts.concurrentBatches ?? (writer.readModels === 'deferred' ? REPLAY_CONCURRENT_BATCHES : 1),
+    },
     write: async (events) => {
       await changes.write(events, await writer.write(events));
     },
@@ -283,9 +297,9 @@ export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerR
 function newestByAgent(judged: readonly JudgedProbe[]): JudgedProbe[] {
   const newest = new Map<string, JudgedProbe>();
   for (const j of judged) {
-    const prev = newest.get(j.latest.agent_key);
-    if (prev === undefined || (prev.latest.observed_at as Date).getTime() <= (j.latest.observed_at as Date).getTime())
-      newest.set(j.latest.agent_key, j);
+    const prev = newest.get(j.check.agent_key);
+    if (prev === undefined || (prev.check.observed_at as Date).getTime() <= (j.check.observed_at as Date).getTime())
+      newest.set(j.check.agent_key, j);
   }
   return [...newest.values()];
 }

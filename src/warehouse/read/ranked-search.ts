@@ -2,15 +2,30 @@ import type { Flag, Protocol, SearchDocumentRow } from '../rows.js';
 import type { ReadOnlyWarehouse } from '../warehouse.js';
 import { matchRanges, oneEditTerms, queryWords, terms as textTerms, type QueryWord } from '../search/analyze.js';
 import { IMPACT_SCALE, idf, phraseBoost, recordBoosts, termPart, type AgentRecord, type ExpansionKind } from '../search/bm25f.js';
+import {
+  countMatches,
+  emptyFacets,
+  filterParams,
+  MATCH_POSTINGS_MAX,
+  postingFilter,
+  type FacetName,
+  type Facets,
+  type SearchFilters,
+} from './search-facets.js';
+
+export type { SearchAuth, SearchFilters, SearchState } from './search-facets.js';
 
 /**
- * The ranked search (docs/SEARCH.md) over search_documents, search_postings and search_terms
- * (clickhouse/0035). A query's words are analysed as the index was; the last word also matches
- * as a prefix, a word of five letters or more with no term of its own matches its one-edit
- * neighbours. Each term's best POSTINGS_PER_TERM postings are read (impact order), the best
- * CANDIDATES_MAX agents by those postings are scored exactly from their documents, checked against
- * their agents row (hidden and inactive agents are never returned), boosted by their own record,
- * filtered and counted for the facets. Every read is bounded by the query, not by the index.
+ * The ranked search (docs/SEARCH.md) over search_documents, search_term_postings and search_terms
+ * (clickhouse/0035, 0037). A query's words are analysed as the index was; the last word also
+ * matches as a prefix, a word of five letters or more with no term of its own matches its one-edit
+ * neighbours. Each term's best POSTINGS_PER_TERM postings that pass the filters are read (impact
+ * order, the index's filters applied in the engine, so one never hides a match behind others), the
+ * best CANDIDATES_MAX agents by those postings are scored exactly from their documents, checked
+ * against their agents row (hidden and inactive agents are never returned) and boosted by their
+ * own record. The total and the facets are counted over every match in the engine
+ * (search-facets.ts) when the terms' postings are at most MATCH_POSTINGS_MAX, so every read is
+ * bounded by the query, not by the index.
  */
 
 export const POSTINGS_PER_TERM = 1000;
@@ -22,17 +37,6 @@ export const TYPO_EXPANSIONS = 3;
 export const COMPLETION_MIN_LETTERS = 4;
 export const COMPLETION_EXPANSIONS = 2;
 export const SEARCH_LIMIT_MAX = 50;
-
-export type SearchState = 'up' | 'down' | 'unknown' | 'pass' | 'fail';
-export type SearchAuth = 'required' | 'none';
-
-export interface SearchFilters {
-  protocol?: string | null;
-  source?: string | null;
-  state?: SearchState | null;
-  transport?: string | null;
-  auth?: SearchAuth | null;
-}
 
 export interface SearchQuery {
   q: string;
@@ -85,11 +89,15 @@ export type FacetCounts = Record<string, number>;
 
 export interface SearchResult {
   hits: SearchHit[];
-  /** Matches after the filters, among the candidates scored. */
+  /** Matches after the filters: every match when `complete`, else among the candidates scored. */
   total: number;
-  /** Whether every posting of every term was read (the candidates are then every match). */
+  /**
+   * Whether the total and the protocol, source, transport and auth facets count every match (the
+   * terms' postings were at most MATCH_POSTINGS_MAX and no state filter was given); the state
+   * facet and the state filter always apply to the candidates.
+   */
   complete: boolean;
-  facets: { protocol: FacetCounts; source: FacetCounts; state: FacetCounts; transport: FacetCounts; auth: FacetCounts };
+  facets: Facets;
 }
 
 interface Expansion {
@@ -97,12 +105,7 @@ interface Expansion {
   kind: ExpansionKind;
 }
 
-const EMPTY: SearchResult = {
-  hits: [],
-  total: 0,
-  complete: true,
-  facets: { protocol: {}, source: {}, state: {}, transport: {}, auth: {} },
-};
+const EMPTY: SearchResult = { hits: [], total: 0, complete: true, facets: emptyFacets() };
 
 /**
  * The expansions of each query word, in one statement: its own term, its completions (the last
@@ -174,15 +177,16 @@ async function expand(wh: ReadOnlyWarehouse, words: readonly QueryWord[]): Promi
   return { groups, df };
 }
 
-type Posting = { term: string; rank: number; agent_id: string; content: string };
+type Posting = { term: string; rank: number; agent_id: string };
 
-/** Each term's best postings, impact first. */
-async function readPostings(wh: ReadOnlyWarehouse, terms: readonly string[]): Promise<Posting[]> {
+/** Each term's best postings that pass the filters, impact first (the engine stops at k per term). */
+async function readPostings(wh: ReadOnlyWarehouse, terms: readonly string[], filters: SearchFilters): Promise<Posting[]> {
   if (terms.length === 0) return [];
-  const params: Record<string, unknown> = { k: POSTINGS_PER_TERM };
+  const params: Record<string, unknown> = { k: POSTINGS_PER_TERM, ...filterParams(filters) };
+  const where = postingFilter(filters);
   const parts = terms.map((t, i) => {
     params[`t${i}`] = t;
-    return `(SELECT term, rank, agent_id, toString(content) AS content FROM search_postings WHERE term = {t${i}:String} ORDER BY term, rank, agent_id LIMIT {k:UInt32})`;
+    return `(SELECT term, rank, agent_id FROM search_term_postings WHERE term = {t${i}:String}${where} ORDER BY term, rank, agent_id LIMIT {k:UInt32})`;
   });
   return wh.query<Posting>(parts.join(' UNION ALL '), params as never);
 }
@@ -198,36 +202,54 @@ type DocRow = Omit<SearchDocumentRow, 'version' | 'content' | 'card_sha256'> & {
 };
 
 /**
- * The candidates' newest documents, in one statement with what may be shown of them (their newest
- * agents row by id: active and not hidden, so an agent hidden since its document was written is
- * still left out) and their own record under the checker version (agent_status: latest check and
- * verdict, 30 days of up and judged checks).
+ * The candidates' newest documents (with the impacts of the query's terms only), what may be shown
+ * of them (their newest agents row by id: active and not hidden, so an agent hidden since its
+ * document was written is still left out) and their own record under the checker version
+ * (agent_status: latest check and verdict, 30 days of up and judged checks). Three statements
+ * joined here: joined in the engine, the same reads took several times as long (measured at
+ * 1,000,000 agents).
  */
-async function readDocuments(wh: ReadOnlyWarehouse, ids: readonly string[], checkerVersion: string | null): Promise<DocRow[]> {
+async function readDocuments(
+  wh: ReadOnlyWarehouse,
+  ids: readonly string[],
+  terms: readonly string[],
+  checkerVersion: string | null,
+): Promise<DocRow[]> {
   if (ids.length === 0) return [];
-  return wh.query<DocRow>(
-    `SELECT d.agent_id AS agent_id, d.agent_key AS agent_key, d.listable AS listable, d.content AS content, d.protocol AS protocol, d.sources AS sources,
-            d.transports AS transports, d.auth_required AS auth_required, d.name AS name, d.title AS title, d.description AS description, d.impacts AS impacts,
-            toUInt8(s.active = 1 AND s.opt_out != 'hidden') AS shown, st.u AS u, st.r AS r, st.up AS up, st.judged AS judged
-     FROM (
-       SELECT agent_id, agent_key, listable, toString(content) AS content, protocol, sources, transports, auth_required, name, title,
-              description, impacts
-       FROM search_documents WHERE agent_id IN {ids:Array(String)} ORDER BY agent_id, version DESC LIMIT 1 BY agent_id
-     ) AS d
-     LEFT JOIN (
-       SELECT agent_id, argMax(active, version) AS active, argMax(opt_out, version) AS opt_out
-       FROM agent_search_rows WHERE agent_id IN {ids:Array(String)} GROUP BY agent_id
-     ) AS s ON s.agent_id = d.agent_id
-     LEFT JOIN (
-       SELECT agent_key, argMax(latest_uptime, computed_at) AS u, argMax(latest_result, computed_at) AS r,
-              toUInt32(argMax(arraySum(arrayFilter((x, day) -> day > today() - 30, day_up, days)), computed_at)) AS up,
-              toUInt32(argMax(arraySum(arrayFilter((x, day) -> day > today() - 30, day_judged, days)), computed_at)) AS judged
-       FROM agent_status
-       WHERE checker_version = {cv:String} AND agent_key IN (SELECT agent_key FROM search_documents WHERE agent_id IN {ids:Array(String)})
-       GROUP BY agent_key
-     ) AS st ON st.agent_key = d.agent_key`,
-    { ids: [...ids], cv: checkerVersion ?? '' },
-  );
+  const params = { ids: [...ids], terms: [...terms], cv: checkerVersion ?? '' };
+  type Doc = Omit<DocRow, 'shown' | 'u' | 'r' | 'up' | 'judged'>;
+  type Status = { agent_key: string; u: string; r: string; up: number; judged: number };
+  // The record is read by key (its table's order), once the documents have named the keys.
+  const [docs, shown] = await Promise.all([
+    wh.query<Doc>(
+      `SELECT agent_id, agent_key, listable, toString(content) AS content, protocol, sources, transports, auth_required, name, title,
+              description, mapFilter((t, x) -> has({terms:Array(String)}, t), impacts) AS impacts
+       FROM search_documents WHERE agent_id IN {ids:Array(String)} ORDER BY agent_id, version DESC LIMIT 1 BY agent_id`,
+      params,
+    ),
+    wh.query<{ agent_id: string }>(
+      `SELECT agent_id FROM agent_search_rows WHERE agent_id IN {ids:Array(String)} GROUP BY agent_id
+       HAVING argMax(active, version) = 1 AND argMax(opt_out, version) != 'hidden'`,
+      params,
+    ),
+  ]);
+  const status =
+    docs.length === 0 || checkerVersion === null
+      ? []
+      : await wh.query<Status>(
+          `SELECT agent_key, argMax(latest_uptime, computed_at) AS u, argMax(latest_result, computed_at) AS r,
+                  toUInt32(argMax(arraySum(arrayFilter((x, day) -> day > today() - 30, day_up, days)), computed_at)) AS up,
+                  toUInt32(argMax(arraySum(arrayFilter((x, day) -> day > today() - 30, day_judged, days)), computed_at)) AS judged
+           FROM agent_status WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)}
+           GROUP BY agent_key`,
+          { cv: checkerVersion, keys: docs.map((d) => d.agent_key) },
+        );
+  const ok = new Set(shown.map((r) => r.agent_id));
+  const byKey = new Map(status.map((r) => [r.agent_key, r]));
+  return docs.map((d) => {
+    const st = byKey.get(d.agent_key);
+    return { ...d, shown: (ok.has(d.agent_id) ? 1 : 0) as Flag, u: st?.u ?? '', r: st?.r ?? '', up: st?.up ?? 0, judged: st?.judged ?? 0 };
+  });
 }
 
 const recordOf = (d: DocRow): AgentRecord | null =>
@@ -236,7 +258,7 @@ const recordOf = (d: DocRow): AgentRecord | null =>
 const round = (x: number) => Math.round(x * 10000) / 10000;
 
 /** What a hit says for each facet (its values), to filter and to count. */
-function facetValues(h: SearchHit): Record<keyof SearchResult['facets'], string[]> {
+function facetValues(h: SearchHit): Record<FacetName, string[]> {
   const state: string[] = [];
   if (h.uptime === 'up' || h.uptime === 'down' || h.uptime === 'unknown') state.push(h.uptime);
   if (h.result === 'pass' || h.result === 'fail') state.push(h.result);
@@ -250,15 +272,21 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
   const { groups, df } = await expand(wh, words);
   const n = Math.max(1, df.get('') ?? 1);
   const allTerms = [...new Set(groups.flat().map((e) => e.term))];
-  const postings = await readPostings(wh, allTerms);
-  const complete = allTerms.every((t) => postings.filter((p) => p.term === t).length < POSTINGS_PER_TERM);
+  const filters = query.filters ?? {};
+  // Every match is counted when the terms' postings are few enough to read them all, and no state
+  // filter (the record, not in the index) narrows them.
+  const countAll = !filters.state && allTerms.reduce((a, t) => a + (df.get(t) ?? 0), 0) <= MATCH_POSTINGS_MAX;
+  const [postings, counted] = await Promise.all([
+    readPostings(wh, allTerms, filters),
+    countAll && allTerms.length > 0 ? countMatches(wh, allTerms, filters) : null,
+  ]);
 
   // Phase 1: the candidates by the postings read.
   const weightOf = new Map<string, Array<{ word: number; kind: ExpansionKind }>>();
   groups.forEach((g, i) => g.forEach((e) => weightOf.set(e.term, [...(weightOf.get(e.term) ?? []), { word: i, kind: e.kind }])));
-  const rough = new Map<string, { content: string; byWord: number[] }>();
+  const rough = new Map<string, { byWord: number[] }>();
   for (const p of postings) {
-    const c = rough.get(p.agent_id) ?? { content: p.content, byWord: new Array<number>(groups.length).fill(0) };
+    const c = rough.get(p.agent_id) ?? { byWord: new Array<number>(groups.length).fill(0) };
     rough.set(p.agent_id, c);
     for (const w of weightOf.get(p.term) ?? []) {
       const part = termPart(w.kind, idf(df.get(p.term) ?? 0, n), IMPACT_SCALE - p.rank);
@@ -266,7 +294,7 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
     }
   }
   const candidates = [...rough]
-    .map(([id, c]) => ({ id, content: c.content, score: c.byWord.reduce((a, b) => a + b, 0) }))
+    .map(([id, c]) => ({ id, score: c.byWord.reduce((a, b) => a + b, 0) }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
     .slice(0, CANDIDATES_MAX);
 
@@ -274,6 +302,7 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
   const docs = await readDocuments(
     wh,
     candidates.map((c) => c.id),
+    allTerms,
     query.checkerVersion,
   );
   const hits: SearchHit[] = [];
@@ -336,21 +365,22 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
   }
   hits.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
 
-  const f = query.filters ?? {};
-  const wanted: Record<keyof SearchResult['facets'], string | null | undefined> = {
+  const f = filters;
+  const wanted: Record<FacetName, string | null | undefined> = {
     protocol: f.protocol,
     source: f.source,
     state: f.state,
     transport: f.transport?.toLowerCase(),
     auth: f.auth,
   };
-  const names = Object.keys(wanted) as Array<keyof SearchResult['facets']>;
+  const names = Object.keys(wanted) as FacetName[];
   const passes = (h: SearchHit, except: string | null) => {
     const v = facetValues(h);
     return names.every((k) => k === except || !wanted[k] || v[k].includes(wanted[k]!));
   };
-  const facets = { protocol: {}, source: {}, state: {}, transport: {}, auth: {} } as SearchResult['facets'];
-  for (const k of names) {
+  // Counted over the candidates: the state facet always, the others when not every match was counted.
+  const facets = counted ? { ...counted.facets, state: {} } : emptyFacets();
+  for (const k of counted ? (['state'] as const) : names) {
     for (const h of hits) {
       if (!passes(h, k)) continue;
       for (const v of facetValues(h)[k]) facets[k][v] = (facets[k][v] ?? 0) + 1;
@@ -358,5 +388,6 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
   }
   const kept = hits.filter((h) => passes(h, null));
   const offset = query.offset ?? 0;
-  return { hits: kept.slice(offset, offset + Math.min(query.limit, SEARCH_LIMIT_MAX)), total: kept.length, complete, facets };
+  const page = kept.slice(offset, offset + Math.min(query.limit, SEARCH_LIMIT_MAX));
+  return { hits: page, total: counted ? counted.total : kept.length, complete: counted !== null || allTerms.length === 0, facets };
 }

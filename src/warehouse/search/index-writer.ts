@@ -46,7 +46,10 @@ export interface AgentForIndex {
 export function indexAgent(a: AgentForIndex, src: SearchSource): IndexedAgent {
   const doc = searchDocument(src);
   const impacts = a.listable ? documentImpacts(doc.fields) : new Map<string, number>();
-  const content = a.listable ? contentId(impacts, JSON.stringify([doc.title, doc.transports, doc.authRequired])) : '0';
+  // The postings carry the facets, so a change of facets is a change of content (new postings).
+  const content = a.listable
+    ? contentId(impacts, JSON.stringify([doc.title, doc.transports, doc.authRequired, a.protocol, a.sources]))
+    : '0';
   return {
     impacts,
     document: {
@@ -72,10 +75,19 @@ export function indexAgent(a: AgentForIndex, src: SearchSource): IndexedAgent {
 export function indexChanges(
   after: IndexedAgent,
   before: { content: string; terms: readonly string[] } | null,
-): { postings: InsertRow<'search_postings'>[]; terms: InsertRow<'search_terms'>[] } {
+): { postings: InsertRow<'search_term_postings'>[]; terms: InsertRow<'search_terms'>[] } {
   const d = after.document;
   if (before && before.content === String(d.content)) return { postings: [], terms: [] };
-  const postings = [...after.impacts].map(([term, impact]) => ({ term, rank: 65535 - impact, agent_id: d.agent_id, content: d.content }));
+  const postings = [...after.impacts].map(([term, impact]) => ({
+    term,
+    rank: 65535 - impact,
+    agent_id: d.agent_id,
+    content: d.content,
+    protocol: d.protocol,
+    sources: d.sources,
+    transports: d.transports,
+    auth_required: d.auth_required,
+  }));
   const now = new Set(after.impacts.keys());
   if (now.size > 0) now.add('');
   const old = new Set(before?.terms ?? []);
@@ -139,9 +151,10 @@ async function indexRound(wh: Warehouse, keys: string[], cards: CardsSeen): Prom
       cardTexts.set(r.sha256, r.text);
     }
   }
-  const postings: InsertRow<'search_postings'>[] = [];
+  const postings: InsertRow<'search_term_postings'>[] = [];
   const terms: InsertRow<'search_terms'>[] = [];
   const documents: InsertRow<'search_documents'>[] = [];
+  const replaced: Replaced[] = [];
   for (const a of agents) {
     const sha = cardOf(a);
     const before = stored.get(a.agent_id) ?? null;
@@ -177,11 +190,39 @@ async function indexRound(wh: Warehouse, keys: string[], cards: CardsSeen): Prom
     postings.push(...change.postings);
     terms.push(...change.terms);
     documents.push(d);
+    if (before && before.content !== String(d.content) && before.content !== '0')
+      replaced.push({ agentId: a.agent_id, content: before.content, terms: Object.keys(before.impacts) });
   }
-  if (postings.length > 0) await wh.insert('search_postings', postings);
+  if (postings.length > 0) await wh.insert('search_term_postings', postings);
   if (terms.length > 0) await wh.insert('search_terms', terms);
   if (documents.length > 0) await wh.insert('search_documents', documents);
+  await deletePostings(wh, replaced);
   return documents.length;
+}
+
+/** An agent's postings that a new document replaced: its id, their content and terms. */
+type Replaced = { agentId: string; content: string; terms: readonly string[] };
+
+/**
+ * Deletes the postings the documents just written replaced, once those documents are current (a
+ * reader meanwhile finds the new ones too and scores from the document). One lightweight DELETE
+ * for the round, written as a patch part (a cost like an insert's, where the default mode rewrites
+ * a mask over every part the condition touches); the terms and agents narrow it through the
+ * primary key to the granules that hold those postings (a condition on the ranks too was slower).
+ */
+async function deletePostings(wh: Warehouse, replaced: readonly Replaced[]): Promise<void> {
+  if (replaced.length === 0) return;
+  await wh.exec(
+    `DELETE FROM search_term_postings
+     WHERE term IN {terms:Array(String)} AND agent_id IN {ids:Array(String)}
+       AND concat(agent_id, ':', toString(content)) IN {pairs:Array(String)}
+     SETTINGS lightweight_delete_mode = 'lightweight_update_force'`,
+    {
+      terms: [...new Set(replaced.flatMap((r) => r.terms))],
+      ids: replaced.map((r) => r.agentId),
+      pairs: replaced.map((r) => `${r.agentId}:${r.content}`),
+    },
+  );
 }
 
 type StoredDocument = {

@@ -73,8 +73,9 @@ describe('change writers on the chdb engine', () => {
       },
     }) as Warehouse;
     const handed = await new ProbeChangeWriter(counting, CURRENT_CHECKER.version, publish).write(batch, written);
-    // Only the history and the names are read: no query for the batch's own rows by event id.
+    // Only the agents' prior states and names are read, in one statement: no query for the batch's own rows by event id.
     expect(reads.filter((q) => q.includes('event_id IN'))).toEqual([]);
+    expect(reads).toHaveLength(1);
     const reread = await new ProbeChangeWriter(wh, CURRENT_CHECKER.version, async () => undefined, { waitMs: 300 }).write(batch);
     expect(handed.map((c) => [c.kind, c.causeEventId])).toEqual([
       ['down', 'w-f-2'],
