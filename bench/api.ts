@@ -48,7 +48,12 @@ const pick = (n: number) => Math.floor(rand() * n);
 type Route = 'agent list' | 'agent page' | 'search' | 'ranked search' | 'daily stats' | 'census' | 'dashboard';
 const ROUTES: Record<Route, (n: number) => string> = {
   'agent list': (n) => `/agents?limit=50&cursor=${encodeCursor(syntheticKey(pick(n)))}`,
-  'agent page': (n) => `/agents/${agentId(syntheticKey(pick(n)))}`,
+  // A hidden agent's page is a 404 by design (every 997th synthetic agent, test/api/synthetic-index.ts): ask for listed ones.
+  'agent page': (n) => {
+    let i = pick(n);
+    while (i % 997 === 996) i = pick(n);
+    return `/agents/${agentId(syntheticKey(i))}`;
+  },
   search: (n) => {
     const k = pick(4);
     const q = k === 0 ? TOPICS[pick(10)]! : k === 1 ? `a${pick(n)}` : k === 2 ? `${TOPICS[pick(10)]} agent ${pick(10)}` : 'developers';

@@ -1,8 +1,8 @@
 import type { SourceSummary } from '../producers/sources/index.js';
 import { DISABLED_BY_CONFIGURATION } from '../producers/sources/summary.js';
 import type { DailyRunReport } from '../runtime/daily.js';
-import type { DisputeOutcome } from '../usecases/dispute.js';
-import type { ReplayProgress, ReplaySummary } from '../usecases/replay.js';
+import type { DisputeOutcome } from '../runtime/usecases/dispute.js';
+import type { ReplayProgress, ReplaySummary } from '../runtime/usecases/replay.js';
 
 /** What the commands print for people: one place for every line a role's result becomes. */
 

@@ -5,7 +5,7 @@ import { wilson, type Proportion } from './wilson.js';
  * judged that day and are labelled counts; estimates (shares with 95% Wilson intervals) come
  * from the day's uniform sample only (`in_sample = 1`), never from the whole set, whose
  * composition follows the listings and the revisit schedule rather than a random draw.
- * Pure: the runtime reads the rows (src/usecases/report.ts) and hands them here.
+ * Pure: the runtime reads the rows (src/runtime/usecases/report.ts) and hands them here.
  */
 
 /** One A2A card's structural verdict (see censusCardRows). */

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 /**
  * The layering of src/ (rules in .dependency-cruiser.cjs, also run by `npm run lint:layers`):
- * cli > usecases > runtime > roles (api | producers | processors | webhooks | inspect) > the rest
+ * cli > runtime (its use cases above its composition) > roles (api | producers | processors | webhooks | inspect) > the rest
  * > core; a role never imports another; the API never imports kafka, stack or http; conformance
  * imports nothing but itself and core, core nothing but itself, and neither does I/O.
  */
@@ -44,9 +44,9 @@ describe('the layering check itself', () => {
 
   /** A tiny tree: allowed imports beside at least one import against each rule. */
   const tree: Record<string, string[]> = {
-    'cli/main.ts': ["import '../usecases/replay.js';"],
-    'usecases/replay.ts': ["import '../runtime/run.js';", "import '../cli/main.js';"],
-    'runtime/run.ts': ["import '../api/server.js';", "import '../usecases/replay.js';"],
+    'cli/main.ts': ["import '../runtime/usecases/replay.js';"],
+    'runtime/usecases/replay.ts': ["import '../run.js';", "import '../../processors/verdict.js';", "import '../../cli/main.js';"],
+    'runtime/run.ts': ["import '../api/server.js';", "import './usecases/replay.js';"],
     'api/server.ts': [
       "import '../warehouse/read.js';",
       "import '../runtime/run.js';",
@@ -83,8 +83,8 @@ describe('the layering check itself', () => {
   it('reports an import against each rule, and only those', async () => {
     expect(await violations(dir)).toEqual(
       [
-        'usecases-import-cli: src/usecases/replay.ts -> src/cli/main.ts',
-        'runtime-imports-above: src/runtime/run.ts -> src/usecases/replay.ts',
+        'usecases-import-cli: src/runtime/usecases/replay.ts -> src/cli/main.ts',
+        'runtime-imports-above: src/runtime/run.ts -> src/runtime/usecases/replay.ts',
         'role-imports-above: src/api/server.ts -> src/runtime/run.ts',
         'api-imports-writers: src/api/server.ts -> src/kafka/client.ts',
         'api-imports-writers: src/api/server.ts -> src/http/client.ts',
@@ -100,12 +100,12 @@ describe('the layering check itself', () => {
         'pure-does-io: src/core/url.ts -> net',
         // The tree's cycles (each reported once, where depcruise first meets it).
         'no-circular: src/api/server.ts -> src/runtime/run.ts',
-        'no-circular: src/cli/main.ts -> src/usecases/replay.ts',
+        'no-circular: src/cli/main.ts -> src/runtime/usecases/replay.ts',
         'no-circular: src/conformance/rules.ts -> src/core/url.ts',
         'no-circular: src/conformance/rules.ts -> src/util/time.ts',
         'no-circular: src/http/client.ts -> src/core/url.ts',
         'no-circular: src/processors/judge.ts -> src/producers/probe.ts',
-        'no-circular: src/runtime/run.ts -> src/usecases/replay.ts',
+        'no-circular: src/runtime/run.ts -> src/runtime/usecases/replay.ts',
       ].sort(),
     );
   });

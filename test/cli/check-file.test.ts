@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/config.js';
-import { checkFile, MAX_FILE_BYTES, readLocalFile } from '../../src/usecases/check.js';
+import { checkFile, MAX_FILE_BYTES, readLocalFile } from '../../src/runtime/usecases/check.js';
 import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { FIXTURES } from '../conformance/helpers.js';
 

@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckRun } from '../../src/conformance/index.js';
-import { checkDocumentBytes, MAX_FILE_BYTES } from '../../src/usecases/check.js';
+import { checkDocumentBytes, MAX_FILE_BYTES } from '../../src/runtime/usecases/check.js';
 import { ctxOf, FIXTURES } from './helpers.js';
 
 /**

@@ -13,7 +13,7 @@ import {
 } from '../../src/conformance/index.js';
 import { buildInspectReport, renderInspectJUnit, type InspectExchange } from '../../src/conformance/inspect/index.js';
 import { renderPluginJUnit } from '../../src/conformance/plugin/index.js';
-import { checkPluginDirectory } from '../../src/usecases/plugin-package.js';
+import { checkPluginDirectory } from '../../src/runtime/usecases/plugin-package.js';
 import { CORPUS, ctxOf, FIXTURES, HAVE_CORPUS, judgeFixture, listFixtures, verdictsOf } from './helpers.js';
 import { PLUGIN_FIXTURES } from './plugin/helpers.js';
 

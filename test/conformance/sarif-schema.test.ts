@@ -19,7 +19,7 @@ import {
 } from '../../src/conformance/index.js';
 import { buildInspectReport, renderInspectSarif, type InspectExchange } from '../../src/conformance/inspect/index.js';
 import { renderPluginSarif } from '../../src/conformance/plugin/index.js';
-import { checkPluginDirectory } from '../../src/usecases/plugin-package.js';
+import { checkPluginDirectory } from '../../src/runtime/usecases/plugin-package.js';
 import { PLUGIN_FIXTURES } from './plugin/helpers.js';
 import { CORPUS, ctxOf, FIXTURES, HAVE_CORPUS, judgeFixture, listFixtures, ROOT, verdictsOf } from './helpers.js';
 

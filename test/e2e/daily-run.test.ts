@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKER_VERSION, generateSigningKeyPair } from '../../src/conformance/index.js';
-import { verifyVerdicts } from '../../src/usecases/verify.js';
+import { verifyVerdicts } from '../../src/runtime/usecases/verify.js';
 import { readAll } from '../helpers/signing.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { agentKey } from '../../src/identity/agent-key.js';
@@ -28,7 +28,7 @@ import { documentHashes, type DocumentTexts } from '../../src/processors/verdict
 import { JUDGED_HEADERS } from '../../src/http/client.js';
 import { keepProbe, MCP_EXCERPT_MAX_BYTES } from '../../src/producers/probe/kept-bodies.js';
 import { ProbeEngine } from '../../src/producers/probe/probe-agent.js';
-import { replayProbes } from '../../src/usecases/replay.js';
+import { replayProbes } from '../../src/runtime/usecases/replay.js';
 import { uniqueGroupId } from '../helpers/kafka.js';
 
 /**

@@ -9,7 +9,7 @@
  *
  *   cycle 1    the agent (a real MCP server from the SDK on loopback) is stopped → listed, judged down
  *              the server listens again on the same port; no daily cycle from here on
- *   dispute 1  dispute() of src/usecases/dispute.ts, as the CLI calls it, for the running instance
+ *   dispute 1  dispute() of src/runtime/usecases/dispute.ts, as the CLI calls it, for the running instance
  *              → the probe worker re-probes it (up), the corrections processor logs down → up
  *   dispute 2  the real CLI, `node bin/veronikai.js dispute <url> --reason … --data-dir <dir> --json`
  *              → re-probed again (up), logged as unchanged
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { agentId, agentKey } from '../../src/identity/agent-key.js';
-import { dispute, type DisputeOutcome } from '../../src/usecases/dispute.js';
+import { dispute, type DisputeOutcome } from '../../src/runtime/usecases/dispute.js';
 import { readInstanceFile } from '../../src/runtime/instance.js';
 import { startPlatform, type Platform } from '../../src/runtime/platform.js';
 import { brokerStatus } from '../../src/stack/kafka/index.js';

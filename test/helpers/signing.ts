@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 /** An Ed25519 key for tests that write verdicts but never check their signatures. */
 export const TEST_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey;
 
-/** A RowReader (src/usecases/verify.ts) over a warehouse connection. */
+/** A RowReader (src/runtime/usecases/verify.ts) over a warehouse connection. */
 export async function readAll(
   wh: { stream: (sql: string) => AsyncIterable<Array<Record<string, unknown>>> },
   sql: string,

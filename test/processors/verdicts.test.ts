@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKER_VERSION, generateSigningKeyPair, keyIdOf } from '../../src/conformance/index.js';
 import { isTreeAttestation, verifyTreeAttestation, type TreeAttestation } from '../../src/conformance/tree-attestation.js';
-import { verifyVerdicts } from '../../src/usecases/verify.js';
+import { verifyVerdicts } from '../../src/runtime/usecases/verify.js';
 import { readAll } from '../helpers/signing.js';
 import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';

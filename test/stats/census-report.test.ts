@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { censusReportFrom } from '../../src/usecases/report.js';
+import { censusReportFrom } from '../../src/runtime/usecases/report.js';
 import { buildCensusReport, renderCensusHtml, renderCensusMarkdown, type CensusReport } from '../../src/stats/census-report.js';
 import { wilson } from '../../src/stats/wilson.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { censusOfFrame, readFrameHosts } from '../../src/usecases/census-frame.js';
+import { censusOfFrame, readFrameHosts } from '../../src/runtime/usecases/census-frame.js';
 import { recipeCard } from '../conformance/helpers.js';
 import { runCli } from '../helpers/cli.js';
 

@@ -7,7 +7,7 @@ import { agentId, agentKey } from '../../src/identity/agent-key.js';
 import { OptOutList } from '../../src/identity/opt-out.js';
 import { createEventProducer, type EventProducer } from '../../src/kafka/producer.js';
 import { probeEventIdFor } from '../../src/producers/probe-worker.js';
-import { dispute, DISPUTE_REASON_MAX_CHARS, prepareDispute, sendDispute } from '../../src/usecases/dispute.js';
+import { dispute, DISPUTE_REASON_MAX_CHARS, prepareDispute, sendDispute } from '../../src/runtime/usecases/dispute.js';
 import { disputeExitCode } from '../../src/cli/commands/dispute.js';
 import { formatDispute } from '../../src/cli/format.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, waitFor, type KafkaTestContext } from '../helpers/kafka.js';

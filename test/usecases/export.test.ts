@@ -5,10 +5,10 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
-import { exportSnapshot, type ExportManifest } from '../../src/usecases/export.js';
+import { exportSnapshot, type ExportManifest } from '../../src/runtime/usecases/export.js';
 import { CLICKHOUSE_PASSWORD_FILE } from '../../src/runtime/clickhouse-password.js';
 import { readInstanceFile, startInstance } from '../../src/runtime/instance.js';
-import { runSql } from '../../src/usecases/warehouse-tasks.js';
+import { runSql } from '../../src/runtime/usecases/warehouse-tasks.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { AGENTS, openFilledWarehouse } from '../api/fixture.js';
 

@@ -1,11 +1,11 @@
 /**
- * The composition of one inspect (src/usecases/inspect.ts): the User-Agent names the tool, the
+ * The composition of one inspect (src/runtime/usecases/inspect.ts): the User-Agent names the tool, the
  * SSRF guard holds without --allow-loopback, and a whole inspect stops at its request budget
  * and its time limit (then it is incomplete, never a pass), on real peers.
  */
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectUserAgent, runInspect } from '../../src/usecases/inspect.js';
+import { inspectUserAgent, runInspect } from '../../src/runtime/usecases/inspect.js';
 import { listenApp, type Listening } from '../helpers/inspect-peers.js';
 import { startMcpStreamableStateful, type Peer } from '../helpers/peers.js';
 

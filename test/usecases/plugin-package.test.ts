@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkPluginDirectory, nodePluginIo, RootResolver, readPluginPackage, type PluginIo } from '../../src/usecases/plugin-package.js';
+import {
+  checkPluginDirectory,
+  nodePluginIo,
+  RootResolver,
+  readPluginPackage,
+  type PluginIo,
+} from '../../src/runtime/usecases/plugin-package.js';
 import { PLUGIN_FIXTURES, checkOne, outcomes } from '../conformance/plugin/helpers.js';
 
 const MANIFEST = '{"$schema":"https://agent-plugins.org/schemas/1.0.0/plugin.schema.json","name":"linked"}';

@@ -8,7 +8,7 @@ import { agentId } from '../../src/identity/agent-key.js';
 import { EventProducer } from '../../src/kafka/producer.js';
 import { KafkaObservationSink } from '../../src/producers/kafka-sink.js';
 import { formatReplayProgress as formatProgress, formatReplaySummary } from '../../src/cli/format.js';
-import { replayProbes, type ReplayProgress } from '../../src/usecases/replay.js';
+import { replayProbes, type ReplayProgress } from '../../src/runtime/usecases/replay.js';
 import { setupKafkaTest, testLogger, uniqueGroupId, type KafkaTestContext } from '../helpers/kafka.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 import { agentRow } from '../helpers/warehouse-rows.js';

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { censusOfFrame, readFrameHosts } from '../../usecases/census-frame.js';
+import { censusOfFrame, readFrameHosts } from '../../runtime/usecases/census-frame.js';
 import { renderCensusHtml, renderCensusMarkdown } from '../../stats/census-report.js';
 import { addSettings, configured } from '../settings.js';
 

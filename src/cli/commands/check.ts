@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, UsageError } from '../../config.js';
-import { checkFile, checkUrl } from '../../usecases/check.js';
-import { checkPluginDirectory, isDirectory } from '../../usecases/plugin-package.js';
+import { checkFile, checkUrl } from '../../runtime/usecases/check.js';
+import { checkPluginDirectory, isDirectory } from '../../runtime/usecases/plugin-package.js';
 import { addSettings, overridesFrom } from '../settings.js';
 import {
   buildReport,

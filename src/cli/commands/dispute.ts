@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../config.js';
-import { dispute, disputeCandidates, disputeReason, type DisputeOutcome } from '../../usecases/dispute.js';
+import { dispute, disputeCandidates, disputeReason, type DisputeOutcome } from '../../runtime/usecases/dispute.js';
 import { formatDispute } from '../format.js';
 import { addSettings, configured, DATA_DIR_LOCAL_STATE, PLATFORM_SETTINGS } from '../settings.js';
 

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { EXPORT_FORMATS, exportSnapshot, parseSinceDate, type ExportFormat } from '../../usecases/export.js';
+import { EXPORT_FORMATS, exportSnapshot, parseSinceDate, type ExportFormat } from '../../runtime/usecases/export.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { say } from '../format.js';
 import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';

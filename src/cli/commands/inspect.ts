@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, parseCount, parseDuration, UsageError } from '../../config.js';
 import { renderInspectJUnit, renderInspectSarif, renderInspectTerminal } from '../../conformance/inspect/index.js';
-import { INSPECT_REQUEST_BUDGET, INSPECT_TIME_LIMIT_MS, runInspect } from '../../usecases/inspect.js';
+import { INSPECT_REQUEST_BUDGET, INSPECT_TIME_LIMIT_MS, runInspect } from '../../runtime/usecases/inspect.js';
 import { addSettings, overridesFrom } from '../settings.js';
 
 /**

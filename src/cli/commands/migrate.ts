@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { migrateWarehouse } from '../../usecases/warehouse-tasks.js';
+import { migrateWarehouse } from '../../runtime/usecases/warehouse-tasks.js';
 import { MigrationError } from '../../warehouse/migrate.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { say } from '../format.js';

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, parseDuration, UsageError } from '../../config.js';
 import type { ProbeEvent } from '../../events/types.js';
-import { probeOnce } from '../../usecases/probe-once.js';
+import { probeOnce } from '../../runtime/usecases/probe-once.js';
 import { addSettings, overridesFrom } from '../settings.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CHECKER_VERSION } from '../../conformance/index.js';
 import { parseDuration, UsageError } from '../../config.js';
-import { replayGroups, ReplayError, runReplay, type ReplayProgress } from '../../usecases/replay.js';
+import { replayGroups, ReplayError, runReplay, type ReplayProgress } from '../../runtime/usecases/replay.js';
 import { onShutdown } from '../../runtime/shutdown.js';
 import { formatReplayProgress, formatReplaySummary, say } from '../format.js';
 import { addSettings, configured, DATA_DIR_LOCAL_STATE, PLATFORM_SETTINGS } from '../settings.js';

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { parseSinceDate } from '../../usecases/export.js';
-import { censusReport } from '../../usecases/report.js';
+import { parseSinceDate } from '../../runtime/usecases/export.js';
+import { censusReport } from '../../runtime/usecases/report.js';
 import { renderCensusHtml, renderCensusMarkdown } from '../../stats/census-report.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';

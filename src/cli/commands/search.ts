@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { SEARCH_LIMIT_MAX, type SearchHit, type SearchState } from '../../warehouse/read/ranked-search.js';
-import { searchIndex } from '../../usecases/search.js';
+import { searchIndex } from '../../runtime/usecases/search.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { UsageError } from '../../config.js';
 import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import ms from 'ms';
 import { parseCount, SETTINGS, UsageError } from '../../config.js';
-import { runSql } from '../../usecases/warehouse-tasks.js';
+import { runSql } from '../../runtime/usecases/warehouse-tasks.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { SQL_DEFAULT_MAX_ROWS } from '../../warehouse/limits.js';
 import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runVerify } from '../../usecases/verify.js';
+import { runVerify } from '../../runtime/usecases/verify.js';
 import { WarehouseError } from '../../warehouse/errors.js';
 import { addSettings, configured, DATA_DIR_EMBEDDED_WAREHOUSE, WAREHOUSE_SETTINGS } from '../settings.js';
 

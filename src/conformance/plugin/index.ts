@@ -1,7 +1,7 @@
 /**
  * Agent Plugins 1.0.0 package conformance: the check of a package snapshot with the rules of
  * suites/plugin/, its rule catalogue, and the report renderers. The file system is read by
- * src/usecases/plugin-package.ts, never here.
+ * src/runtime/usecases/plugin-package.ts, never here.
  */
 export * from './catalogue.js';
 export type { Resolution, FileContent, FileEntry, SkillEntry, SkillsEntry, PluginSnapshot } from './snapshot.js';

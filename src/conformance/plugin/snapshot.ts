@@ -1,6 +1,6 @@
 /**
  * What the rule engine judges: a snapshot of one plugin package, built by the runtime
- * (src/usecases/plugin-package.ts) from the file system. Plain data; every path is relative
+ * (src/runtime/usecases/plugin-package.ts) from the file system. Plain data; every path is relative
  * to the plugin root with `/` separators. The engine never touches the file system.
  */
 

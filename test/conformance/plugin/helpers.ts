@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PluginReport } from '../../../src/conformance/plugin/index.js';
-import { checkPluginDirectory, type CheckPluginOptions } from '../../../src/usecases/plugin-package.js';
+import { checkPluginDirectory, type CheckPluginOptions } from '../../../src/runtime/usecases/plugin-package.js';
 
 export const PLUGIN_FIXTURES = join(import.meta.dirname, '../../fixtures/plugins');
 

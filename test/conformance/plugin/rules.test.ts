@@ -23,7 +23,7 @@ import {
   skillNameProblem,
   type PluginReport,
 } from '../../../src/conformance/plugin/index.js';
-import { checkPluginDirectory, readPluginPackage } from '../../../src/usecases/plugin-package.js';
+import { checkPluginDirectory, readPluginPackage } from '../../../src/runtime/usecases/plugin-package.js';
 import { PLUGIN_FIXTURES, checkOne, outcomes, tempPackage } from './helpers.js';
 
 const ajv = new Ajv2020.default({ allErrors: true, strict: false });

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { UsageError } from '../config.js';
+import { UsageError } from '../../config.js';
 import {
   checkA2ACard,
   checkServerJson,
@@ -12,11 +12,11 @@ import {
   type McpObservation,
   type TargetKind,
   type Verdict,
-} from '../conformance/index.js';
-import type { FetchOptions } from '../http/options.js';
-import type * as ProbeModule from '../producers/probe/index.js';
-import { toHttpExchange } from '../processors/verdicts/observation.js';
-import { textOrNull } from '../util/text.js';
+} from '../../conformance/index.js';
+import type { FetchOptions } from '../../http/options.js';
+import type * as ProbeModule from '../../producers/probe/index.js';
+import { toHttpExchange } from '../../processors/verdicts/observation.js';
+import { textOrNull } from '../../util/text.js';
 
 /**
  * What `check` does with its target: read a local file within a cap, or fetch a URL with
@@ -115,7 +115,7 @@ export function checkFile(path: string, opts: CheckTargetOptions, ctx: CheckCont
 }
 
 export async function checkUrl(url: string, opts: CheckTargetOptions, contact: string, ctx: CheckContext): Promise<CheckRun> {
-  const probe = await import('../producers/probe/index.js');
+  const probe = await import('../../producers/probe/index.js');
   const pathname = (() => {
     try {
       return new URL(url).pathname;

@@ -3,10 +3,10 @@
  * side (src/inspect) with the judgement (src/conformance/inspect) under one time
  * limit and one request budget, with a User-Agent that names the tool and its contact.
  */
-import { buildInspectReport, type InspectProtocol, type InspectReport } from '../conformance/inspect/index.js';
-import { REQUEST_TIMEOUT_MS } from '../http/limits.js';
-import { observeInspect } from '../inspect/index.js';
-import type { AddressPolicy } from '../http/types.js';
+import { buildInspectReport, type InspectProtocol, type InspectReport } from '../../conformance/inspect/index.js';
+import { REQUEST_TIMEOUT_MS } from '../../http/limits.js';
+import { observeInspect } from '../../inspect/index.js';
+import type { AddressPolicy } from '../../http/types.js';
 
 /** Defaults of a whole inspect. */
 export const INSPECT_TIME_LIMIT_MS = 60_000;

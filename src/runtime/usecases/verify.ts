@@ -1,10 +1,10 @@
 import type { KeyObject } from 'node:crypto';
-import type { AttestationPayload } from '../conformance/attestation.js';
-import { verifyAttestation } from '../conformance/index.js';
-import { verifyHead, verifyLeaf, type LeafPayload, type SignedHead } from '../conformance/tree-attestation.js';
-import type { Config } from '../config.js';
-import { loadVerifyingKey } from '../signing/keys.js';
-import { fromDateTime64 } from '../warehouse/time.js';
+import type { AttestationPayload } from '../../conformance/attestation.js';
+import { verifyAttestation } from '../../conformance/index.js';
+import { verifyHead, verifyLeaf, type LeafPayload, type SignedHead } from '../../conformance/tree-attestation.js';
+import type { Config } from '../../config.js';
+import { loadVerifyingKey } from '../../signing/keys.js';
+import { fromDateTime64 } from '../../warehouse/time.js';
 import { runSql } from './warehouse-tasks.js';
 
 /**

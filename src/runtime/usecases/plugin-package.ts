@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, opendirSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { UsageError } from '../config.js';
+import { UsageError } from '../../config.js';
 import {
   buildPluginReport,
   buildPluginReportSet,
@@ -17,7 +17,7 @@ import {
   type Resolution,
   type SkillEntry,
   type SkillsEntry,
-} from '../conformance/plugin/index.js';
+} from '../../conformance/plugin/index.js';
 
 /**
  * Reads an Agent Plugins package into the snapshot the rule engine judges

@@ -1,8 +1,8 @@
-import { CHECKER_VERSION } from '../conformance/version.js';
-import type { Config } from '../config.js';
-import { openRawReader, warehouseOver } from '../runtime/instance-query.js';
-import { checkerVersionServed, checkerVersionShown } from '../warehouse/read/checker-version.js';
-import { rankedSearch, type SearchFilters, type SearchResult } from '../warehouse/read/ranked-search.js';
+import { CHECKER_VERSION } from '../../conformance/version.js';
+import type { Config } from '../../config.js';
+import { openRawReader, warehouseOver } from '../instance-query.js';
+import { checkerVersionServed, checkerVersionShown } from '../../warehouse/read/checker-version.js';
+import { rankedSearch, type SearchFilters, type SearchResult } from '../../warehouse/read/ranked-search.js';
 
 /**
  * `veronikai search`: the ranked search (docs/SEARCH.md) over the configured embedded warehouse,

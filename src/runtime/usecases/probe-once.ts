@@ -1,7 +1,7 @@
-import type { Config } from '../config.js';
-import type { ProbeEvent } from '../events/types.js';
-import { Canary } from '../producers/canary.js';
-import { ProbeEngine } from '../producers/probe/probe-agent.js';
+import type { Config } from '../../config.js';
+import type { ProbeEvent } from '../../events/types.js';
+import { Canary } from '../../producers/canary.js';
+import { ProbeEngine } from '../../producers/probe/probe-agent.js';
 
 export interface ProbeOnceOptions {
   protocol: 'a2a' | 'mcp';

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
-import { CHECKER_VERSION } from '../conformance/index.js';
-import { UsageError } from '../config.js';
-import type { RawReader } from '../warehouse/raw-reader.js';
-import { openRawReader, rawRows } from '../runtime/instance-query.js';
+import type { Config } from '../../config.js';
+import { CHECKER_VERSION } from '../../conformance/index.js';
+import { UsageError } from '../../config.js';
+import type { RawReader } from '../../warehouse/raw-reader.js';
+import { openRawReader, rawRows } from '../instance-query.js';
 import { parquetRowCount } from './parquet-footer.js';
 
 /**

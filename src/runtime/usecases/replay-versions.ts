@@ -1,6 +1,6 @@
-import type { VerdictResult } from '../warehouse/rows.js';
-import { checkerVersionShown } from '../warehouse/read/checker-version.js';
-import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
+import type { VerdictResult } from '../../warehouse/rows.js';
+import { checkerVersionShown } from '../../warehouse/read/checker-version.js';
+import type { ReadOnlyWarehouse } from '../../warehouse/warehouse.js';
 
 /**
  * What replay reads to compare two checker versions: which version it is compared with, how many

@@ -1,21 +1,21 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { committedWithin as readCommitted, spanTotal as totalOf, topicSpans, type PartitionSpan } from '../kafka/lag.js';
-import { retry } from '../util/retry.js';
-import { pollUntil, PollTimeoutError } from '../util/poll.js';
-import { agentId } from '../identity/agent-key.js';
-import type { ConsumerRunner } from '../kafka/consumer-runner.js';
-import type { Logger } from '../log.js';
-import { createListingHistory, LISTING_HISTORY_GROUP } from '../processors/listing-history.js';
-import { createDocumentStore, DOCUMENTS_GROUP } from '../processors/documents.js';
-import type { Config } from '../config.js';
-import { CURRENT_CHECKER, type Checker } from '../processors/verdicts/checker.js';
-import type { Signer } from '../processors/verdicts/judge-probe.js';
-import { createVerdictProcessor, verdictGroupId, VerdictWriter } from '../processors/verdicts/processor.js';
-import type { TopicNames } from '../topics.js';
-import { pinCheckerVersion } from '../processors/verdicts/current-version.js';
-import { agentNames } from '../warehouse/read/agents.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
-import { defaultSigner, startPlatform } from '../runtime/platform.js';
+import { committedWithin as readCommitted, spanTotal as totalOf, topicSpans, type PartitionSpan } from '../../kafka/lag.js';
+import { retry } from '../../util/retry.js';
+import { pollUntil, PollTimeoutError } from '../../util/poll.js';
+import { agentId } from '../../identity/agent-key.js';
+import type { ConsumerRunner } from '../../kafka/consumer-runner.js';
+import type { Logger } from '../../log.js';
+import { createListingHistory, LISTING_HISTORY_GROUP } from '../../processors/listing-history.js';
+import { createDocumentStore, DOCUMENTS_GROUP } from '../../processors/documents.js';
+import type { Config } from '../../config.js';
+import { CURRENT_CHECKER, type Checker } from '../../processors/verdicts/checker.js';
+import type { Signer } from '../../processors/verdicts/judge-probe.js';
+import { createVerdictProcessor, verdictGroupId, VerdictWriter } from '../../processors/verdicts/processor.js';
+import type { TopicNames } from '../../topics.js';
+import { pinCheckerVersion } from '../../processors/verdicts/current-version.js';
+import { agentNames } from '../../warehouse/read/agents.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { defaultSigner, startPlatform } from '../platform.js';
 import {
   checkedDays,
   countVerdicts,

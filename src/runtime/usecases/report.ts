@@ -1,10 +1,10 @@
-import type { Config } from '../config.js';
-import { CHECKER_VERSION } from '../conformance/index.js';
-import { buildCensusReport, type CensusReport } from '../stats/census-report.js';
-import { checkerVersionShown } from '../warehouse/read/checker-version.js';
-import type { Flag } from '../warehouse/rows.js';
-import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
-import { openRawReader, warehouseOver } from '../runtime/instance-query.js';
+import type { Config } from '../../config.js';
+import { CHECKER_VERSION } from '../../conformance/index.js';
+import { buildCensusReport, type CensusReport } from '../../stats/census-report.js';
+import { checkerVersionShown } from '../../warehouse/read/checker-version.js';
+import type { Flag } from '../../warehouse/rows.js';
+import type { ReadOnlyWarehouse } from '../../warehouse/warehouse.js';
+import { openRawReader, warehouseOver } from '../instance-query.js';
 
 // ---- what the census report reads ----
 

@@ -1,14 +1,14 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-import { migrate, type MigrateResult } from '../warehouse/migrate.js';
-import { openWarehouse, type OpenOptions } from '../warehouse/open.js';
-import type { QueryParams, Warehouse } from '../warehouse/warehouse.js';
-import { WarehouseError } from '../warehouse/errors.js';
-import { findInstance, instancePath } from '../runtime/instance.js';
-import { readRows, sqlOnInstance } from '../runtime/instance-query.js';
-import { EmbeddedRawReader } from '../warehouse/raw-reader.js';
-import { OWNER_QUERY_LIMITS } from '../warehouse/limits.js';
-import { engineFormatted } from '../warehouse/guard/guard.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { migrate, type MigrateResult } from '../../warehouse/migrate.js';
+import { openWarehouse, type OpenOptions } from '../../warehouse/open.js';
+import type { QueryParams, Warehouse } from '../../warehouse/warehouse.js';
+import { WarehouseError } from '../../warehouse/errors.js';
+import { findInstance, instancePath } from '../instance.js';
+import { readRows, sqlOnInstance } from '../instance-query.js';
+import { EmbeddedRawReader } from '../../warehouse/raw-reader.js';
+import { OWNER_QUERY_LIMITS } from '../../warehouse/limits.js';
+import { engineFormatted } from '../../warehouse/guard/guard.js';
 
 /** Opens the configured warehouse for one task and closes it after, whatever happens. */
 export async function withWarehouse<T>(config: Config, opts: OpenOptions, task: (w: Warehouse) => Promise<T>): Promise<T> {

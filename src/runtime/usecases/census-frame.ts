@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { UsageError, type Config } from '../config.js';
-import { structuralAnswer } from '../conformance/index.js';
-import { fetchBounded, type RequestGate } from '../http/client.js';
-import { CARD_MAX_BYTES } from '../http/limits.js';
-import type { Exchange } from '../http/types.js';
-import { AGENT_CARD_PATH, LEGACY_AGENT_CARD_PATH } from '../producers/probe/a2a-chain.js';
-import { ProbeEngine } from '../producers/probe/probe-agent.js';
-import { buildCensusReport, type CardInput, type CensusReport } from '../stats/census-report.js';
-import { jsonObjectOrNull } from '../util/text.js';
+import { UsageError, type Config } from '../../config.js';
+import { structuralAnswer } from '../../conformance/index.js';
+import { fetchBounded, type RequestGate } from '../../http/client.js';
+import { CARD_MAX_BYTES } from '../../http/limits.js';
+import type { Exchange } from '../../http/types.js';
+import { AGENT_CARD_PATH, LEGACY_AGENT_CARD_PATH } from '../../producers/probe/a2a-chain.js';
+import { ProbeEngine } from '../../producers/probe/probe-agent.js';
+import { buildCensusReport, type CardInput, type CensusReport } from '../../stats/census-report.js';
+import { jsonObjectOrNull } from '../../util/text.js';
 
 /**
  * A census of a frame no registry lists: every host of a list is asked for its

@@ -16,29 +16,29 @@
  * one holds the data directory (as `sql`), else opened read-only.
  */
 import type { Kafka } from 'kafkajs';
-import { UsageError, type Config } from '../config.js';
-import { newEventId } from '../events/ids.js';
-import { eventCodec } from '../events/codec.js';
-import type { DisputeEvent, ProbeRequestEvent } from '../events/types.js';
-import { agentId as agentIdOf, agentKey, siteOf } from '../identity/agent-key.js';
-import { type OptOutList, optOutProvider } from '../identity/opt-out.js';
-import { createEventProducer, type EventProducer } from '../kafka/producer.js';
-import type { Logger } from '../log.js';
-import { failingRuleIds } from '../processors/changes/derive.js';
-import { KafkaObservationSink } from '../producers/kafka-sink.js';
-import { PROBE_WORKER_GROUP, probeEventIdFor } from '../producers/probe-worker.js';
-import { brokerStatus } from '../stack/kafka/index.js';
-import type { TopicNames } from '../topics.js';
-import { withTimeout } from '../util/time.js';
-import { openReadOnlyWarehouse } from '../warehouse/open.js';
-import { checkerVersionServed, checkerVersionShown } from '../warehouse/read/checker-version.js';
-import { latestOfAgent } from '../warehouse/read/status.js';
-import type { Flag, Protocol } from '../warehouse/rows.js';
-import { fromDateTime64 } from '../warehouse/time.js';
-import type { ReadOnlyWarehouse } from '../warehouse/warehouse.js';
-import { openRawReader, warehouseOver } from '../runtime/instance-query.js';
-import { openKafka } from '../runtime/kafka.js';
-import { CLOSE_STEP_TIMEOUT_MS } from '../runtime/platform.js';
+import { UsageError, type Config } from '../../config.js';
+import { newEventId } from '../../events/ids.js';
+import { eventCodec } from '../../events/codec.js';
+import type { DisputeEvent, ProbeRequestEvent } from '../../events/types.js';
+import { agentId as agentIdOf, agentKey, siteOf } from '../../identity/agent-key.js';
+import { type OptOutList, optOutProvider } from '../../identity/opt-out.js';
+import { createEventProducer, type EventProducer } from '../../kafka/producer.js';
+import type { Logger } from '../../log.js';
+import { failingRuleIds } from '../../processors/changes/derive.js';
+import { KafkaObservationSink } from '../../producers/kafka-sink.js';
+import { PROBE_WORKER_GROUP, probeEventIdFor } from '../../producers/probe-worker.js';
+import { brokerStatus } from '../../stack/kafka/index.js';
+import type { TopicNames } from '../../topics.js';
+import { withTimeout } from '../../util/time.js';
+import { openReadOnlyWarehouse } from '../../warehouse/open.js';
+import { checkerVersionServed, checkerVersionShown } from '../../warehouse/read/checker-version.js';
+import { latestOfAgent } from '../../warehouse/read/status.js';
+import type { Flag, Protocol } from '../../warehouse/rows.js';
+import { fromDateTime64 } from '../../warehouse/time.js';
+import type { ReadOnlyWarehouse } from '../../warehouse/warehouse.js';
+import { openRawReader, warehouseOver } from '../instance-query.js';
+import { openKafka } from '../kafka.js';
+import { CLOSE_STEP_TIMEOUT_MS } from '../platform.js';
 
 /** Longest reason kept (characters): a few paragraphs; the operator shortens a longer one. */
 export const DISPUTE_REASON_MAX_CHARS = 2_000;
