@@ -1,9 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/server.js';
 import { addSyntheticAgents, finishSyntheticIndex } from '../api/synthetic-index.js';
-import { HAVE_CHROMIUM, launchChromium, recordedPage, warnNoChromium } from '../helpers/browser.js';
+import { browseApi, HAVE_CHROMIUM, recordedPage, warnNoChromium, type BrowsedApi } from '../helpers/browser.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
@@ -20,7 +18,7 @@ const AGENTS = 300;
 
 describe.skipIf(!HAVE_CHROMIUM)('live search in a real browser', () => {
   let t: TestWarehouse;
-  let app: ReturnType<typeof buildApi>;
+  let api: BrowsedApi | undefined;
   let origin = '';
   let browser: Browser;
 
@@ -28,14 +26,11 @@ describe.skipIf(!HAVE_CHROMIUM)('live search in a real browser', () => {
     t = await withWarehouse('browser-live-search');
     await addSyntheticAgents(t.wh, { from: 0, to: AGENTS, days: 3, checkerVersion: CV });
     await finishSyntheticIndex(t.wh, { agents: AGENTS, days: 3, checkerVersion: CV });
-    app = buildApi({ warehouse: t.wh });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    api = await browseApi(t.wh);
+    ({ origin, browser } = api);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
-    await app?.close();
+    await api?.close();
     await t?.close();
   });
 

@@ -1,11 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/server.js';
 import { agentId } from '../../src/identity/agent-key.js';
 import type { AgentChangeRow } from '../../src/warehouse/rows.js';
 import { addSyntheticAgents, finishSyntheticIndex, syntheticKey } from '../api/synthetic-index.js';
-import { HAVE_CHROMIUM, launchChromium, recordedPage, warnNoChromium, type RecordedPage } from '../helpers/browser.js';
+import { browseApi, HAVE_CHROMIUM, recordedPage, warnNoChromium, type BrowsedApi, type RecordedPage } from '../helpers/browser.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 import { agentChangeRow } from '../helpers/warehouse-rows.js';
 
@@ -29,7 +27,7 @@ type Visit = RecordedPage;
 
 describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
   let t: TestWarehouse;
-  let app: ReturnType<typeof buildApi>;
+  let api: BrowsedApi | undefined;
   let origin = '';
   let browser: Browser;
 
@@ -66,14 +64,11 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in a real browser', () => {
       change('b2', 'up', 200, 'down', 'up', 'came back up'),
       change('b3', 'corrected', 100, null, null, 'disputed: re-probed, unchanged'),
     ]);
-    app = buildApi({ warehouse: t.wh });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    api = await browseApi(t.wh);
+    ({ origin, browser } = api);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
-    await app?.close();
+    await api?.close();
     await t?.close();
   });
 

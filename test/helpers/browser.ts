@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { buildApi } from '../../src/api/server.js';
 
 /**
  * Debian's chromium, headless, driven by puppeteer-core: the browser tests' one way to open a page
@@ -56,5 +58,31 @@ export async function recordedPage(browser: Browser, origin: string): Promise<Re
     requests,
     errors,
     violations: () => page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? []),
+  };
+}
+
+/** The API over a warehouse on a free loopback port, and one browser to open its pages. */
+export interface BrowsedApi {
+  origin: string;
+  browser: Browser;
+  /** Closes the browser, then the API. */
+  close(): Promise<void>;
+}
+
+export async function browseApi(warehouse: Parameters<typeof buildApi>[0]['warehouse']): Promise<BrowsedApi> {
+  const app = buildApi({ warehouse });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const browser = await launchChromium().catch(async (err: unknown) => {
+    await app.close();
+    throw err;
+  });
+  return {
+    origin,
+    browser,
+    close: async () => {
+      await browser.close();
+      await app.close();
+    },
   };
 }

@@ -161,8 +161,9 @@ describe('the packed package', { timeout: 120_000 }, () => {
       expect(r.code === 0 || r.code === 1, r.stderr).toBe(true);
       return readFileSync(join(work, 'loaded.txt'), 'utf8').split('\n').filter(Boolean);
     };
+    // runtime's composition opens the heavy parts; its use cases (dist/runtime/usecases) are what a command runs.
     const heavy =
-      /\/node_modules\/(chdb|@chdb|kafkajs|fastify|@fastify|@clickhouse)\/|\/veronikai\/dist\/(warehouse|kafka|api|runtime|stack)\//;
+      /\/node_modules\/(chdb|@chdb|kafkajs|fastify|@fastify|@clickhouse)\/|\/veronikai\/dist\/(warehouse|kafka|api|stack)\/|\/veronikai\/dist\/runtime\/(?!usecases\/)/;
     const check = await loaded('check', card);
     expect(check.some((u) => u.endsWith('/veronikai/dist/cli/commands/check.js'))).toBe(true);
     expect(check.filter((u) => heavy.test(u))).toEqual([]);
