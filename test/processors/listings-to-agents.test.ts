@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listingEvent } from '../helpers/listing-events.js';
 import type { ListingEvent } from '../../src/events/types.js';
 import { ListingsToAgents } from '../../src/processors/listings-to-agents.js';
 import { OptOutList } from '../../src/identity/opt-out.js';
@@ -8,28 +9,8 @@ import { fromDateTime64 } from '../../src/warehouse/time.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 let n = 0;
-const listing = (source: string, itemId: string, endpointUrl: string, at: number, extra: Partial<ListingEvent> = {}): ListingEvent => ({
-  id: `e${++n}`,
-  observedAt: at,
-  runId: 'r',
-  fetchId: 'f',
-  source,
-  itemId,
-  protocol: 'mcp',
-  name: itemId,
-  description: 'A server',
-  version: '1.0.0',
-  endpointUrl,
-  endpointTransport: 'streamable-http',
-  cardUrl: null,
-  serverJson: null,
-  status: 'active',
-  invalidReason: null,
-  updatedAt: null,
-  raw: '{}',
-  rawTruncated: false,
-  ...extra,
-});
+const listing = (source: string, itemId: string, endpointUrl: string, at: number, extra: Partial<ListingEvent> = {}): ListingEvent =>
+  listingEvent({ id: `e${++n}`, observedAt: at, source, itemId, name: itemId, endpointUrl, ...extra });
 
 describe('listings → agents on the chdb engine', () => {
   let t: TestWarehouse;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listingEvent } from '../helpers/listing-events.js';
 import type { ListingEvent } from '../../src/events/types.js';
 import { agentId } from '../../src/identity/agent-key.js';
 import { ListingsToAgents } from '../../src/processors/listings-to-agents.js';
@@ -142,28 +143,8 @@ describe('the search index kept by the listings processor', () => {
   });
 
   let n = 0;
-  const listing = (itemId: string, endpointUrl: string, at: number, extra: Partial<ListingEvent> = {}): ListingEvent => ({
-    id: `e${++n}`,
-    observedAt: at,
-    runId: 'r',
-    fetchId: 'f',
-    source: 'mcp-registry',
-    itemId,
-    protocol: 'mcp',
-    name: itemId,
-    description: 'A server',
-    version: '1.0.0',
-    endpointUrl,
-    endpointTransport: 'streamable-http',
-    cardUrl: null,
-    serverJson: null,
-    status: 'active',
-    invalidReason: null,
-    updatedAt: null,
-    raw: '{}',
-    rawTruncated: false,
-    ...extra,
-  });
+  const listing = (itemId: string, endpointUrl: string, at: number, extra: Partial<ListingEvent> = {}): ListingEvent =>
+    listingEvent({ id: `e${++n}`, observedAt: at, itemId, name: itemId, endpointUrl, ...extra });
 
   it('indexes a listing in its batch, follows its changes and drops a hidden agent', async () => {
     const A = 'https://maps.acme-tools.dev/mcp';
