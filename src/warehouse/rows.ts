@@ -467,6 +467,16 @@ export interface SearchTermRow {
   df: BigIntText;
 }
 
+/** search_term_facets (clickhouse/0038): a delta (+1 / -1) of a term's listable agents with one combination of facet values. */
+export interface SearchTermFacetRow {
+  term: string;
+  protocol: Protocol;
+  sources: string[];
+  transports: string[];
+  auth_required: Flag;
+  agents: BigIntText;
+}
+
 /** The analyst views of clickhouse/0020 (and v_agent_uptime__v3, clickhouse/0026), by name. */
 export const VIEWS = {
   checkerCurrent: 'v_checker_current__v2',

@@ -16,6 +16,7 @@ import type {
   SchemaMigrationRow,
   SearchDocumentRow,
   SearchPostingRow,
+  SearchTermFacetRow,
   SearchTermPostingRow,
   SearchTermRow,
   SourceFetchRow,
@@ -92,6 +93,7 @@ export interface Tables {
   search_postings: Insert<SearchPostingRow, never, 'content'>;
   search_term_postings: Insert<SearchTermPostingRow, never, 'content'>;
   search_terms: Insert<SearchTermRow, never, 'df'>;
+  search_term_facets: Insert<SearchTermFacetRow, never, 'agents'>;
 }
 
 export type TableName = keyof Tables;

@@ -78,7 +78,8 @@ export async function addSyntheticAgents(wh: Warehouse, o: SyntheticOptions): Pr
   );
   // The ranked search's index (clickhouse/0035), where the migrations have it.
   if (await hasTable(wh, 'search_documents')) {
-    await timed(o.log, 'search index', () => addSyntheticSearch(wh, { from: o.from, to: o.to, topics: TOPICS }));
+    const facets = await hasTable(wh, 'search_term_facets');
+    await timed(o.log, 'search index', () => addSyntheticSearch(wh, { from: o.from, to: o.to, topics: TOPICS, facets }));
   }
   const checkedOf = (x: string) => `${x} % 20 != 19`;
   const checked = checkedOf(n);

@@ -24,8 +24,11 @@ const one = (word: string): string => {
   return t[0]!;
 };
 
-/** Adds the search documents, postings and term counts of agents [from, to) (listable ones only). */
-export async function addSyntheticSearch(wh: Warehouse, o: { from: number; to: number; topics: readonly string[] }): Promise<void> {
+/** Adds the search documents, postings, term counts and term facet counts of agents [from, to) (listable ones only). */
+export async function addSyntheticSearch(
+  wh: Warehouse,
+  o: { from: number; to: number; topics: readonly string[]; /** Whether the warehouse has search_term_facets (0038). */ facets: boolean },
+): Promise<void> {
   // The template's field lengths, from the analysis of agent 5 (every agent has the same).
   const name = terms('Weather Agent 5');
   const url = terms('a5 example dev mcp');
@@ -72,6 +75,13 @@ export async function addSyntheticSearch(wh: Warehouse, o: { from: number; to: n
     );
     await wh.exec(`INSERT INTO search_terms (term, df) SELECT term, count() FROM (${impacts}) GROUP BY term`, p);
     await wh.exec(`INSERT INTO search_terms (term, df) SELECT '', count() FROM numbers({count:UInt64}) WHERE ${listable}`, p);
+    if (o.facets)
+      await wh.exec(
+        `INSERT INTO search_term_facets (term, protocol, sources, transports, auth_required, agents)
+         SELECT term, p, ['mcp-registry'], ['streamable-http'], 0, count()
+         FROM (SELECT term, if(n % 3 = 0, 'a2a', 'mcp') AS p FROM (${impacts})) GROUP BY term, p`,
+        p,
+      );
     await wh.exec(
       `INSERT INTO search_documents (agent_id, agent_key, version, listable, content, card_sha256, protocol, sources, transports, auth_required,
          name, title, description, impacts)

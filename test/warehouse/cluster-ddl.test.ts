@@ -66,6 +66,11 @@ describe('migrations rendered for a ClickHouse cluster', () => {
       /ALTER TABLE agents(_local)? ON CLUSTER veronikai_cluster ADD COLUMN IF NOT EXISTS opt_out /.test(s.replace(/^--.*\n/gm, '')),
     );
     expect(alters.map((s) => /ALTER TABLE (\w+)/.exec(s)![1])).toEqual(['agents_local', 'agents']);
+    // A storage setting is the replicated table's alone: the Distributed one has none to modify.
+    const settings = all.filter((s) =>
+      /ALTER TABLE search_documents(_local)? ON CLUSTER \w+ MODIFY SETTING/.test(s.replace(/^--.*\n/gm, '')),
+    );
+    expect(settings.map((s) => /ALTER TABLE (\w+)/.exec(s.replace(/^--.*\n/gm, ''))![1])).toEqual(['search_documents_local']);
     // Materialized views and views keep reading the names they read, on every node.
     const mv = all.find((s) => /CREATE MATERIALIZED VIEW IF NOT EXISTS agent_search_rows_mv/.test(s))!;
     expect(await engineFormatted(t.wh, mv)).toMatch(

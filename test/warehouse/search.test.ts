@@ -5,6 +5,7 @@ import { agentId } from '../../src/identity/agent-key.js';
 import { ListingsToAgents } from '../../src/processors/listings-to-agents.js';
 import { rankedSearch, type SearchQuery } from '../../src/warehouse/read/ranked-search.js';
 import { indexAgents } from '../../src/warehouse/search/index-writer.js';
+import { terms } from '../../src/warehouse/search/analyze.js';
 import { corpusAgents, corpusMissing, loadCorpus, type CorpusAgent } from '../helpers/search-corpus.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 import { agentRow, documentRow } from '../helpers/warehouse-rows.js';
@@ -22,6 +23,11 @@ describe.skipIf(missing !== null)('ranked search over real agents', () => {
   const byFile = (part: string) => agents.find((a) => a.file.includes(part))!;
   const search = (q: string, extra: Partial<SearchQuery> = {}) => rankedSearch(t.wh, { q, limit: 10, checkerVersion: null, ...extra });
   const keys = async (q: string, extra: Partial<SearchQuery> = {}) => (await search(q, extra)).hits.map((h) => h.key);
+  const facetCounts = () =>
+    t.wh.query(
+      `SELECT term, protocol, sources, transports, auth_required, toString(sum(agents)) AS n FROM search_term_facets
+       GROUP BY ALL HAVING sum(agents) != 0 ORDER BY ALL`,
+    );
 
   beforeAll(async () => {
     t = await withWarehouse('search');
@@ -71,6 +77,20 @@ describe.skipIf(missing !== null)('ranked search over real agents', () => {
     expect(auth.hits.every((h) => h.authRequired)).toBe(true);
   });
 
+  it('pages through as many hits as the result window holds, each once', async () => {
+    const q = 'server for data tools';
+    const first = await search(q, { limit: 20 });
+    expect(first.total).toBeGreaterThan(100);
+    const pages = [first];
+    for (let offset = 20; offset <= 100; offset += 20) pages.push(await search(q, { limit: 20, offset }));
+    const ids = pages.flatMap((p) => p.hits.map((h) => h.id));
+    // Every page but the last is full, the last (offset 100) holds the rest, and no hit comes twice.
+    expect(ids).toHaveLength(Math.min(first.total, 120));
+    expect(new Set(ids).size).toBe(ids.length);
+    // A later page ranks no hit above the page before it.
+    for (let i = 1; i < pages.length; i++) expect(pages[i]!.hits[0]!.score).toBeLessThanOrEqual(pages[i - 1]!.hits.at(-1)!.score);
+  });
+
   it('is the same index when rebuilt from the same events in another order', async () => {
     const state = async () => ({
       docs: await t.wh.query('SELECT agent_id, toString(content) AS c, impacts FROM search_documents FINAL ORDER BY agent_id'),
@@ -78,10 +98,12 @@ describe.skipIf(missing !== null)('ranked search over real agents', () => {
         'SELECT term, rank, agent_id, protocol, sources, transports, auth_required FROM search_term_postings ORDER BY term, rank, agent_id',
       ),
       terms: await t.wh.query('SELECT term, toString(sum(df)) AS n FROM search_terms GROUP BY term HAVING sum(df) != 0 ORDER BY term'),
+      facets: await facetCounts(),
     });
     const before = await state();
     expect(before.docs.length).toBe(agents.length);
-    for (const table of ['search_documents', 'search_term_postings', 'search_terms']) await t.wh.exec(`TRUNCATE TABLE ${table}`);
+    for (const table of ['search_documents', 'search_term_postings', 'search_terms', 'search_term_facets'])
+      await t.wh.exec(`TRUNCATE TABLE ${table}`);
     await loadCorpus(t.wh, [...agents].reverse());
     expect(await state()).toEqual(before);
   }, 120_000);
@@ -130,6 +152,40 @@ describe.skipIf(missing !== null)('ranked search over real agents', () => {
     expect(await indexAgents(t.wh, [a.key], new Map([[a.key, 'e'.repeat(64)]]))).toBe(1);
     expect(await keys('quokkas')).toEqual([a.key]);
     expect(await indexAgents(t.wh, [a.key])).toBe(0);
+  });
+
+  it('counts the agents of each term by facets in the dictionary as its postings do, after hiding, a new card and new sources', async () => {
+    // An agent newly listed by a second source: every one of its terms moves to its new facets.
+    const a = agents.find((x) => x.protocol === 'mcp' && !/phishunt/.test(x.file))!;
+    // A word of its name that is one term: with a space after it, the query is that term alone.
+    const word = a.source.name.split(/[^\p{L}\p{N}]+/u).find((w) => w.length >= 4 && terms(w).length === 1)!;
+    const q = `${word} `;
+    const before = await search(q);
+    await t.wh.insert('agents', [
+      agentRow({
+        agent_key: a.key,
+        agent_id: agentId(a.key),
+        name: a.source.name,
+        description: a.source.description,
+        protocol: a.protocol,
+        sources: ['mcp-registry', 'second-source'],
+        version: 20,
+      }),
+    ]);
+    expect(await indexAgents(t.wh, [a.key])).toBe(1);
+    const fromFacets = await facetCounts();
+    const fromPostings = await t.wh.query(
+      `SELECT term, protocol, sources, transports, auth_required, toString(count()) AS n FROM search_term_postings
+       GROUP BY ALL ORDER BY ALL`,
+    );
+    expect(fromFacets.length).toBeGreaterThan(1000);
+    expect(fromFacets).toEqual(fromPostings);
+    // A one-word query counts from them: the new source is a facet value of its own.
+    const after = await search(q, { filters: { source: 'second-source' } });
+    expect(after.complete).toBe(true);
+    expect(after.hits.map((h) => h.key)).toEqual([a.key]);
+    expect(after.facets.source['second-source']).toBe(1);
+    expect(before.facets.source['second-source']).toBeUndefined();
   });
 });
 

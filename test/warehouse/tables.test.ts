@@ -53,6 +53,14 @@ const BUILT: { [T in TableName]: InsertRow<T> } = {
   search_postings: searchPostingRow(),
   search_term_postings: searchTermPostingRow(),
   search_terms: { term: 'weather', df: 1 },
+  search_term_facets: {
+    term: 'weather',
+    protocol: 'mcp',
+    sources: ['mcp-registry'],
+    transports: ['streamable-http'],
+    auth_required: 0,
+    agents: 1,
+  },
 };
 
 /** Columns without a DEFAULT that no insert writes: an aggregate state the rollup's INSERT … SELECT fills. */

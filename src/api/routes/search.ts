@@ -25,15 +25,18 @@ export const searchRoutes: ApiRoutes = async (app, { warehouse }) => {
       },
     },
     async (req) => {
-      const cv = await currentCheckerVersion(warehouse);
+      // The version is read beside the query's first statements: the search needs it only for its candidates.
+      const version = currentCheckerVersion(warehouse);
+      version.catch(() => undefined);
       const q = req.query;
       const found = await rankedSearch(warehouse, {
         q: q.q,
-        checkerVersion: cv,
+        checkerVersion: version,
         limit: q.limit ?? SEARCH_DEFAULT,
         offset: q.offset ?? 0,
         filters: { protocol: q.protocol, source: q.source, state: q.state, transport: q.transport, auth: q.auth },
       });
+      const cv = await version;
       const explain = q.explain === '1';
       return {
         checkerVersion: cv,

@@ -21,7 +21,7 @@ export type { SearchAuth, SearchFilters, SearchState } from './search-facets.js'
  * matches as a prefix, a word of five letters or more with no term of its own matches its one-edit
  * neighbours. Each term's best POSTINGS_PER_TERM postings that pass the filters are read (impact
  * order, the index's filters applied in the engine, so one never hides a match behind others), the
- * best CANDIDATES_MAX agents by those postings are scored exactly from their documents, checked
+ * best candidates by those postings (CANDIDATES_MIN) are scored exactly from their documents, checked
  * against their agents row (hidden and inactive agents are never returned) and boosted by their
  * own record. The total and the facets are counted over every match in the engine
  * (search-facets.ts) when the terms' postings are at most MATCH_POSTINGS_MAX, so every read is
@@ -29,7 +29,16 @@ export type { SearchAuth, SearchFilters, SearchState } from './search-facets.js'
  */
 
 export const POSTINGS_PER_TERM = 1000;
-export const CANDIDATES_MAX = 100;
+/**
+ * Candidates scored exactly for a page: twice as many as the page reaches (offset + limit), at
+ * least CANDIDATES_MIN, at most RESULT_WINDOW_MAX. Boosts multiply relevance by at most 1.44, so
+ * a candidate far down the postings' order rarely climbs into the page; the relevance benchmark
+ * scores the same from 20 candidates to 100, and the reads of the candidates are most of a
+ * query's cost.
+ */
+export const CANDIDATES_MIN = 40;
+/** Hits a query can page through (offset + limit), at most. */
+export const RESULT_WINDOW_MAX = 200;
 export const PREFIX_EXPANSIONS = 6;
 export const PREFIX_SCAN = 2000;
 export const TYPO_EXPANSIONS = 3;
@@ -43,8 +52,11 @@ export interface SearchQuery {
   filters?: SearchFilters;
   limit: number;
   offset?: number;
-  /** The checker version whose record boosts and the state facet read; null: no record. */
-  checkerVersion: string | null;
+  /**
+   * The checker version whose record boosts and the state facet read; null: no record. A caller
+   * still reading it may pass the read: it is needed only once the candidates are known.
+   */
+  checkerVersion: string | null | Promise<string | null>;
 }
 
 export interface ScorePart {
@@ -107,43 +119,46 @@ interface Expansion {
 
 const EMPTY: SearchResult = { hits: [], total: 0, complete: true, facets: emptyFacets() };
 
+type TermCount = { term: string; n: string };
+
 /**
- * The expansions of each query word, in one statement: its own term, its completions (the last
- * word as a prefix; other words of COMPLETION_MIN_LETTERS letters or more to their longer forms,
- * weighed less), and, for a word of five letters or more with no term of its own, its one-edit
- * neighbours (the likeliest kind of edit that finds any). Also N, the documents indexed.
+ * The expansions of each query word: its own term, its completions (the last word as a prefix;
+ * other words of COMPLETION_MIN_LETTERS letters or more to their longer forms, weighed less), and,
+ * for a word of five letters or more with neither a term of its own nor a completion, its one-edit
+ * neighbours (the likeliest kind of edit that finds any). Also N, the documents indexed. One
+ * statement reads the terms and completions; a second, only when a word needs it, the neighbours.
  */
 async function expand(wh: ReadOnlyWarehouse, words: readonly QueryWord[]): Promise<{ groups: Expansion[][]; df: Map<string, number> }> {
   const params: Record<string, unknown> = { exact: ['', ...words.map((w) => w.term)], scan: PREFIX_SCAN };
   const parts = [
-    "SELECT 'exact' AS what, 0 AS i, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {exact:Array(String)} GROUP BY term",
+    "SELECT 'exact' AS what, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {exact:Array(String)} GROUP BY term",
   ];
-  const kinds = new Map<number, string[][]>();
-  for (const [i, w] of words.entries()) {
-    if (w.prefix || [...w.word].length >= COMPLETION_MIN_LETTERS) {
-      params[`p${i}`] = w.word;
-      parts.push(
-        `SELECT 'prefix' AS what, ${i} AS i, term, toString(sum(df)) AS n FROM
-         (SELECT term, df FROM search_terms WHERE startsWith(term, {p${i}:String}) ORDER BY term LIMIT {scan:UInt32})
-         GROUP BY term HAVING sum(df) > 0 ORDER BY sum(df) DESC, term LIMIT ${w.prefix ? PREFIX_EXPANSIONS + 1 : COMPLETION_EXPANSIONS + 1}`,
-      );
-    }
-    if (w.typo) {
-      kinds.set(i, oneEditTerms(w.word));
-      params[`v${i}`] = kinds.get(i)!.flat();
-      parts.push(
-        `SELECT 'typo' AS what, ${i} AS i, term, toString(sum(df)) AS n FROM search_terms WHERE term IN {v${i}:Array(String)} GROUP BY term HAVING sum(df) > 0`,
-      );
-    }
+  const last = words.findIndex((w) => w.prefix);
+  if (last >= 0) {
+    params.p = words[last]!.word;
+    parts.push(
+      `SELECT 'prefix' AS what, term, toString(sum(df)) AS n FROM
+       (SELECT term, df FROM search_terms WHERE startsWith(term, {p:String}) ORDER BY term LIMIT {scan:UInt32})
+       GROUP BY term HAVING sum(df) > 0 ORDER BY sum(df) DESC, term LIMIT ${PREFIX_EXPANSIONS + 1}`,
+    );
   }
-  const rows = await wh.query<{ what: string; i: number; term: string; n: string }>(
-    parts.map((x) => `(${x})`).join(' UNION ALL '),
-    params as never,
-  );
+  // The other words' completions in one ordered scan of their ranges, shared out below by prefix.
+  const completing = words.filter((w) => !w.prefix && [...w.word].length >= COMPLETION_MIN_LETTERS);
+  if (completing.length > 0) {
+    completing.forEach((w, i) => (params[`c${i}`] = w.word));
+    params.cscan = PREFIX_SCAN * completing.length;
+    parts.push(
+      `SELECT 'completion' AS what, term, toString(sum(df)) AS n FROM
+       (SELECT term, df FROM search_terms WHERE ${completing.map((_, i) => `startsWith(term, {c${i}:String})`).join(' OR ')}
+        ORDER BY term LIMIT {cscan:UInt32})
+       GROUP BY term HAVING sum(df) > 0`,
+    );
+  }
+  const rows = await wh.query<TermCount & { what: string }>(parts.map((x) => `(${x})`).join(' UNION ALL '), params as never);
   const df = new Map<string, number>();
   for (const r of rows) if (r.what === 'exact') df.set(r.term, Math.max(0, Number(r.n)));
   const groups: Expansion[][] = words.map((w) => ((df.get(w.term) ?? 0) > 0 ? [{ term: w.term, kind: 'exact' as const }] : []));
-  const add = (i: number, kind: ExpansionKind, found: ReadonlyArray<{ term: string; n: string }>) => {
+  const add = (i: number, kind: ExpansionKind, found: readonly TermCount[]) => {
     const g = groups[i]!;
     for (const r of found) {
       if (g.some((x) => x.term === r.term)) continue;
@@ -151,25 +166,31 @@ async function expand(wh: ReadOnlyWarehouse, words: readonly QueryWord[]): Promi
       df.set(r.term, Number(r.n));
     }
   };
+  const byCount = (a: TermCount, b: TermCount) => Number(b.n) - Number(a.n) || (a.term < b.term ? -1 : 1);
   for (const [i, w] of words.entries()) {
-    const of = (what: string) => rows.filter((r) => r.what === what && Number(r.i) === i);
-    const limit = w.prefix ? PREFIX_EXPANSIONS : COMPLETION_EXPANSIONS;
+    const found = w.prefix
+      ? rows.filter((r) => r.what === 'prefix')
+      : rows.filter((r) => r.what === 'completion' && r.term.startsWith(w.word)).sort(byCount);
     add(
       i,
       w.prefix ? 'prefix' : 'completion',
-      of('prefix')
-        .filter((r) => r.term !== w.term)
-        .slice(0, limit),
+      found.filter((r) => r.term !== w.term).slice(0, w.prefix ? PREFIX_EXPANSIONS : COMPLETION_EXPANSIONS),
     );
-    if (w.typo && groups[i]!.length === 0) {
-      const found = of('typo');
-      const best = kinds.get(i)!.find((k) => found.some((r) => k.includes(r.term))) ?? [];
+  }
+  const typos = words.flatMap((w, i) => (w.typo && groups[i]!.length === 0 ? [{ i, kinds: oneEditTerms(w.word) }] : []));
+  if (typos.length > 0) {
+    const found = await wh.query<TermCount>(
+      'SELECT term, toString(sum(df)) AS n FROM search_terms WHERE term IN {v:Array(String)} GROUP BY term HAVING sum(df) > 0',
+      { v: [...new Set(typos.flatMap((t) => t.kinds.flat()))] },
+    );
+    for (const { i, kinds } of typos) {
+      const best = kinds.find((k) => found.some((r) => k.includes(r.term))) ?? [];
       add(
         i,
         'typo',
         found
           .filter((r) => best.includes(r.term))
-          .sort((a, b) => Number(b.n) - Number(a.n) || (a.term < b.term ? -1 : 1))
+          .sort(byCount)
           .slice(0, TYPO_EXPANSIONS),
       );
     }
@@ -205,9 +226,10 @@ type DocRow = Omit<SearchDocumentRow, 'version' | 'content' | 'card_sha256'> & {
  * The candidates' newest documents (with the impacts of the query's terms only), what may be shown
  * of them (their newest agents row by id: active and not hidden, so an agent hidden since its
  * document was written is still left out) and their own record under the checker version
- * (agent_status: latest check and verdict, 30 days of up and judged checks). Three statements
- * joined here: joined in the engine, the same reads took several times as long (measured at
- * 1,000,000 agents).
+ * (agent_status: latest check and verdict, up and judged checks of the 30 days up to the row's
+ * computation), in one statement: each table is read by key, its keys named by the ids (the
+ * record's through the documents' keys), so the join meets only the candidates' rows; three
+ * statements one after another cost more, most of all in the slowest queries.
  */
 async function readDocuments(
   wh: ReadOnlyWarehouse,
@@ -216,40 +238,25 @@ async function readDocuments(
   checkerVersion: string | null,
 ): Promise<DocRow[]> {
   if (ids.length === 0) return [];
-  const params = { ids: [...ids], terms: [...terms], cv: checkerVersion ?? '' };
-  type Doc = Omit<DocRow, 'shown' | 'u' | 'r' | 'up' | 'judged'>;
-  type Status = { agent_key: string; u: string; r: string; up: number; judged: number };
-  // The record is read by key (its table's order), once the documents have named the keys.
-  const [docs, shown] = await Promise.all([
-    wh.query<Doc>(
-      `SELECT agent_id, agent_key, listable, toString(content) AS content, protocol, sources, transports, auth_required, name, title,
-              description, mapFilter((t, x) -> has({terms:Array(String)}, t), impacts) AS impacts
-       FROM search_documents WHERE agent_id IN {ids:Array(String)} ORDER BY agent_id, version DESC LIMIT 1 BY agent_id`,
-      params,
-    ),
-    wh.query<{ agent_id: string }>(
-      `SELECT agent_id FROM agent_search_rows WHERE agent_id IN {ids:Array(String)} GROUP BY agent_id
-       HAVING argMax(active, version) = 1 AND argMax(opt_out, version) != 'hidden'`,
-      params,
-    ),
-  ]);
-  const status =
-    docs.length === 0 || checkerVersion === null
-      ? []
-      : await wh.query<Status>(
-          `SELECT agent_key, argMax(latest_uptime, computed_at) AS u, argMax(latest_result, computed_at) AS r,
-                  toUInt32(argMax(arraySum(arrayFilter((x, day) -> day > today() - 30, day_up, days)), computed_at)) AS up,
-                  toUInt32(argMax(arraySum(arrayFilter((x, day) -> day > today() - 30, day_judged, days)), computed_at)) AS judged
-           FROM agent_status WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)}
-           GROUP BY agent_key`,
-          { cv: checkerVersion, keys: docs.map((d) => d.agent_key) },
-        );
-  const ok = new Set(shown.map((r) => r.agent_id));
-  const byKey = new Map(status.map((r) => [r.agent_key, r]));
-  return docs.map((d) => {
-    const st = byKey.get(d.agent_key);
-    return { ...d, shown: (ok.has(d.agent_id) ? 1 : 0) as Flag, u: st?.u ?? '', r: st?.r ?? '', up: st?.up ?? 0, judged: st?.judged ?? 0 };
-  });
+  return wh.query<DocRow>(
+    `SELECT d.*, d.agent_id IN
+              (SELECT agent_id FROM agent_search_rows WHERE agent_id IN {ids:Array(String)} GROUP BY agent_id
+               HAVING argMax(active, version) = 1 AND argMax(opt_out, version) != 'hidden') AS shown,
+            s.u AS u, s.r AS r, s.up AS up, s.judged AS judged
+     FROM
+       (SELECT agent_id, agent_key, listable, toString(content) AS content, protocol, sources, transports, auth_required, name,
+               title, description, mapFilter((t, x) -> has({terms:Array(String)}, t), impacts) AS impacts
+        FROM search_documents WHERE agent_id IN {ids:Array(String)} ORDER BY agent_id, version DESC LIMIT 1 BY agent_id) AS d
+     LEFT JOIN
+       (SELECT agent_key, argMax(latest_uptime, computed_at) AS u, argMax(latest_result, computed_at) AS r,
+               argMax(up_30d, computed_at) AS up, argMax(judged_30d, computed_at) AS judged
+        FROM agent_status
+        WHERE checker_version = {cv:String}
+          AND agent_key IN (SELECT agent_key FROM search_documents WHERE agent_id IN {ids:Array(String)})
+        GROUP BY agent_key) AS s
+     ON s.agent_key = d.agent_key`,
+    { ids: [...ids], terms: [...terms], cv: checkerVersion ?? '' },
+  );
 }
 
 const recordOf = (d: DocRow): AgentRecord | null =>
@@ -265,6 +272,10 @@ function facetValues(h: SearchHit): Record<FacetName, string[]> {
   return { protocol: [h.protocol], source: h.sources, state, transport: h.transports, auth: [h.authRequired ? 'required' : 'none'] };
 }
 
+/** Candidates scored for a page (see CANDIDATES_MIN). */
+const candidatesFor = (q: SearchQuery) =>
+  Math.min(RESULT_WINDOW_MAX, Math.max(CANDIDATES_MIN, 2 * ((q.offset ?? 0) + Math.min(q.limit, SEARCH_LIMIT_MAX))));
+
 /** The ranked search: a page of hits, the number of matches and the facet counts (each facet counted under the other filters). */
 export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): Promise<SearchResult> {
   const words = queryWords(query.q);
@@ -275,7 +286,7 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
   const filters = query.filters ?? {};
   // Every match is counted when the terms' postings are few enough to read them all, and no state
   // filter (the record, not in the index) narrows them.
-  const countAll = !filters.state && allTerms.reduce((a, t) => a + (df.get(t) ?? 0), 0) <= MATCH_POSTINGS_MAX;
+  const countAll = !filters.state && (allTerms.length === 1 || allTerms.reduce((a, t) => a + (df.get(t) ?? 0), 0) <= MATCH_POSTINGS_MAX);
   const [postings, counted] = await Promise.all([
     readPostings(wh, allTerms, filters),
     countAll && allTerms.length > 0 ? countMatches(wh, allTerms, filters) : null,
@@ -296,14 +307,14 @@ export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): P
   const candidates = [...rough]
     .map(([id, c]) => ({ id, score: c.byWord.reduce((a, b) => a + b, 0) }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-    .slice(0, CANDIDATES_MAX);
+    .slice(0, candidatesFor(query));
 
   // Phase 2: exact scores from the documents, the agents rows' say on who may be shown, the record.
   const docs = await readDocuments(
     wh,
     candidates.map((c) => c.id),
     allTerms,
-    query.checkerVersion,
+    await query.checkerVersion,
   );
   const hits: SearchHit[] = [];
   for (const d of docs) {

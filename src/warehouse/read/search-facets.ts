@@ -8,8 +8,9 @@ import type { ReadOnlyWarehouse } from '../warehouse.js';
 
 /**
  * Postings of a query's terms (the sum of their document frequencies) up to which the total and
- * the facets are counted over every match; above it a query would cost in proportion to the index
- * (a word every agent has), so they are counted over the best candidates only.
+ * the facets of a query of several terms are counted over every match; above it such a query would
+ * cost in proportion to the index (a word every agent has), so they are counted over the best
+ * candidates only. A query of one term is always counted whole, from its facet counts.
  */
 export const MATCH_POSTINGS_MAX = 200_000;
 
@@ -55,22 +56,30 @@ type Combination = { p: string; s: string[]; t: string[]; a: number; n: string }
 /**
  * The total and the protocol, source, transport and auth facets over every agent with a posting of
  * these terms, each facet counted under the other filters, the total under all. The engine returns
- * the agents by combination of facet values (a handful of rows; an agent's postings all carry its
- * one combination), counting each agent once: with one term its postings are its agents; with
- * more, distinct ids are counted as numbers (their 16 hex digits), which hash faster than text.
+ * the agents by combination of facet values (a handful of rows): for one term from its facet
+ * counts (search_term_facets, clickhouse/0038), whatever the number of its agents; for more, from
+ * their postings (an agent's postings all carry its one combination), counting each agent once, its
+ * distinct ids as numbers (their 16 hex digits), which hash faster than text.
  */
 export async function countMatches(
   wh: ReadOnlyWarehouse,
   terms: readonly string[],
   f: Omit<SearchFilters, 'state'>,
 ): Promise<{ total: number; facets: Facets }> {
-  const n = terms.length === 1 ? 'count()' : 'uniqExact(reinterpretAsUInt64(unhex(agent_id)))';
-  const rows = await wh.query<Combination>(
-    `SELECT protocol AS p, sources AS s, transports AS t, auth_required AS a, toString(${n}) AS n
-     FROM search_term_postings WHERE term IN {terms:Array(String)}
-     GROUP BY p, s, t, a`,
-    { terms: [...terms], ...filterParams(f) },
-  );
+  const rows =
+    terms.length === 1
+      ? await wh.query<Combination>(
+          `SELECT protocol AS p, sources AS s, transports AS t, auth_required AS a, toString(sum(agents)) AS n
+           FROM search_term_facets WHERE term = {term:String}
+           GROUP BY p, s, t, a HAVING sum(agents) > 0`,
+          { term: terms[0]! },
+        )
+      : await wh.query<Combination>(
+          `SELECT protocol AS p, sources AS s, transports AS t, auth_required AS a, toString(uniqExact(reinterpretAsUInt64(unhex(agent_id)))) AS n
+           FROM search_term_postings WHERE term IN {terms:Array(String)}
+           GROUP BY p, s, t, a`,
+          { terms: [...terms] },
+        );
   const facets = emptyFacets();
   let total = 0;
   const transport = f.transport?.toLowerCase();

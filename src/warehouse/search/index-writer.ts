@@ -71,13 +71,34 @@ export function indexAgent(a: AgentForIndex, src: SearchSource): IndexedAgent {
   };
 }
 
-/** The postings and dictionary deltas that move a document from `before` (its stored terms, or none) to `after`. */
+/** What a document's postings carry besides their term: the facets a query filters and counts by. */
+export type FacetValues = Pick<InsertRow<'search_documents'>, 'protocol' | 'sources' | 'transports' | 'auth_required'>;
+
+const facetValues = (x: FacetValues): FacetValues => ({
+  protocol: x.protocol,
+  sources: x.sources,
+  transports: x.transports,
+  auth_required: (Number(x.auth_required) === 1 ? 1 : 0) as Flag,
+});
+
+export interface IndexChanges {
+  postings: InsertRow<'search_term_postings'>[];
+  terms: InsertRow<'search_terms'>[];
+  facets: InsertRow<'search_term_facets'>[];
+}
+
+/**
+ * The postings, dictionary deltas and facet deltas that move a document from `before` (its stored
+ * terms and facets, or none) to `after`. The facet deltas move each term the document has from its
+ * old facets to its new ones: only the terms gained and lost when the facets stay, every term when
+ * they change.
+ */
 export function indexChanges(
   after: IndexedAgent,
-  before: { content: string; terms: readonly string[] } | null,
-): { postings: InsertRow<'search_term_postings'>[]; terms: InsertRow<'search_terms'>[] } {
+  before: ({ content: string; terms: readonly string[] } & FacetValues) | null,
+): IndexChanges {
   const d = after.document;
-  if (before && before.content === String(d.content)) return { postings: [], terms: [] };
+  if (before && before.content === String(d.content)) return { postings: [], terms: [], facets: [] };
   const postings = [...after.impacts].map(([term, impact]) => ({
     term,
     rank: 65535 - impact,
@@ -89,13 +110,18 @@ export function indexChanges(
     auth_required: d.auth_required,
   }));
   const now = new Set(after.impacts.keys());
-  if (now.size > 0) now.add('');
   const old = new Set(before?.terms ?? []);
+  const sameFacets = before !== null && JSON.stringify(facetValues(before)) === JSON.stringify(facetValues(d));
+  const facets: InsertRow<'search_term_facets'>[] = [];
+  for (const t of now) if (!sameFacets || !old.has(t)) facets.push({ term: t, ...facetValues(d), agents: 1 });
+  if (before) for (const t of old) if (!sameFacets || !now.has(t)) facets.push({ term: t, ...facetValues(before), agents: -1 });
+  // The empty term counts the documents with terms.
+  if (now.size > 0) now.add('');
   if (old.size > 0) old.add('');
   const terms: InsertRow<'search_terms'>[] = [];
   for (const t of now) if (!old.has(t)) terms.push({ term: t, df: 1 });
   for (const t of old) if (!now.has(t)) terms.push({ term: t, df: -1 });
-  return { postings, terms };
+  return { postings, terms, facets };
 }
 
 /** Card hashes seen by the probes (agent key → document SHA-256 of its card, newest known). */
@@ -104,7 +130,7 @@ export type CardsSeen = ReadonlyMap<string, string>;
 /**
  * Recomputes and writes the search documents of these agents (by key). `cards` names a newer card
  * for some of them (the verdict processor passes what its batch judged); the others keep the card
- * their document names. Postings go first, then the dictionary deltas, then the document that makes
+ * their document names. Postings go first, then the dictionary's and facets' deltas, then the document that makes
  * them current: a reader never sees a document whose postings are not written.
  */
 export async function indexAgents(wh: Warehouse, keys: readonly string[], cards: CardsSeen = new Map()): Promise<number> {
@@ -153,6 +179,7 @@ async function indexRound(wh: Warehouse, keys: string[], cards: CardsSeen): Prom
   }
   const postings: InsertRow<'search_term_postings'>[] = [];
   const terms: InsertRow<'search_terms'>[] = [];
+  const facets: InsertRow<'search_term_facets'>[] = [];
   const documents: InsertRow<'search_documents'>[] = [];
   const replaced: Replaced[] = [];
   for (const a of agents) {
@@ -186,15 +213,17 @@ async function indexRound(wh: Warehouse, keys: string[], cards: CardsSeen): Prom
     );
     const d = indexed.document;
     if (before && sameDocument(before, d)) continue;
-    const change = indexChanges(indexed, before ? { content: before.content, terms: Object.keys(before.impacts) } : null);
+    const change = indexChanges(indexed, before ? { ...before, terms: Object.keys(before.impacts) } : null);
     postings.push(...change.postings);
     terms.push(...change.terms);
+    facets.push(...change.facets);
     documents.push(d);
     if (before && before.content !== String(d.content) && before.content !== '0')
       replaced.push({ agentId: a.agent_id, content: before.content, terms: Object.keys(before.impacts) });
   }
   if (postings.length > 0) await wh.insert('search_term_postings', postings);
   if (terms.length > 0) await wh.insert('search_terms', terms);
+  if (facets.length > 0) await wh.insert('search_term_facets', facets);
   if (documents.length > 0) await wh.insert('search_documents', documents);
   await deletePostings(wh, replaced);
   return documents.length;
@@ -233,7 +262,9 @@ type StoredDocument = {
   listable: Flag;
   impacts: Record<string, number>;
   sources: string[];
-  protocol: string;
+  protocol: Protocol;
+  transports: string[];
+  auth_required: Flag;
   name: string;
   description: string;
 };
@@ -243,7 +274,8 @@ export async function storedDocuments(wh: ReadOnlyWarehouse, ids: readonly strin
   const out = new Map<string, StoredDocument>();
   if (ids.length === 0) return out;
   const rows = await wh.query<StoredDocument>(
-    `SELECT agent_id, toString(version) AS version, toString(content) AS content, card_sha256, listable, impacts, sources, protocol, name, description
+    `SELECT agent_id, toString(version) AS version, toString(content) AS content, card_sha256, listable, impacts, sources, protocol,
+            transports, auth_required, name, description
      FROM search_documents WHERE agent_id IN {ids:Array(String)}`,
     { ids: [...ids] },
   );
