@@ -372,14 +372,17 @@ class KeptCache {
       a.protocol === 'mcp'
         ? mcpExchanges(a, behaviour as McpBehaviour, cls)
         : a2aExchanges(a, behaviour as A2ABehaviour, a.documents[revision] ?? a.documents[0]!, cls);
-    // A later epoch answers with another content type parameter: a judged header, so another input to judge.
+    // A later epoch answers with another content type parameter (a judged header), and an exchange
+    // that had no answer was asked at another URL (a query parameter): either way another input to judge.
     const exchanges =
       epoch === 0
         ? built
         : built.map((e) =>
             e.headers['content-type']
               ? { ...e, headers: { ...e.headers, 'content-type': `${e.headers['content-type']}; epoch=${epoch}` } }
-              : e,
+              : e.status === null
+                ? { ...e, url: `${e.url}?epoch=${epoch}` }
+                : e,
           );
     const kept = keepProbe({
       id: '',
@@ -412,9 +415,10 @@ export interface ProbeChunk {
 /**
  * The probe history: `total` probes over `days` days from `start`, in time order, `chunk` at a
  * time. Each day probes the next slice of the agents (every agent every agents/perDay days).
- * `epochs` cuts the days into that many spans in which every answering agent's judged inputs
- * differ (its content type carries the span's number): about `epochs` times the distinct inputs
- * for the same number of events.
+ * `epochs` cuts the days into that many spans in which every agent's judged inputs differ (its
+ * content type, or the URL of an exchange that had no answer, carries the span's number): more
+ * distinct inputs for the same number of events, up to one per event once a span is no longer
+ * than the time between an agent's probes.
  */
 export function* probeHistory(index: Index, total: number, days: number, start: number, chunk: number, epochs = 1): Generator<ProbeChunk> {
   const r = rng(1515);
@@ -438,7 +442,9 @@ export function* probeHistory(index: Index, total: number, days: number, start: 
       if (a.behaviour === 'dead' && x < 0.05) behaviour = a.protocol === 'mcp' ? 'method-not-allowed' : 'not-found';
       else if (a.behaviour !== 'dead' && x < 0.03) behaviour = 'dead';
       else if (a.behaviour !== 'dead' && x < 0.04) behaviour = a.protocol === 'mcp' ? 'server-error' : 'not-found';
-      const cls = DEAD_CLASSES[Math.floor(r() * DEAD_CLASSES.length)]!;
+      // A dead agent fails the same way each time; a live one that fails now and then, any way.
+      const anyClass = DEAD_CLASSES[Math.floor(r() * DEAD_CLASSES.length)]!;
+      const cls = a.behaviour === 'dead' ? DEAD_CLASSES[a.index % DEAD_CLASSES.length]! : anyClass;
       const revision = d >= a.changeDay ? 1 : 0;
       const kept = cache.get(a, behaviour, revision, behaviour === 'dead' ? cls : '', observedAt, Math.floor((d * epochs) / days));
       if (kept.fresh) documents.push(...kept.documents);

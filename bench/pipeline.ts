@@ -18,8 +18,10 @@
  *   (VERDICT_BATCH_BYTES; BENCH_BATCH_MB=n sets another, to compare), two partitions' batches at a
  *   time (REPLAY_CONCURRENT_BATCHES; BENCH_CONCURRENT_BATCHES=n sets another); then, once, the read models
  *   (rollups, daily history, status rows, run samples) of every day replayed, timed as part of it.
- *   BENCH_INPUT_EPOCHS=k gives the same events k times the distinct inputs, to show what the
- *   replay's cost grows with.
+ *   BENCH_INPUT_EPOCHS=k cuts the days into k spans, each with other judged inputs, to show what
+ *   the replay's cost grows with: with the defaults, 10 gives about 6 times the distinct inputs
+ *   of 1, and 20 (a span as long as the time between an agent's probes) makes every event's
+ *   inputs distinct, about 11 times those of 1; the last line names the distinct inputs.
  * Beside the wall time each prints the process's CPU time (every thread: the event loop, chdb's,
  * libuv's) per event: with 2 cores, what bounds the replay is its CPU per event against decode's.
  * Both are timed from start() (group join included) to the commit of the last message.
@@ -72,7 +74,7 @@ const N = Number(process.argv[2] ?? 1_000_000);
 const AGENTS = Number(process.argv[3] ?? 50_000);
 const DAYS = Number(process.argv[4] ?? 80);
 const REPLAY_CAP_MS = process.argv[5] ? Number(process.argv[5]) * 1000 : Infinity;
-/** BENCH_INPUT_EPOCHS=k: k times the distinct judged inputs for the same events (_pipeline-data.ts probeHistory). */
+/** BENCH_INPUT_EPOCHS=k: more distinct judged inputs for the same events (_pipeline-data.ts probeHistory). */
 const EPOCHS = Number(process.env.BENCH_INPUT_EPOCHS ?? 1);
 const CHUNK = 5000;
 const DAY_MS = 86_400_000;
