@@ -272,9 +272,14 @@ function facetValues(h: SearchHit): Record<FacetName, string[]> {
   return { protocol: [h.protocol], source: h.sources, state, transport: h.transports, auth: [h.authRequired ? 'required' : 'none'] };
 }
 
-/** Candidates scored for a page (see CANDIDATES_MIN). */
+/**
+ * Candidates scored for a page (see CANDIDATES_MIN); with a state filter, which applies to the
+ * candidates' records only, the whole result window.
+ */
 const candidatesFor = (q: SearchQuery) =>
-  Math.min(RESULT_WINDOW_MAX, Math.max(CANDIDATES_MIN, 2 * ((q.offset ?? 0) + Math.min(q.limit, SEARCH_LIMIT_MAX))));
+  q.filters?.state
+    ? RESULT_WINDOW_MAX
+    : Math.min(RESULT_WINDOW_MAX, Math.max(CANDIDATES_MIN, 2 * ((q.offset ?? 0) + Math.min(q.limit, SEARCH_LIMIT_MAX))));
 
 /** The ranked search: a page of hits, the number of matches and the facet counts (each facet counted under the other filters). */
 export async function rankedSearch(wh: ReadOnlyWarehouse, query: SearchQuery): Promise<SearchResult> {
