@@ -172,6 +172,8 @@ describe('every API query reads a bounded number of rows, whatever the size of t
         t = undefined;
       }
     },
-    60_000,
+    // Most of it is writing the index (about 25 s for 100,000 agents on an idle 2-core machine), which
+    // the rest of a parallel test run slows down: the budget is for that, not for the reads measured.
+    180_000,
   );
 });
