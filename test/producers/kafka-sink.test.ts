@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventCodec } from '../../src/events/codec.js';
 import type { ListingEvent, ProbeEvent } from '../../src/events/types.js';
+import { listingEvent } from '../helpers/listing-events.js';
 import type { EventProducer, OutgoingMessage } from '../../src/kafka/producer.js';
 import { KAFKA_DEFAULT_MESSAGE_MAX_BYTES, PRODUCE_MAX_BYTES } from '../../src/kafka/limits.js';
 import { chunkMessages, messageBytes } from '../../src/kafka/producer.js';
@@ -26,27 +27,14 @@ function recordingProducer() {
 const callBytes = (messages: readonly OutgoingMessage[]) => messages.reduce((n, m) => n + messageBytes(m), 0);
 
 function listing(i: number, descriptionChars: number): ListingEvent {
-  return {
+  return listingEvent({
     id: `id-${i}`,
     observedAt: 0,
-    runId: 'r',
-    fetchId: 'f',
-    source: 'mcp-registry',
     itemId: `io.github.o${i}/s`,
-    protocol: 'mcp',
     name: `s${i}`,
     description: 'd'.repeat(descriptionChars),
-    version: '1.0.0',
     endpointUrl: `https://o${i}.example/mcp`,
-    endpointTransport: 'streamable-http',
-    cardUrl: null,
-    serverJson: null,
-    status: 'active',
-    invalidReason: null,
-    updatedAt: null,
-    raw: '{}',
-    rawTruncated: false,
-  };
+  });
 }
 
 function probe(i: number, bodyBytes: number): ProbeEvent {
