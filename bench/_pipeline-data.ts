@@ -442,7 +442,8 @@ export function* probeHistory(index: Index, total: number, days: number, start: 
       if (a.behaviour === 'dead' && x < 0.05) behaviour = a.protocol === 'mcp' ? 'method-not-allowed' : 'not-found';
       else if (a.behaviour !== 'dead' && x < 0.03) behaviour = 'dead';
       else if (a.behaviour !== 'dead' && x < 0.04) behaviour = a.protocol === 'mcp' ? 'server-error' : 'not-found';
-      // A dead agent fails the same way each time; a live one that fails now and then, any way.
+      // A dead agent fails the same way each time; a live one that fails now and then, any way
+      // (drawn for every probe, so the generator's later draws do not depend on the agent).
       const anyClass = DEAD_CLASSES[Math.floor(r() * DEAD_CLASSES.length)]!;
       const cls = a.behaviour === 'dead' ? DEAD_CLASSES[a.index % DEAD_CLASSES.length]! : anyClass;
       const revision = d >= a.changeDay ? 1 : 0;

@@ -16,16 +16,16 @@ import {
 export type { SearchAuth, SearchFilters, SearchState } from './search-facets.js';
 
 /**
- * The ranked search (docs/SEARCH.md) over search_documents, search_term_postings and search_terms
- * (clickhouse/0035, 0037). A query's words are analysed as the index was; the last word also
- * matches as a prefix, a word of five letters or more with no term of its own matches its one-edit
- * neighbours. Each term's best POSTINGS_PER_TERM postings that pass the filters are read (impact
- * order, the index's filters applied in the engine, so one never hides a match behind others), the
- * best candidates by those postings (CANDIDATES_MIN) are scored exactly from their documents, checked
- * against their agents row (hidden and inactive agents are never returned) and boosted by their
- * own record. The total and the facets are counted over every match in the engine
- * (search-facets.ts) when the terms' postings are at most MATCH_POSTINGS_MAX, so every read is
- * bounded by the query, not by the index.
+ * The ranked search (docs/SEARCH.md) over search_documents, search_term_postings, search_terms and
+ * search_term_facets (clickhouse/0035, 0037, 0038). A query's words are analysed as the index was;
+ * the last word also matches as a prefix, a word of five letters or more with no term of its own
+ * matches its one-edit neighbours. Each term's best POSTINGS_PER_TERM postings that pass the
+ * filters are read (impact order, the index's filters applied in the engine, so one never hides a
+ * match behind others), the best candidates by those postings (candidatesFor) are scored exactly
+ * from their documents, checked against their agents row (hidden and inactive agents are never
+ * returned) and boosted by their own record. The total and the facets are counted over every match
+ * in the engine (search-facets.ts): for one term always, for more when their postings are at most
+ * MATCH_POSTINGS_MAX, so every read is bounded by the query, not by the index.
  */
 
 export const POSTINGS_PER_TERM = 1000;

@@ -74,7 +74,7 @@ export function indexAgent(a: AgentForIndex, src: SearchSource): IndexedAgent {
 /** What a document's postings carry besides their term: the facets a query filters and counts by. */
 export type FacetValues = Pick<InsertRow<'search_documents'>, 'protocol' | 'sources' | 'transports' | 'auth_required'>;
 
-const facetValues = (x: FacetValues): FacetValues => ({
+const postingFacets = (x: FacetValues): FacetValues => ({
   protocol: x.protocol,
   sources: x.sources,
   transports: x.transports,
@@ -104,17 +104,14 @@ export function indexChanges(
     rank: 65535 - impact,
     agent_id: d.agent_id,
     content: d.content,
-    protocol: d.protocol,
-    sources: d.sources,
-    transports: d.transports,
-    auth_required: d.auth_required,
+    ...postingFacets(d),
   }));
   const now = new Set(after.impacts.keys());
   const old = new Set(before?.terms ?? []);
-  const sameFacets = before !== null && JSON.stringify(facetValues(before)) === JSON.stringify(facetValues(d));
+  const sameFacets = before !== null && JSON.stringify(postingFacets(before)) === JSON.stringify(postingFacets(d));
   const facets: InsertRow<'search_term_facets'>[] = [];
-  for (const t of now) if (!sameFacets || !old.has(t)) facets.push({ term: t, ...facetValues(d), agents: 1 });
-  if (before) for (const t of old) if (!sameFacets || !now.has(t)) facets.push({ term: t, ...facetValues(before), agents: -1 });
+  for (const t of now) if (!sameFacets || !old.has(t)) facets.push({ term: t, ...postingFacets(d), agents: 1 });
+  if (before) for (const t of old) if (!sameFacets || !now.has(t)) facets.push({ term: t, ...postingFacets(before), agents: -1 });
   // The empty term counts the documents with terms.
   if (now.size > 0) now.add('');
   if (old.size > 0) old.add('');
