@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { DocumentEvent } from '../events/types.js';
 import { textOrNull } from '../util/text.js';
 import type { DocumentText } from './verdicts/observation.js';
@@ -53,17 +54,35 @@ export class MissingDocumentsError extends Error {
   }
 }
 
+/**
+ * Bytes of document text a reader keeps (about two bytes a character, as the engine returns it):
+ * a document is named by its hash, so a kept one is never stale, and the probes of a replay name
+ * the same few documents over and over (one a card, agents × versions of it), each read once.
+ */
+export const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
+
 /** Reads documents by hash, waiting a bounded time for those the document store has not written yet. */
 export class DocumentReader {
+  private readonly kept: LRUCache<string, DocumentText>;
+  /** Documents read from the table (not from what this reader keeps). */
+  read = 0;
   constructor(
     private readonly warehouse: Warehouse,
     private readonly waitMs: number = DOCUMENT_WAIT_MS,
-  ) {}
+    cacheBytes: number = DOCUMENT_CACHE_BYTES,
+  ) {
+    this.kept = new LRUCache({ maxSize: cacheBytes, sizeCalculation: (d, h) => 2 * (d.text.length + h.length) + 64 });
+  }
 
   /** Text of every hash; throws MissingDocumentsError when some are still missing after the wait. */
   async texts(hashes: Iterable<string>): Promise<Map<string, DocumentText>> {
     const out = new Map<string, DocumentText>();
-    let missing = [...new Set(hashes)];
+    let missing: string[] = [];
+    for (const h of new Set(hashes)) {
+      const d = this.kept.get(h);
+      if (d === undefined) missing.push(h);
+      else out.set(h, d);
+    }
     if (missing.length === 0) return out;
     try {
       await pollUntil(
@@ -73,7 +92,12 @@ export class DocumentReader {
             'SELECT sha256, any(text) AS text, any(valid_utf8) AS valid_utf8 FROM documents WHERE sha256 IN {hashes:Array(String)} GROUP BY sha256',
             { hashes: missing },
           );
-          for (const r of rows) out.set(r.sha256, { text: r.text, validUtf8: Number(r.valid_utf8) === 1 });
+          for (const r of rows) {
+            const d = { text: r.text, validUtf8: Number(r.valid_utf8) === 1 };
+            out.set(r.sha256, d);
+            this.kept.set(r.sha256, d);
+            this.read++;
+          }
           missing = missing.filter((h) => !out.has(h));
           return missing.length === 0 ? { done: true, value: undefined } : { done: false, why: `${missing.length} missing` };
         },

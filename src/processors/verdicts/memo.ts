@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { A2AStructureDetail, Result, UptimeVerdict, Verdict } from '../../conformance/index.js';
 import type { ProbeEvent } from '../../events/types.js';
@@ -94,47 +95,30 @@ export function entryBytes(digest: string, j: Judgement): number {
 
 /** A bounded map of judgements by input digest, least recently used evicted first. */
 export class JudgementMemo {
-  private readonly entries = new Map<string, { j: Judgement; bytes: number }>();
-  private held = 0;
+  private readonly entries: LRUCache<string, Judgement>;
   hits = 0;
   misses = 0;
   constructor(
     readonly capacity: number = JUDGEMENT_MEMO_ENTRIES,
     readonly capacityBytes: number = JUDGEMENT_MEMO_BYTES,
-  ) {}
+  ) {
+    this.entries = new LRUCache({ max: capacity, maxSize: capacityBytes, sizeCalculation: (j, digest) => entryBytes(digest, j) });
+  }
 
   get(digest: string): Judgement | undefined {
-    const e = this.entries.get(digest);
-    if (e === undefined) {
-      this.misses++;
-      return undefined;
-    }
-    this.hits++;
-    // Most recently used last, so the first key is the one to drop.
-    this.entries.delete(digest);
-    this.entries.set(digest, e);
-    return e.j;
+    const j = this.entries.get(digest);
+    if (j === undefined) this.misses++;
+    else this.hits++;
+    return j;
   }
 
   /** The judgement of `digest` without counting a lookup (an input the same batch judged a moment ago). */
   peek(digest: string): Judgement | undefined {
-    return this.entries.get(digest)?.j;
+    return this.entries.peek(digest);
   }
 
   set(digest: string, j: Judgement): void {
-    const old = this.entries.get(digest);
-    if (old !== undefined) {
-      this.held -= old.bytes;
-      this.entries.delete(digest);
-    }
-    const bytes = entryBytes(digest, j);
-    this.entries.set(digest, { j, bytes });
-    this.held += bytes;
-    while (this.entries.size > 1 && (this.entries.size > this.capacity || this.held > this.capacityBytes)) {
-      const [first, e] = this.entries.entries().next().value!;
-      this.entries.delete(first);
-      this.held -= e.bytes;
-    }
+    this.entries.set(digest, j);
   }
 
   get size(): number {
@@ -143,6 +127,6 @@ export class JudgementMemo {
 
   /** The estimated bytes held (entryBytes of every entry). */
   get bytes(): number {
-    return this.held;
+    return this.entries.calculatedSize;
   }
 }
