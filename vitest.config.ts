@@ -20,7 +20,7 @@ const UNIT = [
   'test/api/svg/*.test.ts',
   'test/cli/{check-command,command-table,format}.test.ts',
   'test/processors/{judge-probe,listing-context,memo,merge-agent,scheduler-plan}.test.ts',
-  'test/processors/changes/derive.test.ts',
+  'test/processors/changes/{derive,known-states}.test.ts',
   'test/producers/{canary,kafka-sink,probe-worker-settings}.test.ts',
   'test/kafka/transient.test.ts',
   'test/producers/{probe,sources}/**/*.test.ts',

@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import type { EventMap, EventName } from '../events/types.js';
-import { ConsumerRunner, type ConsumerRunnerHooks, type ConsumerRunnerOptions } from '../kafka/consumer-runner.js';
+import { ConsumerRunner, type BatchInfo, type ConsumerRunnerHooks, type ConsumerRunnerOptions } from '../kafka/consumer-runner.js';
 import type { Logger } from '../log.js';
 import type { TopicNames } from '../topics.js';
 import { decodeStep } from '../kafka/decode-step.js';
@@ -28,8 +28,8 @@ export interface EventProcessorSpec<K extends EventName> {
   topic: keyof TopicNames;
   /** The event type on that topic. */
   event: K;
-  /** Writes one batch; must be idempotent (a batch is written again after a crash). */
-  write(events: Array<EventMap[K]>): Promise<void>;
+  /** Writes one batch; must be idempotent (a batch is written again after a crash). `batch`: its partition and offsets. */
+  write(events: Array<EventMap[K]>, batch: BatchInfo): Promise<void>;
   /** Fetch sizes, which bound a batch (default: kafkajs's, 1 MiB a partition), and how many partitions' batches are written at once (default 1). */
   batches?: Pick<ConsumerRunnerOptions<unknown>, 'maxBytesPerPartition' | 'maxBytes' | 'partitionsConsumedConcurrently'>;
 }
@@ -58,6 +58,10 @@ export function createEventProcessor<K extends EventName>(
     ...(deps.sinkRetries !== undefined ? { sinkRetries: deps.sinkRetries } : {}),
     ...spec.batches,
     handler: (m) => decode(m.value),
-    sink: (items) => spec.write(items.map((i) => i.value)),
+    sink: (items, batch) =>
+      spec.write(
+        items.map((i) => i.value),
+        batch,
+      ),
   });
 }

@@ -3,9 +3,10 @@ import { pollUntil, PollTimeoutError } from '../../util/poll.js';
 import { fromDateTime64 } from '../../warehouse/time.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { DOCUMENT_WAIT_MS } from '../documents.js';
-import { deriveProbeChanges, type ProbeFacts, type StatePoint } from './derive.js';
+import { agentChange, deriveProbeChanges, type ProbeFacts, type StatePoint } from './derive.js';
+import { KnownStates, statesOf, type AgentStates, type BatchPlace } from './known-states.js';
 import type { ChangePublisher } from './publish.js';
-import { checksOfProbes, priorStates, verdictsOfProbes, type ProbeRef } from './reads.js';
+import { agentNames, checksOfProbes, priorStates, verdictsOfProbes, type ProbeRef } from './reads.js';
 
 /**
  * Up, down and verdict changes of a batch of probes, published to the agent-changes topic.
@@ -64,6 +65,8 @@ export interface ChangeWriterOptions {
 export class ProbeChangeWriter {
   private readonly waitMs: number;
   private readonly now: () => number;
+  /** The agents' states the last batches left (known-states.ts): a batch of agents seen before reads no history. */
+  private readonly known = new KnownStates();
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -78,52 +81,102 @@ export class ProbeChangeWriter {
   /**
    * Derives and publishes the batch's changes; returns them. `written`: the batch's checks and
    * verdicts as the caller has just written them (the verdict processor, after its inserts
-   * resolved), by event id, so they need not be read back; without it they are read.
+   * resolved), by event id, so they need not be read back; without it they are read. `batch`:
+   * where the batch came from, so that the next batch of its partition can start from the states
+   * this one leaves rather than read them; without it every agent's history is read.
    */
-  async write(events: readonly ProbeEvent[], written?: ReadonlyMap<string, ProbeFacts>): Promise<AgentChangeEvent[]> {
-    const changes = await this.derive(events, written);
-    await this.publish(changes);
-    return changes;
+  async write(events: readonly ProbeEvent[], written?: ReadonlyMap<string, ProbeFacts>, batch?: BatchPlace): Promise<AgentChangeEvent[]> {
+    const run = batch === undefined ? null : this.known.runOf(batch);
+    try {
+      const { changes, facts, prior } = await this.derived(events, written, run);
+      await this.publish(changes);
+      if (batch !== undefined && run !== null) this.known.finish(batch, run, prior, facts);
+      return changes;
+    } catch (err) {
+      if (batch !== undefined) this.known.forget(batch.partition);
+      throw err;
+    }
   }
 
   /** The batch's changes, from the warehouse's history (no writes). */
   async derive(events: readonly ProbeEvent[], written?: ReadonlyMap<string, ProbeFacts>): Promise<AgentChangeEvent[]> {
+    return (await this.derived(events, written, null)).changes;
+  }
+
+  private async derived(
+    events: readonly ProbeEvent[],
+    written: ReadonlyMap<string, ProbeFacts> | undefined,
+    run: number | null,
+  ): Promise<{ changes: AgentChangeEvent[]; facts: ProbeFacts[]; prior: Map<string, AgentStates> }> {
+    const prior = new Map<string, AgentStates>();
     const since = rawHistorySince(this.now());
     const recent = events.filter((e) => e.observedAt >= since);
-    if (recent.length === 0) return [];
+    if (recent.length === 0) return { changes: [], facts: [], prior };
     const given = written && recent.every((e) => written.has(e.id)) ? recent.map((e) => written.get(e.id)!) : null;
     const facts = given ?? (await this.judged(recent));
-    const agentKeys = [...new Set(recent.map((e) => e.agentKey))];
-    let from = Infinity;
-    let until = -Infinity;
-    for (const e of recent) {
-      from = Math.min(from, e.observedAt);
-      until = Math.max(until, e.observedAt);
+    // Each agent's first probe of the batch: its kept states serve only when they come before it.
+    const earliest = new Map<string, { observedAt: number; eventId: string }>();
+    for (const f of facts) {
+      const e = earliest.get(f.agentKey);
+      if (e === undefined || f.observedAt < e.observedAt || (f.observedAt === e.observedAt && f.eventId < e.eventId))
+        earliest.set(f.agentKey, { observedAt: f.observedAt, eventId: f.eventId });
     }
-    // One read: each agent's newest decided states before the batch, any other point inside its span, and its name.
-    const rows = await priorStates(this.warehouse, {
-      checkerVersion: this.checkerVersion,
-      agentKeys,
-      eventIds: recent.map((e) => e.id),
-      since: new Date(since),
-      from: new Date(from),
-      until: new Date(until),
-    });
     const uptimeHistory = new Map<string, StatePoint[]>();
     const verdictHistory = new Map<string, StatePoint[]>();
-    const names = new Map<string, string>();
-    for (const r of rows) {
-      if (r.kind === 'name') {
-        names.set(r.agent_key, r.state);
+    const inTtl = (p: StatePoint | null): StatePoint[] => (p !== null && p.observedAt >= since ? [p] : []);
+    const toRead: string[] = [];
+    for (const [key, first] of earliest) {
+      const k = run === null ? undefined : this.known.get(key, run, first);
+      if (k === undefined) {
+        toRead.push(key);
         continue;
       }
-      const lines = r.kind === 'uptime' ? uptimeHistory : verdictHistory;
-      const point = { observedAt: fromDateTime64(r.observed_at), eventId: r.event_id, state: r.state };
-      const line = lines.get(r.agent_key);
-      if (line) line.push(point);
-      else lines.set(r.agent_key, [point]);
+      prior.set(key, k);
+      uptimeHistory.set(key, inTtl(k.uptime));
+      verdictHistory.set(key, inTtl(k.verdict));
     }
-    return deriveProbeChanges({ events: facts, uptimeHistory, verdictHistory, names, checkerVersion: this.checkerVersion });
+    const names = new Map<string, string>();
+    if (toRead.length > 0) {
+      let from = Infinity;
+      let until = -Infinity;
+      for (const e of recent) {
+        from = Math.min(from, e.observedAt);
+        until = Math.max(until, e.observedAt);
+      }
+      // One read: each agent's newest decided states before the batch, any other point inside its span, and its name.
+      const rows = await priorStates(this.warehouse, {
+        checkerVersion: this.checkerVersion,
+        agentKeys: toRead,
+        eventIds: recent.map((e) => e.id),
+        since: new Date(since),
+        from: new Date(from),
+        until: new Date(until),
+      });
+      for (const r of rows) {
+        if (r.kind === 'name') {
+          names.set(r.agent_key, r.state);
+          continue;
+        }
+        const lines = r.kind === 'uptime' ? uptimeHistory : verdictHistory;
+        const point = { observedAt: fromDateTime64(r.observed_at), eventId: r.event_id, state: r.state };
+        const line = lines.get(r.agent_key);
+        if (line) line.push(point);
+        else lines.set(r.agent_key, [point]);
+      }
+      for (const key of toRead) {
+        const s = statesOf(uptimeHistory.get(key) ?? [], verdictHistory.get(key) ?? []);
+        if (s !== null) prior.set(key, s);
+      }
+    }
+    let changes = deriveProbeChanges({ events: facts, uptimeHistory, verdictHistory, names, checkerVersion: this.checkerVersion });
+    // A change of an agent whose history was kept rather than read is named now (changes are few).
+    const read = new Set(toRead);
+    const unnamed = [...new Set(changes.map((c) => c.agentKey).filter((k) => !read.has(k)))];
+    if (unnamed.length > 0) {
+      const found = await agentNames(this.warehouse, unnamed);
+      changes = changes.map((c) => (found.has(c.agentKey) ? agentChange({ ...c, name: found.get(c.agentKey)! }) : c));
+    }
+    return { changes, facts, prior };
   }
 
   /** Each probe's check and verdict, waiting a bounded time for the verdict processor to write them. */

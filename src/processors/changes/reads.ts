@@ -114,3 +114,12 @@ export async function priorStates(wh: ReadOnlyWarehouse, q: PriorStatesQuery): P
     },
   );
 }
+
+/** The names of these agents ('' for none), by key. */
+export async function agentNames(wh: ReadOnlyWarehouse, agentKeys: readonly string[]): Promise<Map<string, string>> {
+  const rows = await wh.query<{ agent_key: string; name: string }>(
+    'SELECT agent_key, name FROM agents FINAL WHERE agent_key IN {keys:Array(String)}',
+    { keys: [...agentKeys] },
+  );
+  return new Map(rows.map((r) => [r.agent_key, r.name]));
+}

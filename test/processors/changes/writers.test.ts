@@ -84,6 +84,39 @@ describe('change writers on the chdb engine', () => {
     expect(handed).toEqual(reread);
   });
 
+  it('derives a batch that continues its partition from the states the last batch left, reading no history, the same changes', async () => {
+    const verdicts = new VerdictWriter(wh, CURRENT_CHECKER, sign);
+    const reads: string[] = [];
+    const counting = new Proxy(wh, {
+      get(target, prop, receiver) {
+        if (prop === 'query') {
+          return (sql: string, params?: Parameters<Warehouse['query']>[1]) => (reads.push(sql), target.query(sql, params));
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    }) as Warehouse;
+    const writer = new ProbeChangeWriter(counting, CURRENT_CHECKER.version, publish);
+    const place = (first: number, last: number) => ({ partition: 2, firstOffset: String(first), lastOffset: String(last) });
+    const b1 = [up('k-1', now - 3 * DAY), up('k-2', now - 3 * DAY + 1000)];
+    expect(await writer.write(b1, await verdicts.write(b1), place(0, 1))).toEqual([]);
+    expect(reads.filter((q) => q.includes('FROM checks FINAL'))).toHaveLength(1);
+    // The next offsets: no history read; the change is named by one read of the agents table.
+    reads.length = 0;
+    const b2 = [down('k-3', now - 2 * DAY), down('k-4', now - 2 * DAY + 1000)];
+    const kept = await writer.write(b2, await verdicts.write(b2), place(2, 3));
+    expect(reads.filter((q) => q.includes('FROM checks FINAL'))).toEqual([]);
+    expect(reads).toHaveLength(1);
+    const fresh = new ProbeChangeWriter(wh, CURRENT_CHECKER.version, async () => undefined);
+    expect(kept.map((c) => [c.kind, c.causeEventId])).toEqual([['down', 'k-3']]);
+    expect(kept).toEqual(await fresh.derive(b2));
+    // A batch that does not start where the last one ended (another member wrote the offsets between) reads the history.
+    reads.length = 0;
+    const b3 = [up('k-5', now - DAY)];
+    expect((await writer.write(b3, await verdicts.write(b3), place(9, 9))).map((c) => [c.kind, c.causeEventId])).toEqual([['up', 'k-5']]);
+    expect(reads.filter((q) => q.includes('FROM checks FINAL'))).toHaveLength(1);
+  });
+
   it('publishes listed before writing the agents row, so a crash in between publishes the same change again', async () => {
     let failAgents = true;
     // The agents insert fails once: the batch is written again, as after a crash before the commit.
