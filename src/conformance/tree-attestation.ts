@@ -30,6 +30,35 @@ export interface LeafPayload {
   reasons: string[];
 }
 
+/** The columns of a stored verdict row its leaf is made of (warnings are the reasons marked `warn:`, kept apart). */
+export interface VerdictLeafColumns {
+  event_id: string;
+  agent_key: string;
+  checker_version: string;
+  suite_id: string;
+  suite_version: string;
+  scope: string;
+  inputs_hash: string;
+  result: string;
+  reasons: readonly string[];
+  warnings: readonly string[];
+}
+
+/** The leaf a stored verdict row says (observedAtMs: its time), as its batch's tree signed it. */
+export function leafOfRow(r: VerdictLeafColumns, observedAtMs: number): LeafPayload {
+  return {
+    eventId: r.event_id,
+    subject: r.agent_key,
+    observedAt: new Date(observedAtMs).toISOString(),
+    checker: r.checker_version,
+    suite: { id: r.suite_id, version: Number(r.suite_version) },
+    scope: r.scope as LeafPayload['scope'],
+    inputsHash: r.inputs_hash,
+    result: r.result as LeafPayload['result'],
+    reasons: [...r.reasons, ...r.warnings],
+  };
+}
+
 export interface TreeHead {
   checker: string;
   /** Hex SHA-256 tree hash. */

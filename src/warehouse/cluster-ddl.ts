@@ -7,7 +7,8 @@
  *       CREATE TABLE t ON CLUSTER c AS t_local ENGINE = Distributed(c, currentDatabase(), t_local, <shard key>)
  *   CREATE VIEW / MATERIALIZED VIEW / DATABASE … → the same, ON CLUSTER c
  *   ALTER TABLE t … → on t_local and on t, ON CLUSTER c
- *   ALTER TABLE t MODIFY SETTING … → on t_local only (a MergeTree's settings; the Distributed table has none of them)
+ *   ALTER TABLE t MODIFY SETTING / MATERIALIZE COLUMN … → on t_local only (a MergeTree's settings and
+ *     stored parts; the Distributed table has neither)
  *   INSERT … → unchanged: it runs once, through the Distributed table
  *
  * Every reader and writer keeps the names it uses (they are the Distributed tables), so queries,
@@ -33,7 +34,7 @@ const NAME = '((?:`[^`]+`|[A-Za-z_][A-Za-z0-9_]*)(?:\\.(?:`[^`]+`|[A-Za-z_][A-Za
 const CREATE_TABLE = new RegExp(`^CREATE TABLE (IF NOT EXISTS )?${NAME}(\\s*\\()`, 'i');
 const CREATE_OTHER = new RegExp(`^CREATE (OR REPLACE )?(MATERIALIZED VIEW|VIEW|DATABASE)( IF NOT EXISTS)? ${NAME}(?=\\s|$)`, 'i');
 const ALTER_TABLE = new RegExp(`^ALTER TABLE ${NAME}(\\s)`, 'i');
-const MODIFY_SETTING = /^\s*MODIFY SETTING\b/i;
+const LOCAL_ONLY = /^\s*(MODIFY SETTING|MATERIALIZE COLUMN)\b/i;
 const ENGINE = /\bENGINE\s*=\s*(Replacing|Summing|Aggregating|Collapsing|VersionedCollapsing)?MergeTree\b(\s*\(([^()]*)\))?/i;
 const ORDER_BY = /\bORDER BY\s+/i;
 
@@ -77,8 +78,8 @@ export class ClusterDdlRenderer {
       const rest = code.slice(alter[0].length - 1);
       const onTable = (t: string) => `ALTER TABLE ${t}${on}${rest}`;
       if (!this.sharded.has(bare(name))) return [`${lead}${onTable(name)}`];
-      // The replicated table first: the Distributed one only describes it (and has no storage settings).
-      return MODIFY_SETTING.test(rest) ? [`${lead}${onTable(localName(name))}`] : [`${lead}${onTable(localName(name))}`, onTable(name)];
+      // The replicated table first: the Distributed one only describes it (and has no storage of its own).
+      return LOCAL_ONLY.test(rest) ? [`${lead}${onTable(localName(name))}`] : [`${lead}${onTable(localName(name))}`, onTable(name)];
     }
 
     if (/^INSERT INTO\b/i.test(code)) return [statement];

@@ -8,11 +8,13 @@ const B = 'https://b.acme-tools.dev/mcp';
 const row = (source: string, item: string, key: string, at: number, status = 'active', serverJson = ''): HistoryRow => ({
   agent_key: key,
   observed_at: toDateTime64(at),
+  event_id: `${source}-${item}-${at}`,
   source,
   item_id: item,
   status,
   endpoint_transport: 'streamable-http',
   server_json: serverJson,
+  server_json_sha256: serverJson === '' ? '' : sha256Hex(serverJson),
 });
 
 describe('the listing context of a probe, as of its time', () => {

@@ -5,10 +5,12 @@ import { CHECKER_VERSION, generateSigningKeyPair, keyIdOf } from '../../src/conf
 import { isTreeAttestation, verifyTreeAttestation, type TreeAttestation } from '../../src/conformance/tree-attestation.js';
 import { verifyVerdicts } from '../../src/runtime/usecases/verify.js';
 import { readAll } from '../helpers/signing.js';
+import { sha256Hex } from '../../src/core/canonical-json.js';
 import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
+import { ListingContextResolver } from '../../src/processors/verdicts/listing-context.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
@@ -157,6 +159,69 @@ describe('verdict writer on the chdb engine', () => {
       { c: CHECKER_VERSION },
     );
     expect(rollup[0]).toEqual({ checks: 5, up: 4, down: 1, pass: 3, fail: 0, na: 1, sample: 4 });
+  });
+
+  it("writes a replay's agent_latest rows once it has caught up: the rows a batch at a time writes, each agent's newest", async () => {
+    // A second, later probe of one agent: its newest is the one kept.
+    const later = probe('p6', AGENTS.a2aDown, 'a2a', [exchange('card', `${AGENTS.a2aDown}/.well-known/agent-card.json`, 200, card)], {
+      observedAt: T + 60_000,
+    });
+    const batches = [events.slice(0, 3), [...events.slice(3), later]];
+    const all = 'SELECT * FROM agent_latest FINAL WHERE checker_version = {c:String} ORDER BY agent_key';
+    const replay = new VerdictWriter(wh, CURRENT_CHECKER, sign, undefined, 'deferred');
+    for (const b of batches) await replay.write(b);
+    expect(await wh.query(all, { c: CHECKER_VERSION })).toEqual([]);
+    await replay.deriveReadModels();
+    const derived = await wh.query<{ agent_key: string; event_id: string; signature: string }>(all, { c: CHECKER_VERSION });
+    expect(derived.map((r) => [r.agent_key, r.event_id])).toEqual([
+      [AGENTS.a2a, 'p4'],
+      [AGENTS.a2aDown, 'p6'],
+      [AGENTS.mcpLong, 'p2'],
+      [AGENTS.mcpNoDoc, 'p3'],
+      [AGENTS.mcpShort, 'p1'],
+    ]);
+    for (const r of derived) expect(verifyTreeAttestation(JSON.parse(r.signature), createPublicKey(keys.publicKeyPem))).toBe(true);
+    // The same batches written by a live writer (same heads, leaves and proofs) give the same rows, signature text included.
+    await wh.exec('TRUNCATE TABLE agent_latest');
+    const live = new VerdictWriter(wh, CURRENT_CHECKER, sign);
+    for (const b of batches) await live.write(b);
+    expect(await wh.query(all, { c: CHECKER_VERSION })).toEqual(derived);
+  });
+
+  it("reads a listing's server.json only for inputs not judged before, named by the hash the engine keeps", async () => {
+    const reads: string[] = [];
+    const counting = new Proxy(wh, {
+      get(target, prop, receiver) {
+        if (prop === 'query') return (sql: string, params?: never) => (reads.push(sql), target.query(sql, params));
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    }) as EmbeddedWarehouse;
+    const [stored] = await wh.query<{ sha: string; doc: string }>(
+      'SELECT server_json_sha256 AS sha, server_json AS doc FROM listing_history WHERE agent_key = {k:String}',
+      { k: AGENTS.mcpLong },
+    );
+    expect(stored!.sha).toBe(sha256Hex(stored!.doc));
+    const writer = new VerdictWriter(counting, CURRENT_CHECKER, sign);
+    await writer.write(events);
+    const texts = () => reads.filter((q) => q.includes('any(server_json)'));
+    expect(texts()).toHaveLength(1);
+    // The same agents probed a minute later, with the same inputs: judged from the memo, no text read.
+    reads.length = 0;
+    await writer.write(events.map((e) => ({ ...e, id: `${e.id}-next`, observedAt: e.observedAt + 60_000 })));
+    expect(texts()).toEqual([]);
+    expect(writer.judgedInputs).toBe(events.length);
+  });
+
+  it('reads every server.json a batch needs, however few it keeps', async () => {
+    const resolver = new ListingContextResolver(wh, 1);
+    const contexts = await resolver.resolve([
+      { agentKey: AGENTS.mcpShort, observedAt: T },
+      { agentKey: AGENTS.mcpLong, observedAt: T },
+    ]);
+    expect(contexts.map((c) => c?.serverJson)).toEqual([undefined, undefined]);
+    await resolver.loadServerJson(contexts);
+    expect(contexts.map((c) => (c?.serverJson as { name: string }).name)).toEqual(['io.github.short/s', 'io.github.long/l']);
   });
 
   it('writes nothing new when the same events are judged again by the same checker', async () => {

@@ -71,6 +71,11 @@ describe('migrations rendered for a ClickHouse cluster', () => {
       /ALTER TABLE search_documents(_local)? ON CLUSTER \w+ MODIFY SETTING/.test(s.replace(/^--.*\n/gm, '')),
     );
     expect(settings.map((s) => /ALTER TABLE (\w+)/.exec(s.replace(/^--.*\n/gm, ''))![1])).toEqual(['search_documents_local']);
+    // So is a mutation that writes a column into the stored parts.
+    const mutations = all.filter((s) =>
+      /ALTER TABLE listing_history(_local)? ON CLUSTER \w+ MATERIALIZE COLUMN/.test(s.replace(/^--.*\n/gm, '')),
+    );
+    expect(mutations.map((s) => /ALTER TABLE (\w+)/.exec(s.replace(/^--.*\n/gm, ''))![1])).toEqual(['listing_history_local']);
     // Materialized views and views keep reading the names they read, on every node.
     const mv = all.find((s) => /CREATE MATERIALIZED VIEW IF NOT EXISTS agent_search_rows_mv/.test(s))!;
     expect(await engineFormatted(t.wh, mv)).toMatch(

@@ -1,5 +1,12 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { hexProofs, signTree, verdictLeaf, type SignedHead, type TreeAttestation } from '../../conformance/tree-attestation.js';
+import {
+  hexProofs,
+  signTree,
+  verdictLeaf,
+  type LeafPayload,
+  type SignedHead,
+  type TreeAttestation,
+} from '../../conformance/tree-attestation.js';
 import { CANONICALIZATION } from '../../conformance/version.js';
 import type { InsertRow } from '../../warehouse/tables.js';
 import type { JudgedProbe, Signer } from './judge-probe.js';
@@ -31,14 +38,19 @@ export function signJudged(judged: readonly JudgedProbe[], checkerVersion: strin
  * index and proof, and its batch's head with the head's signature.
  */
 export function treeAttestation(j: JudgedProbe, head: InsertRow<'verdict_heads'>): string {
+  return attestationText(j.leaf, j.verdict.leaf_index!, hexProofs([j.verdict.proof!])[0]!, head);
+}
+
+/** A verdict's TreeAttestation as JSON text, from its leaf, its place in its tree (proof in hex) and its head. */
+export function attestationText(leaf: LeafPayload, leafIndex: number, proof: string[], head: InsertRow<'verdict_heads'>): string {
   const att: TreeAttestation = {
     alg: 'Ed25519',
     canonicalization: CANONICALIZATION,
     keyId: head.key_id,
-    payload: j.leaf,
+    payload: leaf,
     signature: head.signature,
-    leafIndex: j.verdict.leaf_index!,
-    proof: hexProofs([j.verdict.proof!])[0]!,
+    leafIndex,
+    proof,
     head: { id: head.head_id, checker: head.checker_version, root: head.root_hash, size: head.tree_size },
   };
   return JSON.stringify(att);

@@ -45,6 +45,8 @@ const kept = (v: Verdict): JudgedVerdict => ({
 
 /** The checker's judgement of `ev` (no memo). `documents`: the text of every document the event names by hash. */
 export function judgeInputs(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, documents?: DocumentTexts): Judgement {
+  if (listing !== null && listing.serverJson === undefined)
+    throw new Error(`the listing's server.json ${listing.serverJsonSha256 ?? ''} was not read before judging ${ev.id}`);
   const ctx = { subject: ev.agentKey, observedAt: new Date(ev.observedAt).toISOString() };
   if (ev.protocol === 'a2a') {
     const r = checker.judgeA2A(a2aObservation(ev, documents), ctx);

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../../core/canonical-json.js';
 import { fromDateTime64 } from '../../warehouse/time.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
@@ -7,14 +8,39 @@ import type { ListingContext } from './observation.js';
 export interface HistoryRow {
   agent_key: string;
   observed_at: string;
+  event_id: string;
   source: string;
   item_id: string;
   status: string;
   endpoint_transport: string;
-  server_json: string;
+  /** SHA-256 (hex) of the row's server.json, '' when it has none (clickhouse/0039). */
+  server_json_sha256: string;
+  /** The server.json text, when the row was read with it (else it is read when an input needs it: loadServerJson). */
+  server_json?: string;
 }
 
+/** Parsed server.json documents kept by their hash (a few kilobytes each): the same document is judged again and again. */
+export const SERVER_JSON_KEPT = 2_000;
+/** Agents whose listing state a resolver keeps between batches (a few hundred bytes each, no server.json text). */
+export const LISTING_STATES_KEPT = 200_000;
+/**
+ * How far behind its listings a probe may be judged from a kept listing state: a batch whose
+ * probes all came before (now − this) leaves each agent's state as of its last probe, taking every
+ * listing event observed by then as written. A live processor's probes are newer, so it reads the
+ * history every batch; a replay's are older, and read only what is new since the last batch.
+ */
+export const LISTING_SETTLE_MS = 15 * 60_000;
+
 const itemRef = (r: { source: string; item_id: string }) => `${r.source}\u0000${r.item_id}`;
+
+/** An agent's listing items as of `upTo`: the newest row of each item that had named it by then. */
+interface KeptListing {
+  upTo: number;
+  items: Map<string, HistoryRow>;
+}
+
+const COLUMNS = 'agent_key, observed_at, event_id, source, item_id, status, endpoint_transport, server_json_sha256';
+const DT = (name: string) => `{${name}:DateTime64(3, 'UTC')}`;
 
 /**
  * Resolves, for each (agent key, time) of a batch of probes, what the agent's listings
@@ -23,37 +49,172 @@ const itemRef = (r: { source: string; item_id: string }) => `${r.source}\u0000${
  * still names this agent, so an item that moved to another URL no longer speaks for it.
  */
 export class ListingContextResolver {
-  constructor(private readonly warehouse: Warehouse) {}
+  /** Where each context's server.json is stored, until it is loaded (loadServerJson). */
+  private readonly rows = new WeakMap<ListingContext, HistoryRow>();
+  private readonly parsed: LRUCache<string, { serverJson: unknown }>;
+  private readonly kept = new LRUCache<string, KeptListing>({ max: LISTING_STATES_KEPT });
+  constructor(
+    private readonly warehouse: Warehouse,
+    keptDocuments: number = SERVER_JSON_KEPT,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.parsed = new LRUCache({ max: keptDocuments });
+  }
 
+  /**
+   * Each probe's listing context, its server.json named by hash and not yet read: a probe whose
+   * inputs were judged before needs no more; loadServerJson reads the others'. An agent with a
+   * kept state older than its first probe of the batch reads only the listing events since.
+   */
   async resolve(probes: ReadonlyArray<{ agentKey: string; observedAt: number }>): Promise<Array<ListingContext | null>> {
     if (probes.length === 0) return [];
-    const keys = [...new Set(probes.map((p) => p.agentKey))];
-    const times = probes.map((p) => p.observedAt);
-    const from = new Date(Math.min(...times));
-    const until = new Date(Math.max(...times));
-    // One statement a batch: the items that ever named one of its agents (by then), each item's
-    // state just before the batch's first probe, then every change during the batch's span.
+    const first = new Map<string, number>();
+    let until = -Infinity;
+    for (const p of probes) {
+      first.set(p.agentKey, Math.min(first.get(p.agentKey) ?? Infinity, p.observedAt));
+      until = Math.max(until, p.observedAt);
+    }
+    const full: string[] = [];
+    const known = new Map<string, KeptListing>();
+    for (const [key, t] of first) {
+      const k = this.kept.get(key);
+      if (k !== undefined && t > k.upTo) known.set(key, k);
+      else full.push(key);
+    }
+    const histories = new Map<string, Timed[][]>();
+    if (full.length > 0) {
+      const from = Math.min(...full.map((k) => first.get(k)!));
+      const byAgent = indexHistories(byItem(await this.readHistories(full, from, until)));
+      for (const key of full) histories.set(key, byAgent.get(key) ?? []);
+    }
+    if (known.size > 0) {
+      const since = Math.min(...[...known.values()].map((k) => k.upTo));
+      const rows = await this.readSince(
+        [...known.keys()],
+        [...known.values()].flatMap((k) => [...k.items.values()]),
+        since,
+        until,
+      );
+      for (const [key, k] of known) histories.set(key, movedOn(key, k, rows));
+    }
+    // Every listing event up to the batch's last probe is taken as written once it is old enough.
+    if (until <= this.now() - LISTING_SETTLE_MS)
+      for (const key of first.keys()) {
+        const items = new Map<string, HistoryRow>();
+        for (const h of histories.get(key) ?? []) if (h.length > 0) items.set(itemRef(h.at(-1)!.row), h.at(-1)!.row);
+        this.kept.set(key, { upTo: until, items });
+      }
+    return probes.map((p) => {
+      const found = contextFrom(histories.get(p.agentKey) ?? [], p.agentKey, p.observedAt);
+      if (found === null) return null;
+      if (found.context.serverJson === undefined) this.rows.set(found.context, found.head);
+      return found.context;
+    });
+  }
+
+  /**
+   * The items that ever named one of `keys` (by `until`): each item's state at `from`, then every
+   * change up to `until`. One statement.
+   */
+  private readHistories(keys: readonly string[], from: number, until: number): Promise<HistoryRow[]> {
     const itemIn = `(source, item_id) IN (SELECT DISTINCT source, item_id FROM listing_history
-      WHERE agent_key IN {keys:Array(String)} AND observed_at <= {until:DateTime64(3, 'UTC')})`;
-    const rows = await this.warehouse.query<HistoryRow>(
-      `SELECT agent_key, observed_at, source, item_id, status, endpoint_transport, server_json FROM (
-         SELECT * FROM listing_history FINAL WHERE ${itemIn} AND observed_at <= {from:DateTime64(3, 'UTC')}
+      WHERE agent_key IN {keys:Array(String)} AND observed_at <= ${DT('until')})`;
+    return this.warehouse.query<HistoryRow>(
+      `SELECT ${COLUMNS} FROM (
+         SELECT ${COLUMNS} FROM listing_history FINAL WHERE ${itemIn} AND observed_at <= ${DT('from')}
          ORDER BY observed_at DESC, event_id DESC LIMIT 1 BY source, item_id)
        UNION ALL
-       SELECT agent_key, observed_at, source, item_id, status, endpoint_transport, server_json
-       FROM listing_history FINAL WHERE ${itemIn} AND observed_at > {from:DateTime64(3, 'UTC')} AND observed_at <= {until:DateTime64(3, 'UTC')}`,
-      { keys, from, until },
+       SELECT ${COLUMNS}
+       FROM listing_history FINAL WHERE ${itemIn} AND observed_at > ${DT('from')} AND observed_at <= ${DT('until')}`,
+      { keys: [...keys], from: new Date(from), until: new Date(until) },
     );
-    if (rows.length === 0) return probes.map(() => null);
-    const byItem = new Map<string, HistoryRow[]>();
-    for (const r of rows) {
-      const list = byItem.get(itemRef(r)) ?? [];
-      list.push(r);
-      byItem.set(itemRef(r), list);
-    }
-    const byAgent = indexHistories(byItem);
-    return probes.map((p) => contextFrom(byAgent.get(p.agentKey) ?? [], p.agentKey, p.observedAt));
   }
+
+  /**
+   * The listing events after `since` (up to `until`) of the kept items and of every item that
+   * named one of `keys` in that time: what moves kept states on. Copies of a row are told apart
+   * by its event id (movedOn), so no FINAL is needed.
+   */
+  private readSince(keys: readonly string[], items: readonly HistoryRow[], since: number, until: number): Promise<HistoryRow[]> {
+    const inSpan = `observed_at > ${DT('since')} AND observed_at <= ${DT('until')}`;
+    return this.warehouse.query<HistoryRow>(
+      `SELECT ${COLUMNS} FROM listing_history
+       WHERE ${inSpan} AND (item_id IN {items:Array(String)}
+         OR (source, item_id) IN (SELECT source, item_id FROM listing_history WHERE ${inSpan} AND agent_key IN {keys:Array(String)}))`,
+      { keys: [...keys], items: [...new Set(items.map((r) => r.item_id))], since: new Date(since), until: new Date(until) },
+    );
+  }
+
+  /** Reads the server.json of each of these contexts that has one and does not hold it yet: one statement for those not kept. */
+  async loadServerJson(contexts: ReadonlyArray<ListingContext | null>): Promise<void> {
+    const wanted = new Map<string, HistoryRow>();
+    // This call's documents, whatever the kept ones (a batch may need more than are kept).
+    const read = new Map<string, { serverJson: unknown }>();
+    for (const c of contexts) {
+      if (c === null || c.serverJson !== undefined) continue;
+      const kept = this.parsed.get(c.serverJsonSha256 ?? '');
+      if (kept !== undefined) c.serverJson = kept.serverJson;
+      else {
+        const row = this.rows.get(c);
+        if (row === undefined) throw new Error(`no stored row for the server.json ${c.serverJsonSha256}`);
+        wanted.set(row.server_json_sha256, row);
+      }
+    }
+    if (wanted.size > 0) {
+      const refs = [...wanted.values()];
+      // By the table's sort key (source, item_id), then the rows' own ids.
+      const texts = await this.warehouse.query<{ sha: string; text: string }>(
+        `SELECT server_json_sha256 AS sha, any(server_json) AS text FROM listing_history
+         WHERE source IN {sources:Array(String)} AND item_id IN {items:Array(String)} AND event_id IN {ids:Array(String)}
+           AND server_json_sha256 IN {shas:Array(String)}
+         GROUP BY sha`,
+        {
+          sources: [...new Set(refs.map((r) => r.source))],
+          items: refs.map((r) => r.item_id),
+          ids: refs.map((r) => r.event_id),
+          shas: [...wanted.keys()],
+        },
+      );
+      for (const t of texts) {
+        const doc = { serverJson: parsedServerJson(t.text).serverJson };
+        read.set(t.sha, doc);
+        this.parsed.set(t.sha, doc);
+      }
+    }
+    for (const c of contexts) {
+      if (c === null || c.serverJson !== undefined) continue;
+      const kept = read.get(c.serverJsonSha256 ?? '');
+      if (kept === undefined) throw new Error(`the server.json ${c.serverJsonSha256} is no longer stored`);
+      c.serverJson = kept.serverJson;
+    }
+  }
+}
+
+/** Rows by item. */
+function byItem(rows: readonly HistoryRow[]): Map<string, HistoryRow[]> {
+  const out = new Map<string, HistoryRow[]>();
+  for (const r of rows) {
+    const list = out.get(itemRef(r));
+    if (list) list.push(r);
+    else out.set(itemRef(r), [r]);
+  }
+  return out;
+}
+
+/** An agent's item histories from its kept state and the rows read since: each item's kept row, then its newer ones. */
+function movedOn(agentKey: string, kept: KeptListing, rows: readonly HistoryRow[]): Timed[][] {
+  const items = new Map<string, Map<string, HistoryRow>>();
+  for (const [ref, row] of kept.items) items.set(ref, new Map([[row.event_id, row]]));
+  // Items that named this agent since, with every row of theirs since (an item may have moved on).
+  const named = new Set(rows.filter((r) => r.agent_key === agentKey).map(itemRef));
+  for (const r of rows) {
+    const ref = itemRef(r);
+    if (fromDateTime64(r.observed_at) <= kept.upTo || (!items.has(ref) && !named.has(ref))) continue;
+    let list = items.get(ref);
+    if (list === undefined) items.set(ref, (list = new Map()));
+    list.set(r.event_id, r);
+  }
+  return [...items.values()].map((list) => timed([...list.values()]));
 }
 
 /** A history row with its time parsed once, and its server.json parsed and hashed once (on first use). */
@@ -70,7 +231,7 @@ interface Timed {
 function indexHistories(byItem: ReadonlyMap<string, readonly HistoryRow[]>): Map<string, Timed[][]> {
   const byAgent = new Map<string, Timed[][]>();
   for (const rows of byItem.values()) {
-    const history = rows.map((row) => ({ row, t: fromDateTime64(row.observed_at) })).sort((a, b) => a.t - b.t);
+    const history = timed(rows);
     for (const key of new Set(rows.map((r) => r.agent_key))) {
       const list = byAgent.get(key) ?? [];
       list.push(history);
@@ -80,12 +241,19 @@ function indexHistories(byItem: ReadonlyMap<string, readonly HistoryRow[]>): Map
   return byAgent;
 }
 
-/** The listing context of one agent at time t, from its items' histories. */
-export function contextAt(byItem: ReadonlyMap<string, readonly HistoryRow[]>, agentKey: string, t: number): ListingContext | null {
-  return contextFrom(indexHistories(byItem).get(agentKey) ?? [], agentKey, t);
+/** One item's rows ascending by time (ties by event id), each time parsed once. */
+function timed(rows: readonly HistoryRow[]): Timed[] {
+  return rows
+    .map((row) => ({ row, t: fromDateTime64(row.observed_at) }))
+    .sort((a, b) => a.t - b.t || (a.row.event_id < b.row.event_id ? -1 : a.row.event_id > b.row.event_id ? 1 : 0));
 }
 
-function contextFrom(histories: readonly Timed[][], agentKey: string, t: number): ListingContext | null {
+/** The listing context of one agent at time t, from its items' histories. */
+export function contextAt(byItem: ReadonlyMap<string, readonly HistoryRow[]>, agentKey: string, t: number): ListingContext | null {
+  return contextFrom(indexHistories(byItem).get(agentKey) ?? [], agentKey, t)?.context ?? null;
+}
+
+function contextFrom(histories: readonly Timed[][], agentKey: string, t: number): { context: ListingContext; head: HistoryRow } | null {
   const live: Timed[] = [];
   for (const history of histories) {
     let state: Timed | undefined;
@@ -98,13 +266,21 @@ function contextFrom(histories: readonly Timed[][], agentKey: string, t: number)
   if (live.length === 0) return null;
   // The item with a server.json speaks for the agent (only the official registry has one), then the newest.
   live.sort(
-    (a, b) => Number(b.row.server_json !== '') - Number(a.row.server_json !== '') || b.t - a.t || a.row.source.localeCompare(b.row.source),
+    (a, b) =>
+      Number(b.row.server_json_sha256 !== '') - Number(a.row.server_json_sha256 !== '') ||
+      b.t - a.t ||
+      a.row.source.localeCompare(b.row.source),
   );
   const head = live[0]!;
-  // Every probe of the agent in the batch reads the same row: parsed and hashed once, shared (the checker never writes to it).
-  head.doc ??= parsedServerJson(head.row.server_json);
+  // Read with its text (a caller's own rows): parsed once, shared by every probe that reads the
+  // same row (the checker never writes to it). Else the text is read when an input needs it.
+  if (head.row.server_json !== undefined) head.doc ??= parsedServerJson(head.row.server_json);
+  const serverJson = head.doc !== undefined ? head.doc.serverJson : head.row.server_json_sha256 === '' ? null : undefined;
   const transport = live.map((r) => r.row.endpoint_transport).find(Boolean) ?? null;
-  return { serverJson: head.doc.serverJson, transport, source: head.row.source, serverJsonSha256: head.doc.sha256 };
+  return {
+    context: { serverJson, transport, source: head.row.source, serverJsonSha256: head.row.server_json_sha256 },
+    head: head.row,
+  };
 }
 
 function parsedServerJson(text: string): { serverJson: unknown; sha256: string } {

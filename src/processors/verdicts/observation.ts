@@ -68,7 +68,10 @@ export function robotsDecision(robots: ProbeEvent['robots']): RobotsDecision {
 
 /** What the agent's listings said at the time of the probe. */
 export interface ListingContext {
-  /** The server.json document (parsed), or null when no listing of the agent carried one. */
+  /**
+   * The server.json document (parsed), or null when no listing of the agent carried one; undefined
+   * while it is named by its hash only and not read (ListingContextResolver.loadServerJson).
+   */
   serverJson: unknown;
   /** Declared transport of the remote (streamable-http | sse), when known. */
   transport: string | null;

@@ -22,6 +22,7 @@ import { ListingContextResolver } from './listing-context.js';
 import { DocumentReader } from '../documents.js';
 import { documentHashes } from './observation.js';
 import { cardsSeen } from './search-cards.js';
+import { writeAgentLatest } from './agent-latest.js';
 import { indexAgents } from '../../warehouse/search/index-writer.js';
 import { ProbeChangeWriter } from '../changes/processor.js';
 import type { ProbeFacts } from '../changes/derive.js';
@@ -90,8 +91,8 @@ export const VERDICT_BATCH_BYTES = 8 * 1024 * 1024;
 export const REPLAY_CONCURRENT_BATCHES = 2;
 
 /**
- * Writes one batch of probe events as checks, verdicts and agent_latest rows, then
- * recomputes the rollups of the days (and agents) it touched. The documents the events
+ * Writes one batch of probe events as checks, verdicts and (a live writer) agent_latest rows, then
+ * recomputes the rollups of the days (and agents) it touched (a replay's writer: once it has caught up). The documents the events
  * name by hash are read from the `documents` table first (waiting a bounded time for the
  * document store, which may be a moment behind); a document still missing fails the
  * batch, which is retried, rather than judging a probe without what it saw. Every write is keyed
@@ -139,8 +140,9 @@ export class VerdictWriter {
     // and needs nothing else; only the others' documents are read, and each distinct input is judged once.
     const digests = events.map((ev, i) => inputDigest(this.checker.version, ev, contexts[i] ?? null));
     const known = digests.map((d) => this.memo.get(d));
-    // The documents the new inputs name by hash (older events carry their bodies inline and name none).
+    // The documents the new inputs name by hash (older events carry their bodies inline and name none), and their listings' server.json.
     const documents = await this.documents.texts(events.filter((_, i) => known[i] === undefined).flatMap(documentHashes));
+    await this.context.loadServerJson(contexts.filter((_, i) => known[i] === undefined));
     const judged = events.map((ev, i) => {
       let judgement = known[i] ?? this.memo.peek(digests[i]!);
       if (judgement === undefined) {
@@ -161,10 +163,12 @@ export class VerdictWriter {
       judged.map((j) => j.verdict),
     );
     await this.warehouse.insert('verdict_heads', [head]);
-    await this.warehouse.insert(
-      'agent_latest',
-      newestByAgent(judged).map((j) => ({ ...j.latest, signature: treeAttestation(j, head) })),
-    );
+    // A replay writes each agent's newest row once, when it has caught up (agent-latest.ts).
+    if (this.readModels === 'per-batch')
+      await this.warehouse.insert(
+        'agent_latest',
+        newestByAgent(judged).map((j) => ({ ...j.latest, signature: treeAttestation(j, head) })),
+      );
     const days = [...new Set(events.map((e) => new Date(e.observedAt).toISOString().slice(0, 10)))];
     for (const j of judged) written.set(j.facts.eventId, j.facts);
     // The cards the batch judged reach the search index in the same batch (docs/SEARCH.md). A
@@ -191,7 +195,7 @@ export class VerdictWriter {
 
   /**
    * Derives the deferred read models of every day written since the last call (and of `alsoDays`,
-   * e.g. the days an interrupted run of the same replay wrote): the days' rollups,
+   * e.g. the days an interrupted run of the same replay wrote): each agent's latest row, the days' rollups,
    * the daily history and run samples of every agent on them, then every status row of this
    * version, in windows of DEFERRED_READ_MODEL_DAYS days; then the census. Idempotent, as each
    * refresh is: a derivation cut short is simply run again.
@@ -199,6 +203,8 @@ export class VerdictWriter {
   async deriveReadModels(alsoDays: readonly string[] = []): Promise<{ days: number }> {
     const days = [...new Set([...this.pendingDays, ...alsoDays])].sort();
     const checkerVersion = this.checker.version;
+    // Before the status rows and the census, which read agent_latest.
+    if (days.length > 0) await writeAgentLatest(this.warehouse, checkerVersion);
     for (let i = 0; i < days.length; i += DEFERRED_READ_MODEL_DAYS) {
       const window = days.slice(i, i + DEFERRED_READ_MODEL_DAYS);
       await refreshDailyRollups(this.warehouse, { days: window, checkerVersion });
@@ -278,8 +284,8 @@ export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerR
       maxBytes: 2 * (opts.batchBytes ?? VERDICT_BATCH_BYTES),
       partitionsConsumedConcurrently: opts.concurrentBatches ?? (writer.readModels === 'deferred' ? REPLAY_CONCURRENT_BATCHES : 1),
     },
-    write: async (events) => {
-      await changes.write(events, await writer.write(events));
+    write: async (events, batch) => {
+      await changes.write(events, await writer.write(events), batch);
     },
   });
   closeWith(runner as ConsumerRunner<unknown>);

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { AttestationPayload } from '../../conformance/attestation.js';
 import { verifyAttestation } from '../../conformance/index.js';
-import { verifyHead, verifyLeaf, type LeafPayload, type SignedHead } from '../../conformance/tree-attestation.js';
+import { leafOfRow, verifyHead, verifyLeaf, type SignedHead } from '../../conformance/tree-attestation.js';
 import type { Config } from '../../config.js';
 import { loadVerifyingKey } from '../../signing/keys.js';
 import { fromDateTime64 } from '../../warehouse/time.js';
@@ -125,17 +125,7 @@ function checkInTree(r: VerdictRowRead, heads: ReadonlyMap<string, { head: Signe
   if (!h.valid) return `its head ${r.head_id} is not signed by this key`;
   if (h.head.checker !== r.checker_version)
     return `its head ${r.head_id} signs checker ${h.head.checker}, the row says ${r.checker_version}`;
-  const leaf: LeafPayload = {
-    eventId: r.event_id,
-    subject: r.agent_key,
-    observedAt: new Date(fromDateTime64(r.observed_at)).toISOString(),
-    checker: r.checker_version,
-    suite: { id: r.suite_id, version: Number(r.suite_version) },
-    scope: r.scope as LeafPayload['scope'],
-    inputsHash: r.inputs_hash,
-    result: r.result as LeafPayload['result'],
-    reasons: [...r.reasons, ...r.warnings],
-  };
+  const leaf = leafOfRow(r, fromDateTime64(r.observed_at));
   return verifyLeaf(leaf, Number(r.leaf_index), r.proof, h.head)
     ? null
     : 'the row (result, reasons, subject or another signed column) is not the leaf its head signs';
