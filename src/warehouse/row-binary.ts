@@ -129,11 +129,69 @@ const string: Encode = (w, v, column) => {
   else throw bad(column, v, 'a string');
 };
 
+/** Distinct values a LowCardinality string column's encoder keeps encoded (past this it starts over). */
+const LOW_CARDINALITY_KEPT = 1024;
+
+/**
+ * A LowCardinality(String) column's encoder: its few values are encoded once each and copied after,
+ * since a batch writes the same handful (a version, a protocol, a result) on every row.
+ */
+function lowCardinalityString(): Encode {
+  const kept = new Map<string, Buffer>();
+  const scratch = new Writer(256);
+  return (w, v, column) => {
+    if (typeof v !== 'string') return string(w, v, column);
+    let b = kept.get(v);
+    if (b === undefined) {
+      scratch.pos = 0;
+      scratch.string(v);
+      b = Buffer.from(scratch.done());
+      if (kept.size >= LOW_CARDINALITY_KEPT) kept.clear();
+      kept.set(v, b);
+    }
+    w.ensure(b.length);
+    w.buf.set(b, w.pos);
+    w.pos += b.length;
+  };
+}
+
+/**
+ * An Array(String) column's encoder that remembers each array object's bytes: rows built from one
+ * judgement share one array of reasons, so a batch encodes it once and copies it after. The items
+ * are compared on each use, so an array changed in between is encoded again.
+ */
+function stringArray(item: Encode): Encode {
+  const encoded = new WeakMap<readonly unknown[], { items: unknown[]; bytes: Buffer }>();
+  const scratch = new Writer(1024);
+  return (w, v, column) => {
+    if (!Array.isArray(v)) throw bad(column, v, 'an array');
+    let e = encoded.get(v);
+    if (e === undefined || !sameItems(v, e.items)) {
+      scratch.pos = 0;
+      scratch.varint(v.length);
+      for (const x of v) item(scratch, x, column);
+      e = { items: [...v], bytes: Buffer.from(scratch.done()) };
+      encoded.set(v, e);
+    }
+    w.ensure(e.bytes.length);
+    w.buf.set(e.bytes, w.pos);
+    w.pos += e.bytes.length;
+  };
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The encoder of one column type, as the engine names it. */
 export function encoderFor(type: string): Encode {
   const t = type.trim();
   const inner = (name: string) => (t.startsWith(`${name}(`) && t.endsWith(')') ? t.slice(name.length + 1, -1) : null);
   let arg: string | null;
+  if (t === 'LowCardinality(String)') return lowCardinalityString();
+  if (t === 'Array(String)' || t === 'Array(LowCardinality(String))') return stringArray(encoderFor(t.slice(6, -1)));
   if ((arg = inner('LowCardinality')) !== null) return encoderFor(arg);
   if ((arg = inner('Nullable')) !== null) {
     const item = encoderFor(arg);
@@ -174,6 +232,14 @@ export function encoderFor(type: string): Encode {
     const precision = Number(splitTypes(arg)[0]);
     return (w, v, column) => {
       const ms = epochMs(v, column);
+      if (precision === 3 && Number.isSafeInteger(ms)) {
+        // The index's precision: the Int64 written as two 32-bit halves, with no BigInt made per value.
+        w.ensure(8);
+        w.buf.writeUInt32LE(ms >>> 0, w.pos);
+        w.buf.writeInt32LE(Math.floor(ms / 4294967296), w.pos + 4);
+        w.pos += 8;
+        return;
+      }
       // Milliseconds to the column's unit (a precision of 3 is the index's).
       const units =
         precision === 3

@@ -34,6 +34,24 @@ describe('RowBinary rows', () => {
     expect(bytes("DateTime64(6, 'UTC')", new Date(at))).toEqual(le(BigInt(at) * 1000n));
   });
 
+  it('copies the bytes of a repeated value and of a shared array, and encodes an array changed in between again', () => {
+    const codec = new TableCodec('t', [
+      { name: 'v', type: 'LowCardinality(String)', default_type: '' },
+      { name: 'r', type: 'Array(String)', default_type: '' },
+      { name: 't', type: "DateTime64(3, 'UTC')", default_type: '' },
+    ]);
+    const shared = ['a', 'bé'];
+    const one = (v: string, r: string[], t: number) => [...codec.encode([{ v, r, t: new Date(t) }])![0]!.payload];
+    const le = (n: number) => [...Buffer.from(new BigInt64Array([BigInt(n)]).buffer)];
+    const arr = (items: string[]) => [items.length, ...items.flatMap((x) => [Buffer.byteLength(x), ...Buffer.from(x)])];
+    expect(one('pass', shared, 5)).toEqual([4, ...Buffer.from('pass'), ...arr(shared), ...le(5)]);
+    expect(one('pass', shared, -1)).toEqual([4, ...Buffer.from('pass'), ...arr(shared), ...le(-1)]);
+    shared.push('c');
+    expect(one('fail', shared, 2 ** 40 + 7)).toEqual([4, ...Buffer.from('fail'), ...arr(['a', 'bé', 'c']), ...le(2 ** 40 + 7)]);
+    shared[0] = 'z';
+    expect(one('fail', shared, 0)).toEqual([4, ...Buffer.from('fail'), ...arr(['z', 'bé', 'c']), ...le(0)]);
+  });
+
   it('groups rows by the columns they write, and hands back rows it does not take', () => {
     const codec = new TableCodec('t', [
       { name: 'a', type: 'String', default_type: '' },
