@@ -11,13 +11,14 @@
  *   checks, src/kafka/decode-step.ts) and writes nothing: createEventProcessor with a no-op sink,
  *   committing after each batch as every processor does;
  * - replay: the verdict processor (createVerdictProcessor) in a group of its own from the earliest
- *   offset, as `veronikai replay` runs it: decode, read each batch's listing context and documents,
- *   judge each distinct input once (the memo by input digest), sign the batch's tree head once,
- *   write checks, verdicts, the head and agent_latest (RowBinary), derive and publish the agents'
- *   up/down/verdict changes against their history, commit; in batches of its own fetch size
+ *   offset, as `veronikai replay` runs it: decode, read each batch's listing context (only what is
+ *   new since the agents' last batch) and the documents and server.json of its new inputs, judge
+ *   each distinct input once (the memo by input digest), sign the batch's tree head once, write
+ *   checks, verdicts and the head (RowBinary), derive and publish the agents' up/down/verdict
+ *   changes against the states their last batch left, commit; in batches of its own fetch size
  *   (VERDICT_BATCH_BYTES; BENCH_BATCH_MB=n sets another, to compare), two partitions' batches at a
  *   time (REPLAY_CONCURRENT_BATCHES; BENCH_CONCURRENT_BATCHES=n sets another); then, once, the read models
- *   (rollups, daily history, status rows, run samples) of every day replayed, timed as part of it.
+ *   (agent_latest, rollups, daily history, status rows, run samples) of every day replayed, timed as part of it.
  *   BENCH_INPUT_EPOCHS=k cuts the days into k spans, each with other judged inputs, to show what
  *   the replay's cost grows with: with the defaults, 10 gives about 6 times the distinct inputs
  *   of 1, and 20 (a span as long as the time between an agent's probes) makes every event's

@@ -67,13 +67,13 @@ describe('listing contexts, batch after batch', () => {
 
   it('gives, from kept states and the events since, the contexts a reading of the whole history gives', async () => {
     const { proxy, reads } = counting();
-    const kept = new ListingContextResolver(proxy, undefined, () => T + 30 * 86_400_000);
+    const kept = new ListingContextResolver(proxy, { keepStates: true, now: () => T + 30 * 86_400_000 });
     const minutes = [[5, 15], [30], [55, 62], [66, 70], [85], [95, 100]];
     for (const [i, batch] of minutes.entries()) {
       const probes = batch.flatMap((m) => [A, B, C].map((agentKey) => ({ agentKey, observedAt: T + m * MIN })));
       reads.length = 0;
       const got = await shown(kept, await kept.resolve(probes));
-      const fresh = new ListingContextResolver(wh, undefined, () => T);
+      const fresh = new ListingContextResolver(wh);
       expect(got, `batch ${i}`).toEqual(await shown(fresh, await fresh.resolve(probes)));
       // The first batch reads the histories; the others only what came since (no FINAL read).
       expect(reads.filter((q) => q.includes('listing_history FINAL')).length, `batch ${i}`).toBe(i === 0 ? 1 : 0);
@@ -83,20 +83,25 @@ describe('listing contexts, batch after batch', () => {
     expect(await at(200)).toEqual([{ source: 'mcp-registry', transport: 'streamable-http', name: 'io.github.a/n2' }]);
   });
 
-  it('reads the whole history for a probe older than what it keeps, and for every probe of a live processor', async () => {
+  it('reads the whole history for a probe older than what it keeps, for recent probes, and for every probe of a live processor', async () => {
     const { proxy, reads } = counting();
-    const kept = new ListingContextResolver(proxy, undefined, () => T + 30 * 86_400_000);
+    const kept = new ListingContextResolver(proxy, { keepStates: true, now: () => T + 30 * 86_400_000 });
     await kept.resolve([{ agentKey: A, observedAt: T + 30 * MIN }]);
     reads.length = 0;
     expect(await shown(kept, await kept.resolve([{ agentKey: A, observedAt: T + 15 * MIN }]))).toEqual([
       { source: 'mcp-registry', transport: 'streamable-http', name: 'io.github.a/r1' },
     ]);
     expect(reads.filter((q) => q.includes('listing_history FINAL'))).toHaveLength(1);
-    // Probes newer than the settling time keep nothing: each batch reads the history.
-    const live = counting();
-    const now = new ListingContextResolver(live.proxy, undefined, () => T + 31 * MIN);
-    await now.resolve([{ agentKey: A, observedAt: T + 25 * MIN }]);
-    await now.resolve([{ agentKey: A, observedAt: T + 30 * MIN }]);
-    expect(live.reads.filter((q) => q.includes('listing_history FINAL'))).toHaveLength(2);
+    // Probes newer than the settling time keep nothing: each batch reads the history; as does a live processor's resolver.
+    for (const resolver of [
+      (w: Warehouse) => new ListingContextResolver(w, { keepStates: true, now: () => T + 31 * MIN }),
+      (w: Warehouse) => new ListingContextResolver(w, { now: () => T + 30 * 86_400_000 }),
+    ]) {
+      const live = counting();
+      const r = resolver(live.proxy);
+      await r.resolve([{ agentKey: A, observedAt: T + 25 * MIN }]);
+      await r.resolve([{ agentKey: A, observedAt: T + 30 * MIN }]);
+      expect(live.reads.filter((q) => q.includes('listing_history FINAL'))).toHaveLength(2);
+    }
   });
 });

@@ -214,7 +214,7 @@ describe('verdict writer on the chdb engine', () => {
   });
 
   it('reads every server.json a batch needs, however few it keeps', async () => {
-    const resolver = new ListingContextResolver(wh, 1);
+    const resolver = new ListingContextResolver(wh, { keptDocuments: 1 });
     const contexts = await resolver.resolve([
       { agentKey: AGENTS.mcpShort, observedAt: T },
       { agentKey: AGENTS.mcpLong, observedAt: T },

@@ -26,8 +26,9 @@ export const LISTING_STATES_KEPT = 200_000;
 /**
  * How far behind its listings a probe may be judged from a kept listing state: a batch whose
  * probes all came before (now − this) leaves each agent's state as of its last probe, taking every
- * listing event observed by then as written. A live processor's probes are newer, so it reads the
- * history every batch; a replay's are older, and read only what is new since the last batch.
+ * listing event observed by then as written. Only a replay keeps states (it catches the listing
+ * history up before it starts); a live processor reads the history every batch, since the listing
+ * history may be catching up beside it.
  */
 export const LISTING_SETTLE_MS = 15 * 60_000;
 
@@ -37,6 +38,14 @@ const itemRef = (r: { source: string; item_id: string }) => `${r.source}\u0000${
 interface KeptListing {
   upTo: number;
   items: Map<string, HistoryRow>;
+}
+
+export interface ResolverOptions {
+  /** Parsed server.json documents kept (default SERVER_JSON_KEPT). */
+  keptDocuments?: number;
+  /** Keep each agent's listing state between batches (a replay's writer; default false). */
+  keepStates?: boolean;
+  now?: () => number;
 }
 
 const COLUMNS = 'agent_key, observed_at, event_id, source, item_id, status, endpoint_transport, server_json_sha256';
@@ -53,12 +62,15 @@ export class ListingContextResolver {
   private readonly rows = new WeakMap<ListingContext, HistoryRow>();
   private readonly parsed: LRUCache<string, { serverJson: unknown }>;
   private readonly kept = new LRUCache<string, KeptListing>({ max: LISTING_STATES_KEPT });
+  private readonly keepStates: boolean;
+  private readonly now: () => number;
   constructor(
     private readonly warehouse: Warehouse,
-    keptDocuments: number = SERVER_JSON_KEPT,
-    private readonly now: () => number = Date.now,
+    opts: ResolverOptions = {},
   ) {
-    this.parsed = new LRUCache({ max: keptDocuments });
+    this.parsed = new LRUCache({ max: opts.keptDocuments ?? SERVER_JSON_KEPT });
+    this.keepStates = opts.keepStates === true;
+    this.now = opts.now ?? Date.now;
   }
 
   /**
@@ -95,10 +107,18 @@ export class ListingContextResolver {
         since,
         until,
       );
-      for (const [key, k] of known) histories.set(key, movedOn(key, k, rows));
+      // By item, and each agent's items named since: each agent then costs its own rows.
+      const sinceByItem = byItem(rows);
+      const named = new Map<string, Set<string>>();
+      for (const r of rows) {
+        const set = named.get(r.agent_key);
+        if (set) set.add(itemRef(r));
+        else named.set(r.agent_key, new Set([itemRef(r)]));
+      }
+      for (const [key, k] of known) histories.set(key, movedOn(k, sinceByItem, named.get(key)));
     }
     // Every listing event up to the batch's last probe is taken as written once it is old enough.
-    if (until <= this.now() - LISTING_SETTLE_MS)
+    if (this.keepStates && until <= this.now() - LISTING_SETTLE_MS)
       for (const key of first.keys()) {
         const items = new Map<string, HistoryRow>();
         for (const h of histories.get(key) ?? []) if (h.length > 0) items.set(itemRef(h.at(-1)!.row), h.at(-1)!.row);
@@ -201,20 +221,21 @@ function byItem(rows: readonly HistoryRow[]): Map<string, HistoryRow[]> {
   return out;
 }
 
-/** An agent's item histories from its kept state and the rows read since: each item's kept row, then its newer ones. */
-function movedOn(agentKey: string, kept: KeptListing, rows: readonly HistoryRow[]): Timed[][] {
-  const items = new Map<string, Map<string, HistoryRow>>();
-  for (const [ref, row] of kept.items) items.set(ref, new Map([[row.event_id, row]]));
-  // Items that named this agent since, with every row of theirs since (an item may have moved on).
-  const named = new Set(rows.filter((r) => r.agent_key === agentKey).map(itemRef));
-  for (const r of rows) {
-    const ref = itemRef(r);
-    if (fromDateTime64(r.observed_at) <= kept.upTo || (!items.has(ref) && !named.has(ref))) continue;
-    let list = items.get(ref);
-    if (list === undefined) items.set(ref, (list = new Map()));
-    list.set(r.event_id, r);
+/**
+ * An agent's item histories from its kept state and the rows read since (by item): each kept
+ * item's row, then its newer ones; and every row since of an item that named the agent since
+ * (`named`; such an item may have moved on after).
+ */
+function movedOn(kept: KeptListing, since: ReadonlyMap<string, readonly HistoryRow[]>, named: ReadonlySet<string> = new Set()): Timed[][] {
+  const out: Timed[][] = [];
+  for (const ref of new Set([...kept.items.keys(), ...named])) {
+    const rows = new Map<string, HistoryRow>();
+    const keptRow = kept.items.get(ref);
+    if (keptRow !== undefined) rows.set(keptRow.event_id, keptRow);
+    for (const r of since.get(ref) ?? []) if (fromDateTime64(r.observed_at) > kept.upTo) rows.set(r.event_id, r);
+    out.push(timed([...rows.values()]));
   }
-  return [...items.values()].map((list) => timed([...list.values()]));
+  return out;
 }
 
 /** A history row with its time parsed once, and its server.json parsed and hashed once (on first use). */

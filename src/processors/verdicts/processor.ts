@@ -123,7 +123,8 @@ export class VerdictWriter {
     documents?: DocumentReader,
     readonly readModels: ReadModelTiming = 'per-batch',
   ) {
-    this.context = new ListingContextResolver(warehouse);
+    // A replay has caught the listing history up before it starts: its writer keeps listing states between batches.
+    this.context = new ListingContextResolver(warehouse, { keepStates: readModels === 'deferred' });
     this.documents = documents ?? new DocumentReader(warehouse);
     this.key = signingKeyObject(sign);
   }
