@@ -296,6 +296,7 @@ describe('daily run end to end', () => {
       const whole = await engine.observeWhole({ ...target, runId: 'compare' });
       const kept = keepProbe(whole);
       const [ctx] = await resolver.resolve([whole]);
+      await resolver.loadServerJson([ctx ?? null]);
       // The run's document store holds the very documents this probe read (the peers serve the same bytes).
       const hashes = documentHashes(kept.probe);
       documentsJudged += hashes.length;
