@@ -64,8 +64,6 @@ export const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
 /** Reads documents by hash, waiting a bounded time for those the document store has not written yet. */
 export class DocumentReader {
   private readonly kept: LRUCache<string, DocumentText>;
-  /** Documents read from the table (not from what this reader keeps). */
-  read = 0;
   constructor(
     private readonly warehouse: Warehouse,
     private readonly waitMs: number = DOCUMENT_WAIT_MS,
@@ -96,7 +94,6 @@ export class DocumentReader {
             const d = { text: r.text, validUtf8: Number(r.valid_utf8) === 1 };
             out.set(r.sha256, d);
             this.kept.set(r.sha256, d);
-            this.read++;
           }
           missing = missing.filter((h) => !out.has(h));
           return missing.length === 0 ? { done: true, value: undefined } : { done: false, why: `${missing.length} missing` };

@@ -111,4 +111,18 @@ describe('documents by hash', () => {
     await new VerdictWriter(t.wh, CURRENT_CHECKER, sign, new DocumentReader(t.wh, 5000)).write([kept.probe]);
     expect(await t.wh.query<{ result: string }>('SELECT result FROM verdicts FINAL')).toEqual([{ result: 'pass' }]);
   });
+
+  it('keeps the documents it has read, by hash, within its bound in bytes', async () => {
+    const kept = keepProbe(whole('new')[0]!);
+    await t.wh.insert('documents', kept.documents.map(documentRow));
+    const hashes = kept.documents.map((d) => d.sha256);
+    const reader = new DocumentReader(t.wh, 300);
+    const tiny = new DocumentReader(t.wh, 300, 16);
+    const first = await reader.texts(hashes);
+    await tiny.texts(hashes);
+    await t.wh.exec('TRUNCATE TABLE documents');
+    // Gone from the table: the reader still has it (a hash never goes stale); one kept within 16 bytes does not.
+    expect(await reader.texts(hashes)).toEqual(first);
+    await expect(tiny.texts(hashes)).rejects.toThrow(MissingDocumentsError);
+  });
 });
