@@ -34,3 +34,17 @@ export async function withWarehouse(label = 'wh', options: { migrate?: boolean }
   }
   return { wh, dir, close };
 }
+
+/** `wh` with every statement its `query` runs recorded in `reads` (to hold a code path to the reads it makes). */
+export function countingQueries<W extends object>(wh: W): { proxy: W; reads: string[] } {
+  const reads: string[] = [];
+  const proxy = new Proxy(wh, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== 'function') return v;
+      const bound = (v as (...a: unknown[]) => unknown).bind(target);
+      return prop === 'query' ? (sql: string, ...rest: unknown[]) => (reads.push(sql), bound(sql, ...rest)) : bound;
+    },
+  });
+  return { proxy, reads };
+}

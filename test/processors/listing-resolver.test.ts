@@ -4,7 +4,7 @@ import type { ListingContext } from '../../src/processors/verdicts/observation.j
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { serverJsonFor } from '../helpers/probe-events.js';
-import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { countingQueries, withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
  * The listing context resolver on the engine, batch after batch: an agent it has resolved before
@@ -49,17 +49,7 @@ describe('listing contexts, batch after batch', () => {
     await t?.close();
   });
 
-  const counting = () => {
-    const reads: string[] = [];
-    const proxy = new Proxy(wh, {
-      get(target, prop, receiver) {
-        if (prop === 'query') return (sql: string, params?: never) => (reads.push(sql), target.query(sql, params));
-        const v = Reflect.get(target, prop, receiver) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    }) as Warehouse;
-    return { proxy, reads };
-  };
+  const counting = () => countingQueries<Warehouse>(wh);
   const shown = async (r: ListingContextResolver, contexts: Array<ListingContext | null>) => {
     await r.loadServerJson(contexts);
     return contexts.map((c) => c && { source: c.source, transport: c.transport, name: (c.serverJson as { name?: string } | null)?.name });

@@ -12,7 +12,7 @@ import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../hel
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
 import { ListingContextResolver } from '../../src/processors/verdicts/listing-context.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
-import { withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
+import { countingQueries, withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
  * The verdict processor's sink on the real engine: probe events in, checks,
@@ -189,14 +189,7 @@ describe('verdict writer on the chdb engine', () => {
   });
 
   it("reads a listing's server.json only for inputs not judged before, named by the hash the engine keeps", async () => {
-    const reads: string[] = [];
-    const counting = new Proxy(wh, {
-      get(target, prop, receiver) {
-        if (prop === 'query') return (sql: string, params?: never) => (reads.push(sql), target.query(sql, params));
-        const v = Reflect.get(target, prop, receiver) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    }) as EmbeddedWarehouse;
+    const { proxy: counting, reads } = countingQueries(wh);
     const [stored] = await wh.query<{ sha: string; doc: string }>(
       'SELECT server_json_sha256 AS sha, server_json AS doc FROM listing_history WHERE agent_key = {k:String}',
       { k: AGENTS.mcpLong },

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { AttestationPayload } from '../../conformance/attestation.js';
 import { verifyAttestation } from '../../conformance/index.js';
-import { leafOfRow, verifyHead, verifyLeaf, type SignedHead } from '../../conformance/tree-attestation.js';
+import { leafOfRow, verifyHead, verifyLeaf, type SignedHead, type VerdictLeafColumns } from '../../conformance/tree-attestation.js';
 import type { Config } from '../../config.js';
 import { loadVerifyingKey } from '../../signing/keys.js';
 import { fromDateTime64 } from '../../warehouse/time.js';
@@ -59,18 +59,8 @@ interface HeadRow {
   signature: string;
 }
 
-interface VerdictRowRead {
-  event_id: string;
-  agent_key: string;
+interface VerdictRowRead extends VerdictLeafColumns {
   observed_at: string;
-  checker_version: string;
-  suite_id: string;
-  suite_version: string;
-  scope: string;
-  inputs_hash: string;
-  result: string;
-  reasons: string[];
-  warnings: string[];
   signature: string;
   head_id: string;
   leaf_index: number | string;

@@ -9,7 +9,7 @@ import type { EmbeddedWarehouse } from '../../../src/warehouse/embedded.js';
 import type { InsertRow, TableName } from '../../../src/warehouse/tables.js';
 import type { Warehouse } from '../../../src/warehouse/warehouse.js';
 import { probeEvent, probeExchange } from '../../helpers/probe-events.js';
-import { withWarehouse, type TestWarehouse } from '../../helpers/warehouse.js';
+import { countingQueries, withWarehouse, type TestWarehouse } from '../../helpers/warehouse.js';
 
 /** The two change writers' sinks on the chdb engine, without a broker (publishing is captured). */
 
@@ -62,16 +62,7 @@ describe('change writers on the chdb engine', () => {
     const batch = [up('w-f-1', now - 2 * DAY), down('w-f-2', now - DAY), up('w-f-3', now - DAY + 1000)];
     const written = await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(batch);
     expect([...written.keys()].sort()).toEqual(['w-f-1', 'w-f-2', 'w-f-3']);
-    const reads: string[] = [];
-    const counting = new Proxy(wh, {
-      get(target, prop, receiver) {
-        if (prop === 'query') {
-          return (sql: string, params?: Parameters<Warehouse['query']>[1]) => (reads.push(sql), target.query(sql, params));
-        }
-        const v = Reflect.get(target, prop, receiver) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    }) as Warehouse;
+    const { proxy: counting, reads } = countingQueries<Warehouse>(wh);
     const handed = await new ProbeChangeWriter(counting, CURRENT_CHECKER.version, publish).write(batch, written);
     // Only the agents' prior states and names are read, in one statement: no query for the batch's own rows by event id.
     expect(reads.filter((q) => q.includes('event_id IN'))).toEqual([]);
@@ -86,16 +77,7 @@ describe('change writers on the chdb engine', () => {
 
   it('derives a batch that continues its partition from the states the last batch left, reading no history, the same changes', async () => {
     const verdicts = new VerdictWriter(wh, CURRENT_CHECKER, sign);
-    const reads: string[] = [];
-    const counting = new Proxy(wh, {
-      get(target, prop, receiver) {
-        if (prop === 'query') {
-          return (sql: string, params?: Parameters<Warehouse['query']>[1]) => (reads.push(sql), target.query(sql, params));
-        }
-        const v = Reflect.get(target, prop, receiver) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    }) as Warehouse;
+    const { proxy: counting, reads } = countingQueries<Warehouse>(wh);
     const writer = new ProbeChangeWriter(counting, CURRENT_CHECKER.version, publish);
     const place = (first: number, last: number) => ({ partition: 2, firstOffset: String(first), lastOffset: String(last) });
     const b1 = [up('k-1', now - 3 * DAY), up('k-2', now - 3 * DAY + 1000)];
