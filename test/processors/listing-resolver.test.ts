@@ -58,7 +58,8 @@ describe('listing contexts, batch after batch', () => {
   it('gives, from kept states and the events since, the contexts a reading of the whole history gives', async () => {
     const { proxy, reads } = counting();
     const kept = new ListingContextResolver(proxy, { keepStates: true, now: () => T + 30 * 86_400_000 });
-    const minutes = [[5, 15], [30], [55, 62], [66, 70], [85], [95, 100]];
+    const minutes = [[5, 15], [30], [55, 62], [66, 70], [85], [95, 100], [110, 120]];
+    const listed = [10, 20, 50, 60, 65, 80, 90];
     for (const [i, batch] of minutes.entries()) {
       const probes = batch.flatMap((m) => [A, B, C].map((agentKey) => ({ agentKey, observedAt: T + m * MIN })));
       reads.length = 0;
@@ -67,6 +68,10 @@ describe('listing contexts, batch after batch', () => {
       expect(got, `batch ${i}`).toEqual(await shown(fresh, await fresh.resolve(probes)));
       // The first batch reads the histories; the others only what came since (no FINAL read).
       expect(reads.filter((q) => q.includes('listing_history FINAL')).length, `batch ${i}`).toBe(i === 0 ? 1 : 0);
+      // A span since the last batch with no listing event in it costs one count, not the items' read.
+      const since = i === 0 ? Infinity : minutes[i - 1]!.at(-1)!;
+      const changed = listed.some((m) => m > since && m <= batch.at(-1)!);
+      expect(reads.filter((q) => q.includes('OR (source, item_id) IN')).length, `batch ${i}`).toBe(i > 0 && changed ? 1 : 0);
     }
     // What the agents were listed with, minute by minute, for the record.
     const at = async (m: number) => shown(kept, await kept.resolve([{ agentKey: A, observedAt: T + m * MIN }]));

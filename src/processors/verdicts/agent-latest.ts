@@ -44,11 +44,19 @@ interface NewestRow {
   our_side: Flag;
 }
 
-/** Each agent's newest row of a table of this version (by time, then event id), in one of `parts` shares of the agents. */
-const newest = (table: string, columns: string) =>
-  `SELECT ${columns} FROM ${table} FINAL
+/**
+ * Each agent's newest verdict of this version (by time, then event id), in one of `parts` shares
+ * of the agents: found from three narrow columns first, so only the rows that win are read whole.
+ */
+const NEWEST_IDS = `SELECT agent_key, argMax(event_id, (observed_at, event_id)) AS event_id FROM verdicts
    WHERE checker_version = {cv:String} AND cityHash64(agent_key) % {parts:UInt32} = {part:UInt32}
-   ORDER BY agent_key, observed_at DESC, event_id DESC LIMIT 1 BY agent_key`;
+   GROUP BY agent_key`;
+
+/** A table's rows of those verdicts (copies of a row, written again, are alike: any one of them is the row). */
+const rowsOf = (table: string, columns: string) =>
+  `SELECT ${columns} FROM ${table}
+   WHERE checker_version = {cv:String} AND (agent_key, event_id) IN (${NEWEST_IDS})
+   LIMIT 1 BY agent_key`;
 
 const NEWEST_SQL = `SELECT v.event_id AS event_id, v.agent_key AS agent_key, v.protocol AS protocol, v.observed_at AS observed_at,
     v.in_sample AS in_sample, v.suite_id AS suite_id, v.suite_version AS suite_version, v.scope AS scope, v.inputs_hash AS inputs_hash,
@@ -56,11 +64,11 @@ const NEWEST_SQL = `SELECT v.event_id AS event_id, v.agent_key AS agent_key, v.p
     v.head_id AS head_id, v.leaf_index AS leaf_index, arrayMap(h -> if(length(h) = 32, lower(hex(h)), h), v.proof) AS proof,
     c.agent_id AS agent_id, c.source AS source, c.uptime AS uptime, c.reason AS reason, c.http_status AS http_status,
     c.latency_ms AS latency_ms, c.our_side AS our_side
-  FROM (${newest(
+  FROM (${rowsOf(
     'verdicts',
     'event_id, agent_key, protocol, observed_at, in_sample, suite_id, suite_version, scope, inputs_hash, result, reasons, warnings, a2a_version, a2a_route, head_id, leaf_index, proof',
   )}) AS v
-  INNER JOIN (${newest('checks', 'event_id, agent_key, agent_id, source, uptime, reason, http_status, latency_ms, our_side')}) AS c
+  INNER JOIN (${rowsOf('checks', 'event_id, agent_key, agent_id, source, uptime, reason, http_status, latency_ms, our_side')}) AS c
     ON c.agent_key = v.agent_key AND c.event_id = v.event_id
   WHERE v.head_id != ''`;
 
