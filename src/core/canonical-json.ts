@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Canonical JSON (RFC 8785 style): object keys sorted by UTF-16 code units, no whitespace,
@@ -72,8 +72,16 @@ function scalarJson(v: unknown): string {
   }
 }
 
+/**
+ * SHA-256 of `data` (a string as UTF-8) in one call: no Hash object, under half the time of
+ * createHash for the short inputs hashed per event (leaves, tree nodes, input digests).
+ */
+export function sha256(data: string | Uint8Array): Buffer {
+  return hash('sha256', data, 'buffer');
+}
+
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /** `sha256:<hex>` of the UTF-8 of the canonical JSON of `value` (JSON.stringify escapes lone surrogates, so the text is always well-formed). */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from './canonical-json.js';
 
 /**
  * The Merkle tree hash of a list of leaves and its inclusion proofs, as docs/MERKLE.md writes them:
@@ -7,17 +7,26 @@ import { createHash } from 'node:crypto';
  * for every leaf, each checked alone with its proof (about log2 n hashes).
  */
 
-const LEAF = Buffer.from([0x00]);
-const NODE = Buffer.from([0x01]);
-
-/** The hash of one leaf's bytes. */
+/** The hash of one leaf's bytes (a string as UTF-8). */
 export function leafHash(data: string | Uint8Array): Buffer {
-  return createHash('sha256').update(LEAF).update(data).digest();
+  // U+0000 is the one byte 0x00 in UTF-8.
+  if (typeof data === 'string') return sha256(`\u0000${data}`);
+  const bytes = Buffer.allocUnsafe(1 + data.length);
+  bytes[0] = 0x00;
+  bytes.set(data, 1);
+  return sha256(bytes);
 }
 
-/** The hash of an inner node from its two children. */
+/** An inner node's hashed bytes, reused: one node is hashed at a time. */
+const nodeBytes = Buffer.alloc(65);
+
+/** The hash of an inner node from its two children (32 bytes each, as every node of a tree is). */
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return createHash('sha256').update(NODE).update(left).update(right).digest();
+  if (left.length !== 32 || right.length !== 32) return sha256(Buffer.concat([Buffer.from([0x01]), left, right]));
+  nodeBytes[0] = 0x01;
+  nodeBytes.set(left, 1);
+  nodeBytes.set(right, 33);
+  return sha256(nodeBytes);
 }
 
 /** The largest power of two strictly below n (n ≥ 2). */
@@ -40,7 +49,7 @@ export interface MerkleTree {
  */
 export function merkleTree(leaves: readonly Buffer[]): MerkleTree {
   const proofs: Buffer[][] = leaves.map(() => []);
-  if (leaves.length === 0) return { root: createHash('sha256').digest(), proofs };
+  if (leaves.length === 0) return { root: sha256(''), proofs };
   const build = (lo: number, hi: number): Buffer => {
     if (hi - lo === 1) return leaves[lo]!;
     const mid = lo + split(hi - lo);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/canonical-json.js';
 import { getDomain } from 'tldts';
 import { normalizeUrl } from '../core/canonical-url.js';
 
@@ -32,7 +32,7 @@ export function agentKey(protocol: Protocol, urls: { cardUrl?: string | null; en
 
 /** A stable short id for URLs and API paths, derived from the key alone. */
 export function agentId(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return sha256Hex(key).slice(0, 16);
 }
 
 /** The registrable domain (site) a URL belongs to, per the public-suffix list; the host for IPs and unknown suffixes. */

@@ -156,17 +156,24 @@ function lowCardinalityString(): Encode {
 }
 
 /**
- * An Array(String) column's encoder that remembers each array object's bytes: rows built from one
- * judgement share one array of reasons, so a batch encodes it once and copies it after. The items
- * are compared on each use, so an array changed in between is encoded again.
+ * An Array(String) column's encoder that remembers the bytes of an array object it meets again:
+ * rows built from one judgement share one array of reasons, so a batch encodes it once and copies
+ * it after. An array met once (a verdict's own proof) is written directly, with nothing kept but a
+ * mark. The items are compared on each use, so an array changed in between is encoded again.
  */
 function stringArray(item: Encode): Encode {
-  const encoded = new WeakMap<readonly unknown[], { items: unknown[]; bytes: Buffer }>();
+  const encoded = new WeakMap<readonly unknown[], { items: unknown[]; bytes: Buffer } | typeof SEEN_ONCE>();
   const scratch = new Writer(1024);
   return (w, v, column) => {
     if (!Array.isArray(v)) throw bad(column, v, 'an array');
     let e = encoded.get(v);
-    if (e === undefined || !sameItems(v, e.items)) {
+    if (e === undefined) {
+      encoded.set(v, SEEN_ONCE);
+      w.varint(v.length);
+      for (const x of v) item(w, x, column);
+      return;
+    }
+    if (e === SEEN_ONCE || !sameItems(v, e.items)) {
       scratch.pos = 0;
       scratch.varint(v.length);
       for (const x of v) item(scratch, x, column);
@@ -178,6 +185,9 @@ function stringArray(item: Encode): Encode {
     w.pos += e.bytes.length;
   };
 }
+
+/** The mark of an array written once (stringArray). */
+const SEEN_ONCE = 0;
 
 function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../core/canonical-json.js';
 import type { AgentChangeEvent, AgentChangeKind } from '../../events/types.js';
 import { agentId } from '../../identity/agent-key.js';
 
@@ -19,7 +19,7 @@ const VERSIONED_KINDS: ReadonlySet<AgentChangeKind> = new Set(['verdict', 'corre
  */
 export function agentChangeId(kind: AgentChangeKind, agentKey: string, causeEventId: string, checkerVersion = ''): string {
   const fields = VERSIONED_KINDS.has(kind) ? [kind, agentKey, causeEventId, checkerVersion] : [kind, agentKey, causeEventId];
-  return createHash('sha256').update(JSON.stringify(fields)).digest('hex').slice(0, 32);
+  return sha256Hex(JSON.stringify(fields)).slice(0, 32);
 }
 
 /** A rule id as the catalogue names rules (A2A-CARD-001, MCP-Q-004, …). */

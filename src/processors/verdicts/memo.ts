@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { canonicalJson } from '../../core/canonical-json.js';
+import { canonicalJson, sha256, sha256Hex } from '../../core/canonical-json.js';
 import type { A2AStructureDetail, Result, UptimeVerdict, Verdict } from '../../conformance/index.js';
 import type { ProbeEvent } from '../../events/types.js';
 import type { ListingContext } from './observation.js';
@@ -50,18 +49,18 @@ export const JUDGEMENT_MEMO_BYTES = 512 * 1024 * 1024;
  * judgement by checker `checkerVersion`.
  */
 export function inputDigest(checkerVersion: string, ev: ProbeEvent, listing: ListingContext | null): string {
-  const h = createHash('sha256');
   const exchanges: unknown[] = [];
-  const bodies: Uint8Array[] = [];
+  let bodies = '';
   for (const x of ev.exchanges) {
     const kept = x.bodyKept ?? 'whole';
     // A document by the hash it is stored under; any other body (excerpts are short) by its length
-    // here and its bytes after the JSON, in order: the JSON ends unambiguously and the lengths part the bytes.
+    // here and its bytes after the JSON (each byte one character), in order: the JSON ends
+    // unambiguously and the lengths part the bytes.
     let body: string | number;
     if (kept === 'document') body = x.bodySha256;
     else {
       body = x.body.length;
-      if (x.body.length > 0) bodies.push(x.body);
+      if (x.body.length > 0) bodies += Buffer.from(x.body.buffer, x.body.byteOffset, x.body.byteLength).toString('latin1');
     }
     const headers = Object.keys(x.headers)
       .sort()
@@ -70,15 +69,15 @@ export function inputDigest(checkerVersion: string, ev: ProbeEvent, listing: Lis
   }
   const context = listing === null ? null : [listingDocument(listing), listing.transport];
   // JSON of short fields (URLs, statuses, header values, hashes, lengths) only: no document text.
-  h.update(JSON.stringify([checkerVersion, ev.protocol, ev.targetUrl, ev.transport, ev.robots, ev.canary, context, exchanges]));
-  for (const b of bodies) h.update(b);
-  return h.digest('base64');
+  return sha256(JSON.stringify([checkerVersion, ev.protocol, ev.targetUrl, ev.transport, ev.robots, ev.canary, context, exchanges]) + bodies).toString(
+    'base64',
+  );
 }
 
 function listingDocument(listing: ListingContext): string {
   if (listing.serverJsonSha256 !== undefined) return listing.serverJsonSha256;
   if (listing.serverJson === null || listing.serverJson === undefined) return '';
-  return `value:${createHash('sha256').update(canonicalJson(listing.serverJson)).digest('hex')}`;
+  return `value:${sha256Hex(canonicalJson(listing.serverJson))}`;
 }
 
 /** The heap an entry holds, roughly: objects and arrays at a fixed cost, each string by its length. */
