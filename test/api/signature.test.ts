@@ -8,7 +8,7 @@ import { AGENTS, idOf, openFilledWarehouse, type AgentName } from './fixture.js'
 import { verifyTreeAttestation } from '../../src/conformance/tree-attestation.js';
 import { signJudged, treeAttestation } from '../../src/processors/verdicts/batch-sign.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
-import { judgeProbe } from '../../src/processors/verdicts/judge-probe.js';
+import { judgeProbe, latestRow } from '../../src/processors/verdicts/judge-probe.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { probeEvent, probeExchange } from '../helpers/probe-events.js';
 
@@ -151,7 +151,7 @@ describe('the verdict signature in agent responses', () => {
     const judged = [judgeProbe(other, null, CURRENT_CHECKER), judgeProbe(ev, null, CURRENT_CHECKER)];
     const head = signJudged(judged, CURRENT_CHECKER.version, createPrivateKey(keys.privateKeyPem));
     await wh.insert('agent_latest', [
-      { ...judged[1]!.latest, observed_at: new Date(Date.now() + 60_000), signature: treeAttestation(judged[1]!, head) },
+      { ...latestRow(judged[1]!), observed_at: new Date(Date.now() + 60_000), signature: treeAttestation(judged[1]!, head) },
     ]);
     const { body, warnings } = await agent('beta');
     expect(warnings).toEqual([]);

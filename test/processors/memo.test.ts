@@ -7,7 +7,7 @@ import { hexProofs, leafJson, verifyHead, verifyLeaf, type SignedHead } from '..
 import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { signJudged } from '../../src/processors/verdicts/batch-sign.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
-import { judgeProbe, type JudgedProbe } from '../../src/processors/verdicts/judge-probe.js';
+import { judgeProbe, latestRow, type JudgedProbe } from '../../src/processors/verdicts/judge-probe.js';
 import { entryBytes, inputDigest, JudgementMemo, type Judgement } from '../../src/processors/verdicts/memo.js';
 import type { DocumentTexts, ListingContext } from '../../src/processors/verdicts/observation.js';
 import { probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
@@ -115,7 +115,7 @@ function eventOf(p: Probe, i: number): { ev: ProbeEvent; listing: ListingContext
 /** A row without its signature fields. */
 function unsigned(j: JudgedProbe) {
   const { signature: _s, head_id: _h, leaf_index: _i, proof: _p, ...verdict } = j.verdict;
-  const { signature: _l, ...latest } = j.latest;
+  const { signature: _l, ...latest } = latestRow(j);
   return { check: j.check, verdict, latest, facts: j.facts, leaf: j.leaf };
 }
 

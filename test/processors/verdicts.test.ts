@@ -206,15 +206,29 @@ describe('verdict writer on the chdb engine', () => {
     expect(writer.judgedInputs).toBe(events.length);
   });
 
-  it('reads every server.json a batch needs, however few it keeps', async () => {
-    const resolver = new ListingContextResolver(wh, { keptDocuments: 1 });
-    const contexts = await resolver.resolve([
+  it('reads every server.json a batch needs, however few it keeps, and keeps what fits for the next batches', async () => {
+    const probes = [
       { agentKey: AGENTS.mcpShort, observedAt: T },
       { agentKey: AGENTS.mcpLong, observedAt: T },
-    ]);
-    expect(contexts.map((c) => c?.serverJson)).toEqual([undefined, undefined]);
-    await resolver.loadServerJson(contexts);
-    expect(contexts.map((c) => (c?.serverJson as { name: string }).name)).toEqual(['io.github.short/s', 'io.github.long/l']);
+    ];
+    for (const [keptBytes, readsAgain] of [
+      [1, 1],
+      [undefined, 0],
+    ] as const) {
+      const { proxy, reads } = countingQueries(wh);
+      const resolver = new ListingContextResolver(proxy, { keptBytes });
+      for (const batch of [0, 1]) {
+        reads.length = 0;
+        const contexts = await resolver.resolve(probes);
+        expect(contexts.map((c) => c?.serverJson)).toEqual([undefined, undefined]);
+        await resolver.loadServerJson(contexts);
+        expect(contexts.map((c) => (c?.serverJson as { name: string }).name)).toEqual(['io.github.short/s', 'io.github.long/l']);
+        expect(
+          reads.filter((q) => q.includes('any(server_json)')),
+          `kept ${keptBytes}, batch ${batch}`,
+        ).toHaveLength(batch === 0 ? 1 : readsAgain);
+      }
+    }
   });
 
   it('writes nothing new when the same events are judged again by the same checker', async () => {

@@ -11,9 +11,8 @@ import { a2aObservation, mcpObservation, type DocumentTexts, type ListingContext
 
 /**
  * One probe event judged by one checker: its `checks` row (uptime), its `verdicts`
- * row (the protocol's VeronikAI suite, with A2A's structural census alongside), its
- * `agent_latest` row and the leaf its batch's tree signs (batch-sign.ts fills in the
- * signature fields). Pure: the same event, listing context, documents and checker give
+ * row (the protocol's VeronikAI suite, with A2A's structural census alongside), and the
+ * leaf its batch's tree signs (batch-sign.ts fills in the signature fields). Pure: the same event, listing context, documents and checker give
  * the same rows, whether judged now or taken from the memo of an earlier probe with the
  * same inputs (memo.ts).
  */
@@ -27,7 +26,6 @@ export interface JudgedProbe {
   check: InsertRow<'checks'>;
   /** Without its signature fields (head_id, leaf_index, proof) until the batch is signed. */
   verdict: InsertRow<'verdicts'>;
-  latest: InsertRow<'agent_latest'>;
   /** What the verdict's leaf in its batch's tree says. */
   leaf: LeafPayload;
   /** What the check and verdict rows say, as the change derivation reads them (changes/derive.ts). */
@@ -132,8 +130,8 @@ function columnsOf(judgement: Judgement): JudgementColumns {
 
 /**
  * The rows of `ev` under `judgement` (its own, or a memoised one of the same inputs). Rows of one
- * judgement share its word arrays (reasons, warnings), which nothing writes to. The agent_latest
- * row is built when first read: a batch writes only each agent's newest.
+ * judgement share its word arrays (reasons, warnings), which nothing writes to. Its agent_latest row
+ * is latestRow's: a batch writes only each agent's newest.
  */
 export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checker: Checker, judgement: Judgement): JudgedProbe {
   const { uptime, primary } = judgement;
@@ -187,30 +185,6 @@ export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checke
     inputs_hash: primary.inputsHash,
     signature: '',
   };
-  let latest: InsertRow<'agent_latest'> | undefined;
-  const latestRow = (): InsertRow<'agent_latest'> => ({
-    checker_version: checker.version,
-    agent_key: ev.agentKey,
-    agent_id: check.agent_id,
-    protocol: ev.protocol,
-    source,
-    event_id: ev.id,
-    observed_at: observedAt,
-    uptime: check.uptime,
-    reason: check.reason,
-    http_status: check.http_status,
-    latency_ms: check.latency_ms,
-    in_sample: inSample,
-    our_side: check.our_side,
-    suite_id: verdict.suite_id,
-    suite_version: verdict.suite_version,
-    result: verdict.result,
-    reasons: verdict.reasons,
-    warnings: verdict.warnings,
-    a2a_version: verdict.a2a_version,
-    a2a_route: verdict.a2a_route,
-    signature: '',
-  });
   const facts: ProbeFacts = {
     eventId: ev.id,
     agentKey: ev.agentKey,
@@ -232,13 +206,33 @@ export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checke
     result: primary.result,
     reasons: primary.reasons,
   };
+  return { check, verdict, leaf, facts };
+}
+
+/** A judged probe's agent_latest row, unsigned (a batch writes only each agent's newest). */
+export function latestRow(j: JudgedProbe): InsertRow<'agent_latest'> {
+  const { check, verdict } = j;
   return {
-    check,
-    verdict,
-    get latest() {
-      return (latest ??= latestRow());
-    },
-    leaf,
-    facts,
+    checker_version: check.checker_version,
+    agent_key: check.agent_key,
+    agent_id: check.agent_id,
+    protocol: check.protocol,
+    source: check.source,
+    event_id: check.event_id,
+    observed_at: check.observed_at,
+    uptime: check.uptime,
+    reason: check.reason,
+    http_status: check.http_status,
+    latency_ms: check.latency_ms,
+    in_sample: check.in_sample,
+    our_side: check.our_side,
+    suite_id: verdict.suite_id,
+    suite_version: verdict.suite_version,
+    result: verdict.result,
+    reasons: verdict.reasons,
+    warnings: verdict.warnings,
+    a2a_version: verdict.a2a_version,
+    a2a_route: verdict.a2a_route,
+    signature: '',
   };
 }

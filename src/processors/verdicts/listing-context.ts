@@ -20,8 +20,12 @@ export interface HistoryRow {
   server_json?: string;
 }
 
-/** Parsed server.json documents kept by their hash (a few kilobytes each): the same document is judged again and again. */
-export const SERVER_JSON_KEPT = 2_000;
+/**
+ * Bytes of server.json text kept by hash: each new input of an agent needs its listing's document
+ * again, and a kept text is parsed in microseconds where a read costs a statement. Texts, not
+ * parsed documents, since a text is a few times smaller: tens of thousands of a few kilobytes.
+ */
+export const SERVER_JSON_KEPT_BYTES = 64 * 1024 * 1024;
 /** Agents whose listing state a resolver keeps between batches (a few hundred bytes each, no server.json text). */
 export const LISTING_STATES_KEPT = 200_000;
 /**
@@ -42,8 +46,8 @@ interface KeptListing {
 }
 
 export interface ResolverOptions {
-  /** Parsed server.json documents kept (default SERVER_JSON_KEPT). */
-  keptDocuments?: number;
+  /** Bytes of server.json text kept (default SERVER_JSON_KEPT_BYTES). */
+  keptBytes?: number;
   /** Keep each agent's listing state between batches (a replay's writer; default false). */
   keepStates?: boolean;
   now?: () => number;
@@ -61,7 +65,7 @@ const DT = (name: string) => `{${name}:DateTime64(3, 'UTC')}`;
 export class ListingContextResolver {
   /** Where each context's server.json is stored, until it is loaded (loadServerJson). */
   private readonly rows = new WeakMap<ListingContext, HistoryRow>();
-  private readonly parsed: LRUCache<string, { serverJson: unknown }>;
+  private readonly texts: LRUCache<string, string>;
   private readonly kept = new LRUCache<string, KeptListing>({ max: LISTING_STATES_KEPT });
   private readonly keepStates: boolean;
   private readonly now: () => number;
@@ -69,7 +73,7 @@ export class ListingContextResolver {
     private readonly warehouse: Warehouse,
     opts: ResolverOptions = {},
   ) {
-    this.parsed = new LRUCache({ max: opts.keptDocuments ?? SERVER_JSON_KEPT });
+    this.texts = new LRUCache({ maxSize: opts.keptBytes ?? SERVER_JSON_KEPT_BYTES, sizeCalculation: (text) => Math.max(1, text.length) });
     this.keepStates = opts.keepStates === true;
     this.now = opts.now ?? Date.now;
   }
@@ -173,15 +177,20 @@ export class ListingContextResolver {
     );
   }
 
-  /** Reads the server.json of each of these contexts that has one and does not hold it yet: one statement for those not kept. */
+  /**
+   * Reads the server.json of each of these contexts that has one and does not hold it yet: one
+   * statement for those not kept. Contexts of one document share one parse of it.
+   */
   async loadServerJson(contexts: ReadonlyArray<ListingContext | null>): Promise<void> {
     const wanted = new Map<string, HistoryRow>();
     // This call's documents, whatever the kept ones (a batch may need more than are kept).
     const read = new Map<string, { serverJson: unknown }>();
     for (const c of contexts) {
       if (c === null || c.serverJson !== undefined) continue;
-      const kept = this.parsed.get(c.serverJsonSha256 ?? '');
-      if (kept !== undefined) c.serverJson = kept.serverJson;
+      const sha = c.serverJsonSha256 ?? '';
+      if (read.has(sha)) continue;
+      const text = this.texts.get(sha);
+      if (text !== undefined) read.set(sha, { serverJson: serverJsonOf(text) });
       else {
         const row = this.rows.get(c);
         if (row === undefined) throw new Error(`no stored row for the server.json ${c.serverJsonSha256}`);
@@ -204,9 +213,8 @@ export class ListingContextResolver {
         },
       );
       for (const t of texts) {
-        const doc = { serverJson: parsedServerJson(t.text).serverJson };
-        read.set(t.sha, doc);
-        this.parsed.set(t.sha, doc);
+        read.set(t.sha, { serverJson: serverJsonOf(t.text) });
+        this.texts.set(t.sha, t.text);
       }
     }
     for (const c of contexts) {
@@ -313,12 +321,14 @@ function contextFrom(histories: readonly Timed[][], agentKey: string, t: number)
 }
 
 function parsedServerJson(text: string): { serverJson: unknown; sha256: string } {
-  if (text === '') return { serverJson: null, sha256: '' };
-  let serverJson: unknown;
+  return { serverJson: serverJsonOf(text), sha256: text === '' ? '' : sha256Hex(text) };
+}
+
+function serverJsonOf(text: string): unknown {
+  if (text === '') return null;
   try {
-    serverJson = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    serverJson = text; // judged as what it is: not a JSON object
+    return text; // judged as what it is: not a JSON object
   }
-  return { serverJson, sha256: sha256Hex(text) };
 }

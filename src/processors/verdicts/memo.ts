@@ -69,9 +69,9 @@ export function inputDigest(checkerVersion: string, ev: ProbeEvent, listing: Lis
   }
   const context = listing === null ? null : [listingDocument(listing), listing.transport];
   // JSON of short fields (URLs, statuses, header values, hashes, lengths) only: no document text.
-  return sha256(JSON.stringify([checkerVersion, ev.protocol, ev.targetUrl, ev.transport, ev.robots, ev.canary, context, exchanges]) + bodies).toString(
-    'base64',
-  );
+  return sha256(
+    JSON.stringify([checkerVersion, ev.protocol, ev.targetUrl, ev.transport, ev.robots, ev.canary, context, exchanges]) + bodies,
+  ).toString('base64');
 }
 
 function listingDocument(listing: ListingContext): string {

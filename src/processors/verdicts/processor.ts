@@ -15,7 +15,7 @@ import type { BigIntText } from '../../warehouse/rows.js';
 import type { ReadOnlyWarehouse, Warehouse } from '../../warehouse/warehouse.js';
 import { createEventProcessor, type EventProcessorDeps } from '../event-processor.js';
 import { CURRENT_CHECKER, type Checker } from './checker.js';
-import { judgeInputs, probeRows, type JudgedProbe, type Signer } from './judge-probe.js';
+import { judgeInputs, latestRow, probeRows, type JudgedProbe, type Signer } from './judge-probe.js';
 import { signingKeyObject, signJudged, treeAttestation } from './batch-sign.js';
 import { inputDigest, JudgementMemo } from './memo.js';
 import { ListingContextResolver } from './listing-context.js';
@@ -168,7 +168,7 @@ export class VerdictWriter {
     if (this.readModels === 'per-batch')
       await this.warehouse.insert(
         'agent_latest',
-        newestByAgent(judged).map((j) => ({ ...j.latest, signature: treeAttestation(j, head) })),
+        newestByAgent(judged).map((j) => ({ ...latestRow(j), signature: treeAttestation(j, head) })),
       );
     const days = [...new Set(events.map((e) => new Date(e.observedAt).toISOString().slice(0, 10)))];
     for (const j of judged) written.set(j.facts.eventId, j.facts);

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DocumentEvent, ProbeEvent, ProbeExchange } from '../../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../../src/processors/verdicts/checker.js';
-import { judgeProbe } from '../../../src/processors/verdicts/judge-probe.js';
+import { judgeProbe, latestRow } from '../../../src/processors/verdicts/judge-probe.js';
 import type { DocumentTexts, ListingContext } from '../../../src/processors/verdicts/observation.js';
 import { JUDGED_HEADERS } from '../../../src/http/client.js';
 import { keepProbe, MCP_EXCERPT_MAX_BYTES } from '../../../src/producers/probe/kept-bodies.js';
@@ -23,7 +23,7 @@ const CARD_URL = 'https://agent.example.dev/.well-known/agent-card.json';
 function rows(ev: ProbeEvent, listing: ListingContext | null, documents?: DocumentTexts) {
   const j = judgeProbe(ev, listing, CURRENT_CHECKER, documents);
   const { signature: _s, inputs_hash: _h, head_id: _i, leaf_index: _x, proof: _p, ...verdict } = j.verdict;
-  const { signature: _l, ...latest } = j.latest;
+  const { signature: _l, ...latest } = latestRow(j);
   return { check: j.check, verdict, latest };
 }
 
