@@ -147,8 +147,6 @@ function lastBefore(line: readonly StatePoint[], at: { observedAt: number; event
  */
 export function deriveProbeChanges(input: ProbeChangeInput): AgentChangeEvent[] {
   const events = [...new Map(input.events.map((e) => [e.eventId, e])).values()].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-  const uptimeLines = new Map<string, StatePoint[]>();
-  const verdictLines = new Map<string, StatePoint[]>();
   // Each agent's own events in one pass (a filter per agent would cost agents × events per batch).
   const byAgent = new Map<string, ProbeFacts[]>();
   for (const e of events) {
@@ -156,27 +154,21 @@ export function deriveProbeChanges(input: ProbeChangeInput): AgentChangeEvent[] 
     if (list) list.push(e);
     else byAgent.set(e.agentKey, [e]);
   }
+  // Each event's prior decided uptime and verdict, by agent; then the changes, in time order.
+  const priorUptime = new Map<ProbeFacts, StatePoint | null>();
+  const priorVerdict = new Map<ProbeFacts, StatePoint | null>();
   for (const [key, own] of byAgent) {
-    uptimeLines.set(
-      key,
-      timeline([
-        ...(input.uptimeHistory.get(key) ?? []),
-        ...own.filter((e) => DECIDED_UPTIME.has(e.uptime)).map((e) => ({ observedAt: e.observedAt, eventId: e.eventId, state: e.uptime })),
-      ]),
-    );
-    verdictLines.set(
-      key,
-      timeline([
-        ...(input.verdictHistory.get(key) ?? []),
-        ...own
-          .filter((e) => DECIDED_VERDICTS.has(e.verdict))
-          .map((e) => ({ observedAt: e.observedAt, eventId: e.eventId, state: e.verdict })),
-      ]),
-    );
+    priors(own, input.uptimeHistory.get(key) ?? [], (e) => e.uptime, DECIDED_UPTIME, priorUptime);
+    priors(own, input.verdictHistory.get(key) ?? [], (e) => e.verdict, DECIDED_VERDICTS, priorVerdict);
   }
 
   const out: AgentChangeEvent[] = [];
   for (const e of events) {
+    const uptimePrior = priorUptime.get(e);
+    const verdictPrior = priorVerdict.get(e);
+    const uptimeFlips = flips(uptimePrior, e.uptime);
+    const verdictFlips = flips(verdictPrior, e.verdict);
+    if (!uptimeFlips && !verdictFlips) continue;
     const common = {
       observedAt: e.observedAt,
       agentKey: e.agentKey,
@@ -184,38 +176,66 @@ export function deriveProbeChanges(input: ProbeChangeInput): AgentChangeEvent[] 
       name: input.names.get(e.agentKey) ?? '',
       causeEventId: e.eventId,
     };
-    if (DECIDED_UPTIME.has(e.uptime)) {
-      const prior = lastBefore(uptimeLines.get(e.agentKey)!, e);
-      if (prior && prior.state !== e.uptime) {
-        out.push(
-          agentChange({
-            ...common,
-            kind: e.uptime === 'down' ? 'down' : 'up',
-            checkerVersion: '',
-            fromState: prior.state,
-            toState: e.uptime,
-            reasons: e.reason ? [e.reason] : [],
-          }),
-        );
-      }
-    }
-    if (DECIDED_VERDICTS.has(e.verdict)) {
-      const prior = lastBefore(verdictLines.get(e.agentKey)!, e);
-      if (prior && prior.state !== e.verdict) {
-        out.push(
-          agentChange({
-            ...common,
-            kind: 'verdict',
-            checkerVersion: input.checkerVersion,
-            fromState: prior.state,
-            toState: e.verdict,
-            reasons: failingRuleIds(e.verdictReasons),
-          }),
-        );
-      }
-    }
+    if (uptimeFlips)
+      out.push(
+        agentChange({
+          ...common,
+          kind: e.uptime === 'down' ? 'down' : 'up',
+          checkerVersion: '',
+          fromState: uptimePrior!.state,
+          toState: e.uptime,
+          reasons: e.reason ? [e.reason] : [],
+        }),
+      );
+    if (verdictFlips)
+      out.push(
+        agentChange({
+          ...common,
+          kind: 'verdict',
+          checkerVersion: input.checkerVersion,
+          fromState: verdictPrior!.state,
+          toState: e.verdict,
+          reasons: failingRuleIds(e.verdictReasons),
+        }),
+      );
   }
   return out;
+}
+
+/** Whether an event in `state` after `prior` (its prior decided point, if any) is a change. */
+const flips = (prior: StatePoint | null | undefined, state: string): prior is StatePoint =>
+  prior !== null && prior !== undefined && prior.state !== state;
+
+/**
+ * The prior decided point of each of one agent's decided events (`own`, in time order), into
+ * `out`. When the whole history comes before the agent's first event (a batch that follows the
+ * last one, from kept states), one walk carries the latest point along; otherwise the history and
+ * the events make one timeline, searched for each event (a late probe among what is known).
+ */
+function priors(
+  own: readonly ProbeFacts[],
+  history: readonly StatePoint[],
+  stateOf: (e: ProbeFacts) => string,
+  decided: ReadonlySet<string>,
+  out: Map<ProbeFacts, StatePoint | null>,
+): void {
+  const first = own[0]!;
+  if (history.every((p) => before(p, first))) {
+    let last: StatePoint | null = null;
+    for (const p of history) if (last === null || before(last, p)) last = p;
+    for (const e of own) {
+      const state = stateOf(e);
+      if (!decided.has(state)) continue;
+      out.set(e, last);
+      last = { observedAt: e.observedAt, eventId: e.eventId, state };
+    }
+    return;
+  }
+  const line = timeline([
+    ...history,
+    ...own.filter((e) => decided.has(stateOf(e))).map((e) => ({ observedAt: e.observedAt, eventId: e.eventId, state: stateOf(e) })),
+  ]);
+  for (const e of own) if (decided.has(stateOf(e))) out.set(e, lastBefore(line, e));
 }
 
 // ---------------------------------------------------------------------------

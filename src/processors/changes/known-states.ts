@@ -73,17 +73,22 @@ export class KnownStates {
    * moved on by its own probes. Called once the batch's changes are published.
    */
   finish(batch: BatchPlace, run: number, prior: ReadonlyMap<string, AgentStates>, facts: readonly ProbeFacts[]): void {
-    const next = new Map<string, AgentStates>();
+    // One record per agent, its points replaced as newer ones come (a point is made only when it is newer).
+    const next = new Map<string, Kept>();
     for (const f of facts) {
-      const s = next.get(f.agentKey) ?? prior.get(f.agentKey) ?? null;
-      const point = { observedAt: f.observedAt, eventId: f.eventId };
-      next.set(f.agentKey, {
-        uptime: DECIDED_UPTIME.has(f.uptime) ? newer(s?.uptime ?? null, { ...point, state: f.uptime }) : (s?.uptime ?? null),
-        verdict: DECIDED_VERDICTS.has(f.verdict) ? newer(s?.verdict ?? null, { ...point, state: f.verdict }) : (s?.verdict ?? null),
-        newest: newer(s?.newest ?? null, point)!,
-      });
+      let s = next.get(f.agentKey);
+      if (s === undefined) {
+        const p = prior.get(f.agentKey);
+        s = { uptime: p?.uptime ?? null, verdict: p?.verdict ?? null, newest: p?.newest ?? f, run };
+        next.set(f.agentKey, s);
+      }
+      if (DECIDED_UPTIME.has(f.uptime) && (s.uptime === null || after(f, s.uptime)))
+        s.uptime = { observedAt: f.observedAt, eventId: f.eventId, state: f.uptime };
+      if (DECIDED_VERDICTS.has(f.verdict) && (s.verdict === null || after(f, s.verdict)))
+        s.verdict = { observedAt: f.observedAt, eventId: f.eventId, state: f.verdict };
+      if (after(f, s.newest)) s.newest = f;
     }
-    for (const [key, s] of next) this.agents.set(key, { ...s, run });
+    for (const [key, s] of next) this.agents.set(key, { ...s, newest: { observedAt: s.newest.observedAt, eventId: s.newest.eventId } });
     this.partitions.set(batch.partition, { next: (BigInt(batch.lastOffset) + 1n).toString(), run });
   }
 
