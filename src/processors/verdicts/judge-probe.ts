@@ -12,9 +12,9 @@ import { a2aObservation, mcpObservation, type DocumentTexts, type ListingContext
 /**
  * One probe event judged by one checker: its `checks` row (uptime), its `verdicts`
  * row (the protocol's VeronikAI suite, with A2A's structural census alongside), and the
- * leaf its batch's tree signs (batch-sign.ts fills in the signature fields). Pure: the same event, listing context, documents and checker give
- * the same rows, whether judged now or taken from the memo of an earlier probe with the
- * same inputs (memo.ts).
+ * leaf its batch's tree signs (batch-sign.ts fills in the signature fields). Pure: the
+ * same event, listing context, documents and checker give the same rows, whether judged
+ * now or taken from the memo of an earlier probe with the same inputs (memo.ts).
  */
 
 /** The Ed25519 private key (a KeyObject or PKCS#8 PEM) that signs each batch's tree head. */
