@@ -188,6 +188,27 @@ describe('verdict writer on the chdb engine', () => {
     expect(await wh.query(all, { c: CHECKER_VERSION })).toEqual(derived);
   });
 
+  it("derives a replay's agent_latest from the copy of a verdict written last, when a batch was written again under another head", async () => {
+    const replay = new VerdictWriter(wh, CURRENT_CHECKER, sign, undefined, 'deferred');
+    // A batch whose head was never stored (it failed between its inserts), then the same probes in another batch.
+    await replay.write(events.slice(0, 3));
+    await wh.exec('TRUNCATE TABLE verdict_heads');
+    await replay.write([...events.slice(0, 3)].reverse());
+    const heads = await wh.query<{ head_id: string }>('SELECT head_id FROM verdict_heads');
+    expect(heads).toHaveLength(1);
+    await replay.deriveReadModels();
+    const rows = await wh.query<{ event_id: string; signature: string }>(
+      'SELECT event_id, signature FROM agent_latest FINAL WHERE checker_version = {c:String} ORDER BY event_id',
+      { c: CHECKER_VERSION },
+    );
+    expect(rows.map((r) => r.event_id)).toEqual(events.slice(0, 3).map((e) => e.id));
+    for (const r of rows) {
+      const att = JSON.parse(r.signature) as { head: { id: string } };
+      expect(att.head.id).toBe(heads[0]!.head_id);
+      expect(verifyTreeAttestation(att, createPublicKey(keys.publicKeyPem))).toBe(true);
+    }
+  });
+
   it("reads a listing's server.json only for inputs not judged before, named by the hash the engine keeps", async () => {
     const { proxy: counting, reads } = countingQueries(wh);
     const [stored] = await wh.query<{ sha: string; doc: string }>(

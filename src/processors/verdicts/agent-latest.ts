@@ -52,11 +52,24 @@ const NEWEST_IDS = `SELECT agent_key, argMax(event_id, (observed_at, event_id)) 
    WHERE checker_version = {cv:String} AND cityHash64(agent_key) % {parts:UInt32} = {part:UInt32}
    GROUP BY agent_key`;
 
-/** A table's rows of those verdicts (copies of a row, written again, are alike: any one of them is the row). */
-const rowsOf = (table: string, columns: string) =>
-  `SELECT ${columns} FROM ${table}
-   WHERE checker_version = {cv:String} AND (agent_key, event_id) IN (${NEWEST_IDS})
+/**
+ * Which copy of each of those verdicts is the row (the last written, as FINAL keeps it): a batch
+ * written again after a failure signs its verdicts under another head, and a head may be missing
+ * when a batch failed before writing it. FINAL reads only the sorting key and the head id here.
+ */
+const NEWEST_COPIES = `SELECT agent_key, event_id, head_id FROM verdicts FINAL
+   WHERE checker_version = {cv:String} AND (agent_key, event_id) IN (${NEWEST_IDS})`;
+
+/** The verdict rows of those copies (copies under one head are one row written twice: alike). */
+const VERDICT_ROWS = (columns: string) =>
+  `SELECT ${columns} FROM verdicts
+   WHERE checker_version = {cv:String} AND (agent_key, event_id, head_id) IN (${NEWEST_COPIES})
    LIMIT 1 BY agent_key`;
+
+/** Their checks, as FINAL keeps them (narrow rows). */
+const CHECK_ROWS = (columns: string) =>
+  `SELECT ${columns} FROM checks FINAL
+   WHERE checker_version = {cv:String} AND (agent_key, event_id) IN (${NEWEST_IDS})`;
 
 const NEWEST_SQL = `SELECT v.event_id AS event_id, v.agent_key AS agent_key, v.protocol AS protocol, v.observed_at AS observed_at,
     v.in_sample AS in_sample, v.suite_id AS suite_id, v.suite_version AS suite_version, v.scope AS scope, v.inputs_hash AS inputs_hash,
@@ -64,11 +77,10 @@ const NEWEST_SQL = `SELECT v.event_id AS event_id, v.agent_key AS agent_key, v.p
     v.head_id AS head_id, v.leaf_index AS leaf_index, arrayMap(h -> if(length(h) = 32, lower(hex(h)), h), v.proof) AS proof,
     c.agent_id AS agent_id, c.source AS source, c.uptime AS uptime, c.reason AS reason, c.http_status AS http_status,
     c.latency_ms AS latency_ms, c.our_side AS our_side
-  FROM (${rowsOf(
-    'verdicts',
+  FROM (${VERDICT_ROWS(
     'event_id, agent_key, protocol, observed_at, in_sample, suite_id, suite_version, scope, inputs_hash, result, reasons, warnings, a2a_version, a2a_route, head_id, leaf_index, proof',
   )}) AS v
-  INNER JOIN (${rowsOf('checks', 'event_id, agent_key, agent_id, source, uptime, reason, http_status, latency_ms, our_side')}) AS c
+  INNER JOIN (${CHECK_ROWS('event_id, agent_key, agent_id, source, uptime, reason, http_status, latency_ms, our_side')}) AS c
     ON c.agent_key = v.agent_key AND c.event_id = v.event_id
   WHERE v.head_id != ''`;
 
