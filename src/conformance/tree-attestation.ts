@@ -7,11 +7,11 @@ import type { Verdict } from './verdict.js';
 import { CANONICALIZATION } from './version.js';
 
 /**
- * Verdicts signed a batch at a time (docs/MERKLE.md). Each verdict is a leaf: the bytes
+ * Verdicts signed a tree at a time (docs/MERKLE.md). Each verdict is a leaf: the bytes
  *   "veronikai-verdict/1\n" + canonicalJson(leaf payload)
  * where the payload names the probe event, the subject, the time, the checker version, the suite,
  * the scope, the inputs hash, the result and every reason (warnings included). The leaves of a
- * batch make one Merkle tree; its head, the bytes
+ * run of a batch's verdicts make one Merkle tree; its head, the bytes
  *   "veronikai-tree-head/1\n" + canonicalJson({ checker, root, size })
  * is signed once with Ed25519. A verdict is then checked with its leaf index, its head and its
  * inclusion proof. The prefixes keep a leaf, a head and a single verdict's attestation
@@ -44,7 +44,7 @@ export interface VerdictLeafColumns {
   warnings: readonly string[];
 }
 
-/** The leaf a stored verdict row says (observedAtMs: its time), as its batch's tree signed it. */
+/** The leaf a stored verdict row says (observedAtMs: its time), as its tree signed it. */
 export function leafOfRow(r: VerdictLeafColumns, observedAtMs: number): LeafPayload {
   return {
     eventId: r.event_id,
@@ -67,7 +67,7 @@ export interface TreeHead {
 }
 
 export interface SignedHead extends TreeHead {
-  /** Hex, the first 32 digits of the SHA-256 of the head's signed bytes: the same batch gives the same id. */
+  /** Hex, the first 32 digits of the SHA-256 of the head's signed bytes: the same leaves give the same id. */
   id: string;
   alg: 'Ed25519';
   canonicalization: typeof CANONICALIZATION;
@@ -185,7 +185,7 @@ export function verifyLeaf(payload: LeafPayload, index: number, proof: readonly 
 
 /**
  * A batch-signed verdict carried whole (agent_latest.signature, the API's `signature`): its leaf
- * payload, index and proof, its batch's head and the head's signature.
+ * payload, index and proof, its tree's head and the head's signature.
  */
 export interface TreeAttestation {
   alg: 'Ed25519';

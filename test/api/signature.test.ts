@@ -149,9 +149,10 @@ describe('the verdict signature in agent responses', () => {
     ]);
     const other = probeEvent(Date.now(), 'sig-other', AGENTS.alpha.key, 'mcp', [probeExchange('mcp-get', AGENTS.alpha.key, 405, '')]);
     const judged = [judgeProbe(other, null, CURRENT_CHECKER), judgeProbe(ev, null, CURRENT_CHECKER)];
-    const head = signJudged(judged, CURRENT_CHECKER.version, createPrivateKey(keys.privateKeyPem));
+    const heads = signJudged(judged, CURRENT_CHECKER.version, createPrivateKey(keys.privateKeyPem));
+    const head = heads[0]!;
     await wh.insert('agent_latest', [
-      { ...latestRow(judged[1]!), observed_at: new Date(Date.now() + 60_000), signature: treeAttestation(judged[1]!, head) },
+      { ...latestRow(judged[1]!), observed_at: new Date(Date.now() + 60_000), signature: treeAttestation(judged[1]!, heads) },
     ]);
     const { body, warnings } = await agent('beta');
     expect(warnings).toEqual([]);

@@ -172,7 +172,7 @@ export interface VerdictSpec {
 }
 
 /** A verdicts row of one probe of the spec's agent (default DEFAULT_AGENT); judged_at and the structure columns left to the table. */
-/** A verdict_heads row (0032): the signed head of one batch's tree (its values are not a real signature). */
+/** A verdict_heads row (0032): the signed head of one tree of verdicts (its values are not a real signature). */
 export function verdictHeadRow(overrides: RowOverrides<'verdict_heads'> = {}): InsertRow<'verdict_heads'> {
   return {
     head_id: 'a'.repeat(32),

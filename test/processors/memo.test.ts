@@ -137,9 +137,12 @@ describe('judging by input digest, signing by batch', () => {
     const pools = fc
       .tuple(input, fc.array(fc.tuple(input, fc.constantFrom(...FIELDS)), { minLength: 1, maxLength: 6 }))
       .map(([base, variants]) => [base, ...variants.map(([other, field]) => ({ ...base, [field]: other[field] }))]);
-    const batches = pools.chain((pool) => fc.tuple(fc.integer({ min: 1, max: 8 }), fc.array(probes(pool), { minLength: 1, maxLength: 3 })));
+    const batches = pools.chain((pool) =>
+      fc.tuple(fc.integer({ min: 1, max: 8 }), fc.array(probes(pool), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 48 })),
+    );
     fc.assert(
-      fc.property(batches, ([capacity, drawn]) => {
+      // perTree: verdicts under one head (the writer's is VERDICT_TREE_LEAVES), so a batch spans one tree or several.
+      fc.property(batches, ([capacity, drawn, perTree]) => {
         // One memo across the batches, small enough that it also evicts.
         const memo = new JudgementMemo(capacity);
         let n = 0;
@@ -147,23 +150,29 @@ describe('judging by input digest, signing by batch', () => {
           const events = batch.map((p) => eventOf(p, n++));
           const memoised = events.map(({ ev, listing }) => judgeProbe(ev, listing, CURRENT_CHECKER, DOCUMENTS, memo));
           const alone = events.map(({ ev, listing }) => judgeProbe(ev, listing, CURRENT_CHECKER, DOCUMENTS));
-          const head = signJudged(memoised, CURRENT_CHECKER.version, privateKey);
+          const heads = signJudged(memoised, CURRENT_CHECKER.version, privateKey, perTree);
           expect(memoised.map(unsigned)).toEqual(alone.map(unsigned));
-          const signed: SignedHead = {
-            id: head.head_id,
-            checker: head.checker_version,
-            size: head.tree_size,
-            root: head.root_hash,
-            alg: 'Ed25519',
-            canonicalization: 'veronikai-jcs-1',
-            keyId: head.key_id,
-            signature: head.signature,
-          };
-          expect(verifyHead(signed, publicKey)).toBe(true);
-          expect(head.tree_size).toBe(batch.length);
-          for (const j of memoised) {
-            expect(j.verdict.head_id).toBe(head.head_id);
-            expect(verifyLeaf(j.leaf, j.verdict.leaf_index!, hexProofs([j.verdict.proof!])[0]!, signed)).toBe(true);
+          expect(heads.map((h) => h.tree_size)).toEqual(
+            Array.from({ length: Math.ceil(batch.length / perTree) }, (_, i) => Math.min(perTree, batch.length - i * perTree)),
+          );
+          for (const head of heads) {
+            const signed: SignedHead = {
+              id: head.head_id,
+              checker: head.checker_version,
+              size: head.tree_size,
+              root: head.root_hash,
+              alg: 'Ed25519',
+              canonicalization: 'veronikai-jcs-1',
+              keyId: head.key_id,
+              signature: head.signature,
+            };
+            expect(verifyHead(signed, publicKey)).toBe(true);
+            const under = memoised.filter((j) => j.verdict.head_id === head.head_id);
+            expect(under.map((j) => j.verdict.leaf_index)).toEqual(under.map((_, i) => i));
+            for (const j of under) {
+              expect(j.verdict.proof!.length).toBeLessThanOrEqual(Math.ceil(Math.log2(head.tree_size)));
+              expect(verifyLeaf(j.leaf, j.verdict.leaf_index!, hexProofs([j.verdict.proof!])[0]!, signed)).toBe(true);
+            }
           }
         }
         expect(memo.size).toBeLessThanOrEqual(capacity);

@@ -10,6 +10,7 @@ import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
+import { VERDICT_TREE_LEAVES } from '../../src/processors/verdicts/batch-sign.js';
 import { ListingContextResolver } from '../../src/processors/verdicts/listing-context.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { countingQueries, withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
@@ -126,7 +127,7 @@ describe('verdict writer on the chdb engine', () => {
     ]);
     const a2a = v1.find((v) => v.agent_key === AGENTS.a2a)!;
     expect(a2a).toMatchObject({ a2a_version: '0.3.0', a2a_route: 'declared', structure_result: 'pass' });
-    // The batch is signed once: every verdict verifies against the one signed head with the public key.
+    // A batch of fewer than VERDICT_TREE_LEAVES verdicts is signed once: every verdict verifies against the one signed head with the public key.
     const heads = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM verdict_heads FINAL');
     expect(heads[0]!.n).toBe(1);
     expect(await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem))).toMatchObject({
@@ -159,6 +160,31 @@ describe('verdict writer on the chdb engine', () => {
       { c: CHECKER_VERSION },
     );
     expect(rollup[0]).toEqual({ checks: 5, up: 4, down: 1, pass: 3, fail: 0, na: 1, sample: 4 });
+  });
+
+  it('signs a batch larger than one tree under a head per VERDICT_TREE_LEAVES verdicts: every row and every latest row verifies', async () => {
+    // Probes of the five agents, in turn: two full trees and part of a third.
+    const many = Array.from({ length: 2 * VERDICT_TREE_LEAVES + 3 }, (_, i) => {
+      const ev = events[i % events.length]!;
+      return { ...ev, id: `m${i}`, observedAt: T + i * 1000 };
+    });
+    await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(many);
+    const heads = await wh.query<{ n: number }>('SELECT toUInt32(tree_size) AS n FROM verdict_heads FINAL ORDER BY n DESC');
+    expect(heads.map((h) => h.n)).toEqual([VERDICT_TREE_LEAVES, VERDICT_TREE_LEAVES, 3]);
+    const [deepest] = await wh.query<{ n: number }>('SELECT toUInt32(max(length(proof))) AS n FROM verdicts');
+    expect(deepest!.n).toBe(Math.log2(VERDICT_TREE_LEAVES));
+    const publicKey = createPublicKey(keys.publicKeyPem);
+    expect(await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), publicKey)).toMatchObject({
+      total: many.length,
+      verified: many.length,
+      failed: 0,
+    });
+    // Three agents' newest verdicts are in the last tree, two agents' in the one before: each attestation carries its own tree's head.
+    const latest = await wh.query<{ signature: string }>('SELECT signature FROM agent_latest FINAL');
+    expect(latest).toHaveLength(5);
+    const atts = latest.map((r) => JSON.parse(r.signature) as TreeAttestation);
+    for (const att of atts) expect(verifyTreeAttestation(att, publicKey)).toBe(true);
+    expect(new Set(atts.map((a) => a.head.size))).toEqual(new Set([VERDICT_TREE_LEAVES, 3]));
   });
 
   it("writes a replay's agent_latest rows once it has caught up: the rows a batch at a time writes, each agent's newest", async () => {

@@ -153,8 +153,8 @@ export class VerdictWriter {
       }
       return probeRows(ev, contexts[i] ?? null, this.checker, judgement);
     });
-    // One signature for the batch: the head of its verdicts' tree (batch-sign.ts).
-    const head = signJudged(judged, this.checker.version, this.key);
+    // One signature per VERDICT_TREE_LEAVES verdicts: the heads of their trees (batch-sign.ts).
+    const heads = signJudged(judged, this.checker.version, this.key);
     await this.warehouse.insert(
       'checks',
       judged.map((j) => j.check),
@@ -163,12 +163,12 @@ export class VerdictWriter {
       'verdicts',
       judged.map((j) => j.verdict),
     );
-    await this.warehouse.insert('verdict_heads', [head]);
+    await this.warehouse.insert('verdict_heads', heads);
     // A replay writes each agent's newest row once, when it has caught up (agent-latest.ts).
     if (this.readModels === 'per-batch')
       await this.warehouse.insert(
         'agent_latest',
-        newestByAgent(judged).map((j) => ({ ...latestRow(j), signature: treeAttestation(j, head) })),
+        newestByAgent(judged).map((j) => ({ ...latestRow(j), signature: treeAttestation(j, heads) })),
       );
     const days = [...new Set(events.map((e) => new Date(e.observedAt).toISOString().slice(0, 10)))];
     for (const j of judged) written.set(j.facts.eventId, j.facts);
