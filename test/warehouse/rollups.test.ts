@@ -254,6 +254,40 @@ describe('rollups are idempotent per event (embedded)', () => {
     expect(current).toEqual([{ c: events.length, v: '1.0.0' }]);
   });
 
+  it("keeps each agent-day's p50 and p95 as quantileTDigest gives them over its answered checks, from the one digest it stores", async () => {
+    // A busy agent-day beside the test's few: 400 answered latencies, so the digest compresses.
+    const busy = Array.from({ length: 400 }, (_, i): Event => ({
+      id: `busy-${i}`,
+      agent: 'https://busy.example/mcp',
+      at: new Date(base - i * 1000),
+      uptime: i % 7 === 0 ? 'down' : 'up',
+      result: 'pass',
+      inSample: false,
+      source: SOURCES[0]!,
+      latency: i % 7 === 0 ? null : 20 + ((i * 37) % 911),
+    }));
+    await wh.insert(
+      'checks',
+      [...events, ...busy].map((e) => checkOf(e)),
+    );
+    await refreshAgentDailyHistory(wh);
+    const answered = "uptime = 'up' AND latency_ms IS NOT NULL";
+    const expected = await wh.query<{ agent_key: string; day: string; p50: number | null; p95: number | null }>(
+      `SELECT agent_key, toString(toDate(observed_at, 'UTC')) AS day,
+              if(countIf(${answered}) = 0, NULL, toUInt32(round(quantileTDigestIf(0.5)(assumeNotNull(latency_ms), ${answered})))) AS p50,
+              if(countIf(${answered}) = 0, NULL, toUInt32(round(quantileTDigestIf(0.95)(assumeNotNull(latency_ms), ${answered})))) AS p95
+       FROM checks FINAL GROUP BY agent_key, day ORDER BY agent_key, day`,
+    );
+    const stored = await wh.query<{ agent_key: string; day: string; p50: number | null; p95: number | null }>(
+      `SELECT agent_key, toString(day) AS day, latency_p50_ms AS p50, latency_p95_ms AS p95
+       FROM agent_daily_history FINAL ORDER BY agent_key, day`,
+    );
+    expect(stored).toEqual(expected);
+    expect(stored.filter((r) => r.p50 === null).length).toBeGreaterThan(0);
+    const b = stored.find((r) => r.agent_key === 'https://busy.example/mcp')!;
+    expect(b.p95).toBeGreaterThan(b.p50!);
+  });
+
   it('the analyst views compute rates and windows from the rollups', async () => {
     await deliverOnce();
     const agent = events[0]!.agent;
