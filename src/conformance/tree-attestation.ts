@@ -87,21 +87,36 @@ const HEAD_DOMAIN = 'veronikai-tree-head/1\n';
 
 const str = JSON.stringify;
 
+/** What a leaf says that is not its probe's own: the same for every probe of one judgement. */
+export type JudgementLeaf = Omit<LeafPayload, 'eventId' | 'observedAt' | 'subject'>;
+
+/**
+ * A leaf's bytes around its probe's own fields (event id, time, subject), in its sorted key order:
+ * the leaf is parts[0] + eventId + parts[1] + observedAt + parts[2] + subject + parts[3], each of
+ * the three as a JSON string. The engine joins them with each probe's fields in a replay
+ * (src/processors/verdicts/replay-facts.ts); parts[0] starts with the leaf's domain.
+ */
+export function leafParts(p: JudgementLeaf): [string, string, string, string] {
+  let reasons = '[';
+  for (let i = 0; i < p.reasons.length; i++) reasons += (i > 0 ? ',' : '') + str(p.reasons[i]);
+  reasons += ']';
+  const version = Number.isFinite(p.suite.version) ? String(Object.is(p.suite.version, -0) ? 0 : p.suite.version) : 'null';
+  return [
+    `${LEAF_DOMAIN}{"checker":${str(p.checker)},"eventId":`,
+    `,"inputsHash":${str(p.inputsHash)},"observedAt":`,
+    `,"reasons":${reasons},"result":${str(p.result)},"scope":${str(p.scope)},"subject":`,
+    `,"suite":{"id":${str(p.suite.id)},"version":${version}}}`,
+  ];
+}
+
 /**
  * The canonical JSON of a leaf payload, written in its sorted key order directly: it is the one
  * serialisation done per verdict, and the general canonicalJson walks every value to get there.
  * A test holds it equal to canonicalJson.
  */
 export function leafJson(p: LeafPayload): string {
-  let reasons = '[';
-  for (let i = 0; i < p.reasons.length; i++) reasons += (i > 0 ? ',' : '') + str(p.reasons[i]);
-  reasons += ']';
-  const version = Number.isFinite(p.suite.version) ? String(Object.is(p.suite.version, -0) ? 0 : p.suite.version) : 'null';
-  return (
-    `{"checker":${str(p.checker)},"eventId":${str(p.eventId)},"inputsHash":${str(p.inputsHash)},"observedAt":${str(p.observedAt)},` +
-    `"reasons":${reasons},"result":${str(p.result)},"scope":${str(p.scope)},"subject":${str(p.subject)},` +
-    `"suite":{"id":${str(p.suite.id)},"version":${version}}}`
-  );
+  const [a, b, c, d] = leafParts(p);
+  return `${a.slice(LEAF_DOMAIN.length)}${str(p.eventId)}${b}${str(p.observedAt)}${c}${str(p.subject)}${d}`;
 }
 
 /** The leaf hash of a verdict. */
@@ -129,12 +144,13 @@ export function signBatch(checker: string, leaves: readonly Buffer[], privateKey
  */
 export function signTree(checker: string, leaves: readonly Buffer[], privateKey: KeyObject): { head: SignedHead; proofs: Buffer[][] } {
   const tree = merkleTree(leaves);
-  const body: TreeHead = { checker, root: tree.root.toString('hex'), size: leaves.length };
+  return { head: signHead({ checker, root: tree.root.toString('hex'), size: leaves.length }, privateKey), proofs: tree.proofs };
+}
+
+/** Signs a tree's head (its root computed elsewhere: by merkleTree, or by the engine in a replay). */
+export function signHead(body: TreeHead, privateKey: KeyObject): SignedHead {
   const signature = sign(null, headBytes(body), privateKey).toString('base64url');
-  return {
-    head: { ...body, id: headId(body), alg: 'Ed25519', canonicalization: CANONICALIZATION, keyId: keyIdOf(privateKey), signature },
-    proofs: tree.proofs,
-  };
+  return { ...body, id: headId(body), alg: 'Ed25519', canonicalization: CANONICALIZATION, keyId: keyIdOf(privateKey), signature };
 }
 
 /** The proofs in hex: an inner node is in the proof of every leaf under its sibling, so each node is written out once. */

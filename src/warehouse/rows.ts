@@ -145,6 +145,60 @@ export interface VerdictRow {
   judged_at: DateTimeText;
 }
 
+/** probe_facts (0040): one probe's facts that no checker version changes, and the key of its judged inputs. */
+export interface ProbeFactRow {
+  event_id: string;
+  agent_key: string;
+  agent_id: string;
+  protocol: Protocol;
+  run_id: string;
+  observed_at: DateTimeText;
+  in_sample: Flag;
+  source: string;
+  input_key: string;
+  statuses: Array<number | null>;
+  durations: number[];
+}
+
+/** probe_inputs (0040): one probe event (Avro bytes) of an input key, with its listing context (JSON, '' for none). */
+export interface ProbeInputRow {
+  input_key: string;
+  event: string;
+  listing: string;
+  seen_at: DateTimeText;
+}
+
+/** judgements (0040): a checker version's judgement of one input key. */
+export interface JudgementRow {
+  checker_version: string;
+  input_key: string;
+  uptime: UptimeState;
+  reason: string;
+  http_status: number | null;
+  our_side: Flag;
+  suite_id: string;
+  suite_version: string;
+  result: VerdictResult;
+  reasons: string[];
+  warnings: string[];
+  a2a_version: string;
+  a2a_route: string;
+  tolerant_valid: Flag | null;
+  alt_version: string;
+  alt_valid: Flag | null;
+  schema_file: string;
+  structure_result: string;
+  structure_reasons: string[];
+  scope: string;
+  inputs_hash: string;
+  /** The signed leaf's JSON (docs/MERKLE.md) up to the probe's event id, its time and its subject, and after the subject. */
+  leaf_before_event: string;
+  leaf_before_time: string;
+  leaf_before_subject: string;
+  leaf_after_subject: string;
+  judged_at: DateTimeText;
+}
+
 /** verdict_heads (0032): the signed head of one batch's Merkle tree of verdicts (docs/MERKLE.md). */
 export interface VerdictHeadRow {
   head_id: string;

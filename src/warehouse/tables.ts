@@ -6,6 +6,9 @@ import type {
   BigIntText,
   CheckerCurrentRow,
   CheckRow,
+  JudgementRow,
+  ProbeFactRow,
+  ProbeInputRow,
   CorrectionRow,
   DailyRollupRow,
   DateTimeText,
@@ -70,6 +73,13 @@ export interface Tables {
     'structure_result' | 'structure_reasons' | 'judged_at' | 'scope' | 'inputs_hash' | 'head_id' | 'leaf_index' | 'proof'
   >;
   verdict_heads: Insert<VerdictHeadRow, 'signed_at', never, 'signed_at'>;
+  probe_facts: Insert<ProbeFactRow, 'observed_at'>;
+  /** event: the probe event's Avro bytes (read back through SQL as base64Encode(event)). */
+  probe_inputs: Insert<Omit<ProbeInputRow, 'event'> & { event: Uint8Array }, 'seen_at'>;
+  judgements: Insert<JudgementRow, 'judged_at'>;
+  probe_fact_spans: { topic: string; topic_partition: number; first_offset: IntegerValue; last_offset: IntegerValue };
+  /** proof: the hashes as bytes, as verdicts keep them. */
+  replay_proofs: { checker_version: string; event_id: string; head_id: string; leaf_index: number; proof: readonly Uint8Array[] };
   agent_latest: Insert<AgentLatestRow, 'observed_at'>;
   daily_rollups: Insert<DailyRollupRow, 'computed_at'>;
   /** Without latency_digest, an aggregate state only the rollup's INSERT … SELECT writes. */

@@ -10,6 +10,8 @@ import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
+import { replayFromFacts } from '../../src/processors/verdicts/replay-facts.js';
+import { signingKeyObject } from '../../src/processors/verdicts/batch-sign.js';
 import { VERDICT_TREE_LEAVES } from '../../src/processors/verdicts/batch-sign.js';
 import { ListingContextResolver } from '../../src/processors/verdicts/listing-context.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
@@ -319,5 +321,43 @@ describe('verdict writer on the chdb engine', () => {
       { checker_version: CHECKER_VERSION, checks: 5, fail: 0 },
       { checker_version: BUMPED.version, checks: 5, fail: 1 },
     ]);
+  });
+
+  it('replays from the kept facts: the engine writes the rows the writer would have, every verdict verified under the signed heads', async () => {
+    // Several probes of each agent: inputs repeat, as daily probes of unchanged agents do.
+    const many = Array.from({ length: 40 }, (_, i) => ({ ...events[i % events.length]!, id: `f${i}`, observedAt: T + i * 1000 }));
+    // A subject whose JSON text has escapes (no canonical key has them): its leaf is the writer's all the same.
+    const odd = 'https://odd.example/"quoted"\\back\u0001\n';
+    many.push(probe('f40', odd, 'mcp', [exchange('mcp-get', odd, 405, '')]));
+    await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(many);
+    const summary = await replayFromFacts(wh, BUMPED, signingKeyObject(sign));
+    expect(summary).toEqual({ inputs: 6, events: 41, heads: 1, changes: 0 });
+    expect(await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem))).toMatchObject({
+      total: 82,
+      verified: 82,
+      failed: 0,
+    });
+    const rows = async () => ({
+      checks: await wh.query('SELECT * FROM checks FINAL WHERE checker_version = {c:String} ORDER BY event_id', { c: BUMPED.version }),
+      verdicts: await wh.query(
+        'SELECT * EXCEPT (judged_at, head_id, leaf_index, proof) FROM verdicts FINAL WHERE checker_version = {c:String} ORDER BY event_id',
+        { c: BUMPED.version },
+      ),
+    });
+    const fromFacts = await rows();
+    expect(fromFacts.checks).toHaveLength(41);
+    // Run again (a replay cut short and started over): nothing to judge, the same rows, every copy verified.
+    expect(await replayFromFacts(wh, BUMPED, signingKeyObject(sign))).toEqual({ inputs: 0, events: 41, heads: 1, changes: 0 });
+    expect(await rows()).toEqual(fromFacts);
+    // (verify reads every stored copy until the engine merges them: the second run's 40 as well, or not yet)
+    const again = await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem));
+    expect(again.failed).toBe(0);
+    expect(again.verified).toBe(again.total);
+    expect(again.total).toBeGreaterThanOrEqual(82);
+    expect(fromFacts.verdicts.filter((v) => (v as { result: string }).result === 'fail')).toHaveLength(8);
+    // The same probes through a writer of the bumped version.
+    for (const table of ['checks', 'verdicts', 'verdict_heads']) await wh.exec(`TRUNCATE TABLE ${table}`);
+    await new VerdictWriter(wh, BUMPED, sign).write(many);
+    expect(fromFacts).toEqual(await rows());
   });
 });

@@ -162,6 +162,8 @@ describe('replay of the probe history', () => {
     const progress: ReplayProgress[] = [];
     const s = await replay(BUMPED, groups.bumped, groups.history, progress);
     expect(s).toMatchObject({ checkerVersion: BUMPED.version, total: 5, judged: 4, listingHistory: { behindAtStart: 0, ran: false } });
+    // The live processor kept every probe's facts: the replay read none of the topic (replay-facts.ts).
+    expect(s.fromFacts).toMatchObject({ events: 4, inputs: 4 });
     expect(progress.at(-1)).toMatchObject({ processed: 5, total: 5, done: true });
     expect(s.comparison).toEqual({
       previousVersion: CHECKER_VERSION,

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Verdict } from '../../conformance/index.js';
-import type { LeafPayload } from '../../conformance/tree-attestation.js';
+import { leafParts, type LeafPayload } from '../../conformance/tree-attestation.js';
 import type { ProbeEvent } from '../../events/types.js';
 import { agentId } from '../../identity/agent-key.js';
 import type { InsertRow } from '../../warehouse/tables.js';
@@ -55,8 +55,9 @@ export function judgeInputs(ev: ProbeEvent, listing: ListingContext | null, chec
 }
 
 /**
- * `ev` as rows. With a memo, a probe whose inputs were judged before (same input digest) takes
- * that judgement; the rows differ only by what is the event's own (ids, times, latency).
+ * `ev` as rows. With a memo (one checker's: its keys do not name the version), a probe whose inputs
+ * were judged before (same input digest) takes that judgement; the rows differ only by what is the
+ * event's own (ids, times, latency).
  */
 export function judgeProbe(
   ev: ProbeEvent,
@@ -67,7 +68,7 @@ export function judgeProbe(
 ): JudgedProbe {
   let judgement: Judgement | undefined;
   if (memo) {
-    const digest = inputDigest(checker.version, ev, listing);
+    const digest = inputDigest(ev, listing);
     judgement = memo.get(digest);
     if (judgement === undefined) {
       judgement = judgeInputs(ev, listing, checker, documents);
@@ -207,6 +208,51 @@ export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checke
     reasons: primary.reasons,
   };
   return { check, verdict, leaf, facts };
+}
+
+/**
+ * A judgement as a `judgements` row (a replay's, clickhouse/0040): the columns its probes' checks and
+ * verdicts share, as probeRows writes them, and the parts of their leaves around each probe's own fields.
+ */
+export function judgementRow(checkerVersion: string, inputKey: string, judgement: Judgement, judgedAt: Date): InsertRow<'judgements'> {
+  const { uptime, primary } = judgement;
+  const cols = columnsOf(judgement);
+  const [beforeEvent, beforeTime, beforeSubject, afterSubject] = leafParts({
+    checker: checkerVersion,
+    suite: primary.suite,
+    scope: primary.scope,
+    inputsHash: primary.inputsHash,
+    result: primary.result,
+    reasons: primary.reasons,
+  });
+  return {
+    checker_version: checkerVersion,
+    input_key: inputKey,
+    uptime: uptime.state,
+    reason: uptime.reason,
+    http_status: uptime.status,
+    our_side: uptime.ourSide ? 1 : 0,
+    suite_id: primary.suite.id,
+    suite_version: String(primary.suite.version),
+    result: primary.result,
+    reasons: cols.reasons,
+    warnings: cols.warnings,
+    a2a_version: cols.a2a_version,
+    a2a_route: cols.a2a_route,
+    tolerant_valid: cols.tolerant_valid,
+    alt_version: cols.alt_version,
+    alt_valid: cols.alt_valid,
+    schema_file: cols.schema_file,
+    structure_result: cols.structure_result,
+    structure_reasons: cols.structure_reasons,
+    scope: primary.scope,
+    inputs_hash: primary.inputsHash,
+    leaf_before_event: beforeEvent,
+    leaf_before_time: beforeTime,
+    leaf_before_subject: beforeSubject,
+    leaf_after_subject: afterSubject,
+    judged_at: judgedAt,
+  };
 }
 
 /** A judged probe's agent_latest row, unsigned (a batch writes only each agent's newest). */

@@ -183,6 +183,8 @@ export class ListingContextResolver {
    */
   async loadServerJson(contexts: ReadonlyArray<ListingContext | null>): Promise<void> {
     const wanted = new Map<string, HistoryRow>();
+    // Contexts this resolver did not make (a replay's, stored with their inputs) name their document by hash only.
+    const byHash = new Set<string>();
     // This call's documents, whatever the kept ones (a batch may need more than are kept).
     const read = new Map<string, { serverJson: unknown }>();
     for (const c of contexts) {
@@ -193,8 +195,19 @@ export class ListingContextResolver {
       if (text !== undefined) read.set(sha, { serverJson: serverJsonOf(text) });
       else {
         const row = this.rows.get(c);
-        if (row === undefined) throw new Error(`no stored row for the server.json ${c.serverJsonSha256}`);
-        wanted.set(row.server_json_sha256, row);
+        if (row === undefined) byHash.add(sha);
+        else wanted.set(row.server_json_sha256, row);
+      }
+    }
+    if (byHash.size > 0) {
+      const texts = await this.warehouse.query<{ sha: string; text: string }>(
+        `SELECT server_json_sha256 AS sha, any(server_json) AS text FROM listing_history
+         WHERE server_json_sha256 IN {shas:Array(String)} GROUP BY sha`,
+        { shas: [...byHash] },
+      );
+      for (const t of texts) {
+        read.set(t.sha, { serverJson: serverJsonOf(t.text) });
+        this.texts.set(t.sha, t.text);
       }
     }
     if (wanted.size > 0) {

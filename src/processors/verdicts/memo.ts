@@ -45,10 +45,11 @@ export const JUDGEMENT_MEMO_ENTRIES = 2_000_000;
 export const JUDGEMENT_MEMO_BYTES = 512 * 1024 * 1024;
 
 /**
- * The digest (base64 SHA-256; a key of this process's memo only) of every input of `ev`'s
- * judgement by checker `checkerVersion`.
+ * The digest (base64 SHA-256) of every input of `ev`'s judgement, whatever the checker version:
+ * the key of a writer's memo (one writer, one version) and of the probe's stored inputs
+ * (probe_facts.input_key), which a replay under another version judges once each.
  */
-export function inputDigest(checkerVersion: string, ev: ProbeEvent, listing: ListingContext | null): string {
+export function inputDigest(ev: ProbeEvent, listing: ListingContext | null): string {
   const exchanges: unknown[] = [];
   let bodies = '';
   for (const x of ev.exchanges) {
@@ -69,9 +70,9 @@ export function inputDigest(checkerVersion: string, ev: ProbeEvent, listing: Lis
   }
   const context = listing === null ? null : [listingDocument(listing), listing.transport];
   // JSON of short fields (URLs, statuses, header values, hashes, lengths) only: no document text.
-  return sha256(
-    JSON.stringify([checkerVersion, ev.protocol, ev.targetUrl, ev.transport, ev.robots, ev.canary, context, exchanges]) + bodies,
-  ).toString('base64');
+  return sha256(JSON.stringify([ev.protocol, ev.targetUrl, ev.transport, ev.robots, ev.canary, context, exchanges]) + bodies).toString(
+    'base64',
+  );
 }
 
 function listingDocument(listing: ListingContext): string {

@@ -1,5 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import type { ProbeEvent } from '../../events/types.js';
-import type { ConsumerRunner } from '../../kafka/consumer-runner.js';
+import type { BatchInfo, ConsumerRunner } from '../../kafka/consumer-runner.js';
 import type { EventProducer } from '../../kafka/producer.js';
 import type { KeyObject } from 'node:crypto';
 import {
@@ -18,6 +19,9 @@ import { CURRENT_CHECKER, type Checker } from './checker.js';
 import { judgeInputs, latestRow, probeRows, type JudgedProbe, type Signer } from './judge-probe.js';
 import { signingKeyObject, signJudged, treeAttestation } from './batch-sign.js';
 import { inputDigest, JudgementMemo } from './memo.js';
+import { factRow, inputRow } from './probe-facts.js';
+import { eventCodec } from '../../events/codec.js';
+import type { InsertRow } from '../../warehouse/tables.js';
 import { ListingContextResolver } from './listing-context.js';
 import { DocumentReader } from '../documents.js';
 import { documentHashes } from './observation.js';
@@ -91,6 +95,14 @@ export const VERDICT_BATCH_BYTES = 8 * 1024 * 1024;
 export const REPLAY_CONCURRENT_BATCHES = 2;
 
 /**
+ * How much probe time passes before an input in use is written to probe_inputs again: its row's
+ * seen_at moves on, well inside the table's 90-day TTL, at a row per input a month.
+ */
+export const INPUT_RECORD_REFRESH_MS = 30 * 86_400_000;
+/** Inputs whose last write a writer remembers (forgotten ones are written again: one row more). */
+export const INPUTS_RECORDED_KEPT = 1_000_000;
+
+/**
  * Writes one batch of probe events as checks, verdicts and (a live writer) agent_latest rows, then
  * recomputes the rollups of the days (and agents) it touched (a replay's writer: once it has caught up). The documents the events
  * name by hash are read from the `documents` table first (waiting a bounded time for the
@@ -114,6 +126,8 @@ export class VerdictWriter {
   readonly memo = new JudgementMemo();
   /** Inputs this writer judged (each distinct input once, while the memo holds it). */
   judgedInputs = 0;
+  /** When (probe time) each input was last written to probe_inputs, least recently used dropped first. */
+  private readonly inputsRecorded = new LRUCache<string, number>({ max: INPUTS_RECORDED_KEPT });
   /** Deferred read models: the days written since the last derivation. */
   private readonly pendingDays = new Set<string>();
   constructor(
@@ -133,13 +147,22 @@ export class VerdictWriter {
    * Writes the batch; resolves with each event's check and verdict as written (by event id), which
    * the change derivation compares with the agents' history (rather than reading them back).
    */
-  async write(events: readonly ProbeEvent[]): Promise<Map<string, ProbeFacts>> {
+  async write(events: readonly ProbeEvent[], batch?: BatchInfo): Promise<Map<string, ProbeFacts>> {
     const written = new Map<string, ProbeFacts>();
-    if (events.length === 0) return written;
+    if (events.length > 0) await this.writeEvents(events, written);
+    // Once its facts are in: the span's probes can be replayed from them (replay-facts.ts).
+    if (batch !== undefined)
+      await this.warehouse.insert('probe_fact_spans', [
+        { topic: batch.topic, topic_partition: batch.partition, first_offset: batch.firstOffset, last_offset: batch.lastOffset },
+      ]);
+    return written;
+  }
+
+  private async writeEvents(events: readonly ProbeEvent[], written: Map<string, ProbeFacts>): Promise<void> {
     const contexts = await this.context.resolve(events);
     // Each probe's inputs by digest: a probe whose inputs were judged before takes that judgement
     // and needs nothing else; only the others' documents are read, and each distinct input is judged once.
-    const digests = events.map((ev, i) => inputDigest(this.checker.version, ev, contexts[i] ?? null));
+    const digests = events.map((ev, i) => inputDigest(ev, contexts[i] ?? null));
     const known = digests.map((d) => this.memo.get(d));
     // The documents the new inputs name by hash (older events carry their bodies inline and name none), and their listings' server.json.
     const documents = await this.documents.texts(events.filter((_, i) => known[i] === undefined).flatMap(documentHashes));
@@ -153,6 +176,21 @@ export class VerdictWriter {
       }
       return probeRows(ev, contexts[i] ?? null, this.checker, judgement);
     });
+    // What a replay under another version joins its judgements with (probe-facts.ts): every probe's facts, and each input
+    // once in a while (INPUT_RECORD_REFRESH_MS of probe time), so one still in use never leaves by TTL.
+    const inputs = new Map<string, InsertRow<'probe_inputs'>>();
+    events.forEach((ev, i) => {
+      const d = digests[i]!;
+      const last = this.inputsRecorded.get(d);
+      if (!inputs.has(d) && (last === undefined || ev.observedAt - last >= INPUT_RECORD_REFRESH_MS))
+        inputs.set(d, inputRow(eventCodec(), ev, contexts[i] ?? null, d));
+    });
+    await this.warehouse.insert(
+      'probe_facts',
+      judged.map((j, i) => factRow(events[i]!, j.check, digests[i]!)),
+    );
+    if (inputs.size > 0) await this.warehouse.insert('probe_inputs', [...inputs.values()]);
+    for (const [d, row] of inputs) this.inputsRecorded.set(d, (row.seen_at as Date).getTime());
     // One signature per VERDICT_TREE_LEAVES verdicts: the heads of their trees (batch-sign.ts).
     const heads = signJudged(judged, this.checker.version, this.key);
     await this.warehouse.insert(
@@ -179,7 +217,7 @@ export class VerdictWriter {
     if (cards.size > 0) await indexAgents(this.warehouse, [...cards.keys()], cards);
     if (this.readModels === 'deferred') {
       for (const d of days) this.pendingDays.add(d);
-      return written;
+      return;
     }
     const agentKeys = [...new Set(events.map((e) => e.agentKey))];
     const checkerVersion = this.checker.version;
@@ -191,7 +229,6 @@ export class VerdictWriter {
     await refreshRunSamples(this.warehouse, { checkerVersion, agentKeys, eventIds: events.map((e) => e.id) });
     this.censusStale = true;
     if (Date.now() - this.censusAt >= CENSUS_REFRESH_INTERVAL_MS) await this.recountCensus();
-    return written;
   }
 
   /**
@@ -286,7 +323,7 @@ export function createVerdictProcessor(opts: VerdictProcessorOptions): ConsumerR
       partitionsConsumedConcurrently: opts.concurrentBatches ?? (writer.readModels === 'deferred' ? REPLAY_CONCURRENT_BATCHES : 1),
     },
     write: async (events, batch) => {
-      await changes.write(events, await writer.write(events), batch);
+      await changes.write(events, await writer.write(events, batch), batch);
     },
   });
   closeWith(runner as ConsumerRunner<unknown>);

@@ -13,6 +13,11 @@ import type { Signer } from '../../processors/verdicts/judge-probe.js';
 import { createVerdictProcessor, verdictGroupId, VerdictWriter } from '../../processors/verdicts/processor.js';
 import type { TopicNames } from '../../topics.js';
 import { pinCheckerVersion } from '../../processors/verdicts/current-version.js';
+import { factCoverage, factSpans, replayFromFacts, type FactReplaySummary } from '../../processors/verdicts/replay-facts.js';
+import { signingKeyObject } from '../../processors/verdicts/batch-sign.js';
+import { changePublisher } from '../../processors/changes/publish.js';
+import { rawHistorySince } from '../../processors/changes/processor.js';
+import { EventProducer } from '../../kafka/producer.js';
 import { agentNames } from '../../warehouse/read/agents.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { defaultSigner, startPlatform } from '../platform.js';
@@ -81,6 +86,8 @@ export interface ReplaySummary {
   alreadyProcessed: number;
   /** Probe events this process judged (written as checks and verdicts). */
   judged: number;
+  /** What the replay took from the kept facts (replay-facts.ts), when they covered the topic; the rest was read from it. */
+  fromFacts: FactReplaySummary | null;
   /** Messages this process sent to the dead-letters topic (undecodable). */
   deadLettered: number;
   /** Verdict rows of this checker version now in the warehouse (rows past the 90-day TTL excepted). */
@@ -195,6 +202,28 @@ async function followGroup(
 }
 
 /**
+ * Per partition of the probes topic, the offset the kept facts cover it to (factCoverage), from the
+ * first offset whose probes can still have rows (observed within the raw tables' TTL: by the
+ * messages' timestamps, which the probe worker sets as it observes); null when they do not cover it.
+ */
+async function factsCover(
+  admin: Admin,
+  warehouse: Warehouse,
+  topic: string,
+  spans: readonly PartitionSpan[],
+): Promise<Map<number, bigint> | null> {
+  const byTime = await admin.fetchTopicOffsetsByTimestamp(topic, rawHistorySince(Date.now()));
+  const from = new Map(byTime.map((o) => [o.partition, BigInt(o.offset)]));
+  return factCoverage(
+    await factSpans(warehouse, topic),
+    spans.map((s) => {
+      const at = from.get(s.partition) ?? s.low;
+      return { partition: s.partition, from: at < s.low || at < 0n ? s.low : at, high: s.high };
+    }),
+  );
+}
+
+/**
  * Replays the probes topic through the verdict processor of `checker` (see the module
  * comment). Resolves with the summary once the group has caught up with the topic as it
  * was at the start; the verdict processor is stopped (its last batch committed) before.
@@ -275,7 +304,28 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
 
     let judged = 0;
     let deadLettered = 0;
-    if (processedAtStart < total) {
+    // A version that has never run: from the kept facts where they cover the topic (replay-facts.ts), then the topic from where they end.
+    const facts = processedAtStart === 0 && total > 0 ? await factsCover(admin, warehouse, topics.probes, spans) : null;
+    let fromFacts: FactReplaySummary | null = null;
+    if (facts !== null) {
+      log.info('replaying from the kept facts: each distinct input judged once, the rows written by the engine');
+      const producer = new EventProducer(kafka, { logger });
+      try {
+        fromFacts = await replayFromFacts(warehouse, checker, signingKeyObject(opts.sign), changePublisher(producer, topics));
+      } finally {
+        await producer.close().catch((err: unknown) => log.warn({ err }, 'error while closing the agent-changes producer'));
+      }
+      await admin.setOffsets({
+        groupId,
+        topic: topics.probes,
+        partitions: [...facts].map(([partition, offset]) => ({ partition, offset: String(offset) })),
+      });
+      judged = fromFacts.events;
+      log.info({ ...fromFacts }, 'replayed from the kept facts');
+    } else if (processedAtStart === 0 && total > 0) log.info('the kept facts do not cover the probes topic: reading it whole');
+    const processedBefore = facts === null ? processedAtStart : Number(await committedWithin(admin, groupId, topics.probes, spans));
+    if (facts !== null) report(processedBefore);
+    if (processedBefore < total) {
       log.info({ total, processedAtStart }, 'replaying the probes topic');
       // The read models are derived once, when the replay has caught up, not after every batch.
       const writer = new VerdictWriter(warehouse, checker, opts.sign, undefined, 'deferred');
@@ -297,7 +347,7 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       }
       await runner.stop();
       running.splice(running.indexOf(runner as ConsumerRunner<unknown>), 1);
-      judged = runner.stats.ok;
+      judged += runner.stats.ok;
       deadLettered = runner.stats.dlq;
       log.info({ memo: { hits: writer.memo.hits, misses: writer.memo.misses } }, 'judged; deriving the read models of the days replayed');
     }
@@ -318,6 +368,7 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       total,
       alreadyProcessed: processedAtStart,
       judged,
+      fromFacts,
       deadLettered,
       verdictRows,
       durationMs: Date.now() - started,

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deriveVersionChanges } from '../../../src/processors/changes/version-changes.js';
 import { generateSigningKeyPair } from '../../../src/conformance/index.js';
 import type { AgentChangeEvent, ListingEvent } from '../../../src/events/types.js';
 import { MissingJudgementsError, ProbeChangeWriter, RAW_HISTORY_DAYS } from '../../../src/processors/changes/processor.js';
@@ -97,6 +99,36 @@ describe('change writers on the chdb engine', () => {
     const b3 = [up('k-5', now - DAY)];
     expect((await writer.write(b3, await verdicts.write(b3), place(9, 9))).map((c) => [c.kind, c.causeEventId])).toEqual([['up', 'k-5']]);
     expect(reads.filter((q) => q.includes('FROM checks FINAL'))).toHaveLength(1);
+  });
+
+  it("derives a whole version's changes from its rows at once (a replay from facts), the same as its batches did", async () => {
+    const A2A = 'https://a2a.writers-test.dev';
+    const card = (id: string, at: number, body: string) =>
+      probeEvent(at, id, A2A, 'a2a', [
+        probeExchange('card', `${A2A}/.well-known/agent-card.json`, 200, body, { 'content-type': 'application/json' }),
+      ]);
+    const good = readFileSync('test/fixtures/conformance/a2a/good-0.3.json', 'utf8');
+    const t0 = now - 3 * DAY;
+    const probes = [
+      up('v-1', t0),
+      card('v-2', t0 + 1000, good),
+      card('v-3', t0 + 2000, good),
+      down('v-4', t0 + 3000),
+      card('v-5', t0 + 4000, '{"name": 1}'),
+      probeEvent(t0 + 5000, 'v-6', A2A, 'a2a', [probeExchange('card', `${A2A}/.well-known/agent-card.json`, null, '', {}, 'refused')]),
+      down('v-7', t0 + 6000),
+      card('v-8', t0 + 7000, good),
+      up('v-9', t0 + 8000),
+      card('v-10', t0 + 9000, '{"name": 1}'),
+    ];
+    const verdicts = new VerdictWriter(wh, CURRENT_CHECKER, sign);
+    const writer = new ProbeChangeWriter(wh, CURRENT_CHECKER.version, publish);
+    for (const batch of [probes.slice(0, 5), probes.slice(5)]) await writer.write(batch, await verdicts.write(batch));
+    const batched = [...published].sort((a, b) => a.id.localeCompare(b.id));
+    expect(new Set(batched.map((c) => c.kind))).toEqual(new Set(['down', 'up', 'verdict']));
+    const atOnce: AgentChangeEvent[] = [];
+    expect(await deriveVersionChanges(wh, CURRENT_CHECKER.version, async (c) => void atOnce.push(...c))).toBe(batched.length);
+    expect(atOnce.sort((a, b) => a.id.localeCompare(b.id))).toEqual(batched);
   });
 
   it('publishes listed before writing the agents row, so a crash in between publishes the same change again', async () => {
