@@ -168,36 +168,34 @@ export interface ProbeInputRow {
   seen_at: DateTimeText;
 }
 
-/** judgements (0040): a checker version's judgement of one input key. */
-export interface JudgementRow {
-  checker_version: string;
-  input_key: string;
-  uptime: UptimeState;
-  reason: string;
-  http_status: number | null;
-  our_side: Flag;
-  suite_id: string;
-  suite_version: string;
-  result: VerdictResult;
-  reasons: string[];
-  warnings: string[];
-  a2a_version: string;
-  a2a_route: string;
-  tolerant_valid: Flag | null;
-  alt_version: string;
-  alt_valid: Flag | null;
-  schema_file: string;
-  structure_result: string;
-  structure_reasons: string[];
-  scope: string;
-  inputs_hash: string;
-  /** The signed leaf's JSON (docs/MERKLE.md) up to the probe's event id, its time and its subject, and after the subject. */
-  leaf_before_event: string;
-  leaf_before_time: string;
-  leaf_before_subject: string;
-  leaf_after_subject: string;
-  judged_at: DateTimeText;
-}
+/** judgements (0040): a checker version's judgement of one input key: the columns its probes' checks and verdicts take from it. */
+export type JudgementRow = Pick<CheckRow, 'checker_version' | 'uptime' | 'reason' | 'http_status' | 'our_side'> &
+  Pick<
+    VerdictRow,
+    | 'suite_id'
+    | 'suite_version'
+    | 'result'
+    | 'reasons'
+    | 'warnings'
+    | 'a2a_version'
+    | 'a2a_route'
+    | 'tolerant_valid'
+    | 'alt_version'
+    | 'alt_valid'
+    | 'schema_file'
+    | 'structure_result'
+    | 'structure_reasons'
+    | 'scope'
+    | 'inputs_hash'
+  > & {
+    input_key: string;
+    /** The signed leaf's JSON (docs/MERKLE.md) up to the probe's event id, its time and its subject, and after the subject. */
+    leaf_before_event: string;
+    leaf_before_time: string;
+    leaf_before_subject: string;
+    leaf_after_subject: string;
+    judged_at: DateTimeText;
+  };
 
 /** verdict_heads (0032): the signed head of one batch's Merkle tree of verdicts (docs/MERKLE.md). */
 export interface VerdictHeadRow {

@@ -205,7 +205,30 @@ describe('the engine on arbitrary input', () => {
           expect(['up', 'down', 'unknown', 'skipped']).toContain(rm.uptime.state);
         },
       ),
-      { numRuns: RUNS },
+      {
+        numRuns: RUNS,
+        // Found by a run: a status that is an object without a usable toString once broke the card chain's reason.
+        examples: [
+          [
+            [
+              {
+                url: 'http://a.aa',
+                status: { toString: false },
+                headers: false,
+                body: 'event: endpoint\ndata: /m\n\n',
+                bodyTruncated: false,
+                errorClass: null,
+              },
+            ],
+            { url: false, status: {}, headers: {}, body: '', bodyTruncated: false, errorClass: '' },
+            null,
+            'allowed',
+            [],
+            null,
+            { type: 'sse', url: [] },
+          ],
+        ],
+      },
     );
   });
 

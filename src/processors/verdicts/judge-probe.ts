@@ -78,19 +78,32 @@ export function judgeProbe(
   return probeRows(ev, listing, checker, judgement);
 }
 
+/** The columns of a verdict row that are its judgement's (the rest are the probe's own and the signature's). */
+type VerdictJudgement = Required<
+  Pick<
+    InsertRow<'verdicts'>,
+    | 'suite_id'
+    | 'suite_version'
+    | 'result'
+    | 'reasons'
+    | 'warnings'
+    | 'a2a_version'
+    | 'a2a_route'
+    | 'tolerant_valid'
+    | 'alt_version'
+    | 'alt_valid'
+    | 'schema_file'
+    | 'structure_result'
+    | 'structure_reasons'
+    | 'scope'
+    | 'inputs_hash'
+  >
+>;
+
 /** What every row of one judgement says alike: worked out once a judgement, which the memo hands to many probes. */
 interface JudgementColumns {
-  reasons: string[];
-  warnings: string[];
+  verdict: VerdictJudgement & { reasons: string[] };
   latencyState: boolean;
-  a2a_version: string;
-  a2a_route: string;
-  tolerant_valid: 0 | 1 | null;
-  alt_version: string;
-  alt_valid: 0 | 1 | null;
-  schema_file: string;
-  structure_result: string;
-  structure_reasons: string[];
 }
 
 const columnsByJudgement = new WeakMap<Judgement, JudgementColumns>();
@@ -113,17 +126,24 @@ function columnsOf(judgement: Judgement): JudgementColumns {
   const { uptime, primary, structure } = judgement;
   const a2a = structure?.a2a;
   c = {
-    reasons: primary.reasons.filter((r) => !r.startsWith('warn:')),
-    warnings: primary.reasons.filter((r) => r.startsWith('warn:')),
+    verdict: {
+      suite_id: primary.suite.id,
+      suite_version: String(primary.suite.version),
+      result: primary.result,
+      reasons: primary.reasons.filter((r) => !r.startsWith('warn:')),
+      warnings: primary.reasons.filter((r) => r.startsWith('warn:')),
+      a2a_version: a2a?.version ?? '',
+      a2a_route: a2a?.route ?? '',
+      tolerant_valid: a2a?.tolerantValid == null ? null : a2a.tolerantValid ? 1 : 0,
+      alt_version: a2a?.alternative?.version ?? '',
+      alt_valid: a2a?.alternative ? (a2a.alternative.valid ? 1 : 0) : null,
+      schema_file: a2a?.schema ?? '',
+      structure_result: structure?.result ?? '',
+      structure_reasons: structure?.reasons ?? [],
+      scope: primary.scope,
+      inputs_hash: primary.inputsHash,
+    },
     latencyState: uptime.state === 'up',
-    a2a_version: a2a?.version ?? '',
-    a2a_route: a2a?.route ?? '',
-    tolerant_valid: a2a?.tolerantValid == null ? null : a2a.tolerantValid ? 1 : 0,
-    alt_version: a2a?.alternative?.version ?? '',
-    alt_valid: a2a?.alternative ? (a2a.alternative.valid ? 1 : 0) : null,
-    schema_file: a2a?.schema ?? '',
-    structure_result: structure?.result ?? '',
-    structure_reasons: structure?.reasons ?? [],
   };
   columnsByJudgement.set(judgement, c);
   return c;
@@ -169,21 +189,7 @@ export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checke
     observed_at: observedAt,
     in_sample: inSample,
     checker_version: checker.version,
-    suite_id: primary.suite.id,
-    suite_version: String(primary.suite.version),
-    result: primary.result,
-    reasons: cols.reasons,
-    warnings: cols.warnings,
-    a2a_version: cols.a2a_version,
-    a2a_route: cols.a2a_route,
-    tolerant_valid: cols.tolerant_valid,
-    alt_version: cols.alt_version,
-    alt_valid: cols.alt_valid,
-    schema_file: cols.schema_file,
-    structure_result: cols.structure_result,
-    structure_reasons: cols.structure_reasons,
-    scope: primary.scope,
-    inputs_hash: primary.inputsHash,
+    ...cols.verdict,
     signature: '',
   };
   const facts: ProbeFacts = {
@@ -194,7 +200,7 @@ export function probeRows(ev: ProbeEvent, listing: ListingContext | null, checke
     uptime: check.uptime,
     reason: check.reason,
     verdict: verdict.result,
-    verdictReasons: verdict.reasons,
+    verdictReasons: cols.verdict.reasons,
   };
   const leaf: LeafPayload = {
     eventId: ev.id,
@@ -232,21 +238,7 @@ export function judgementRow(checkerVersion: string, inputKey: string, judgement
     reason: uptime.reason,
     http_status: uptime.status,
     our_side: uptime.ourSide ? 1 : 0,
-    suite_id: primary.suite.id,
-    suite_version: String(primary.suite.version),
-    result: primary.result,
-    reasons: cols.reasons,
-    warnings: cols.warnings,
-    a2a_version: cols.a2a_version,
-    a2a_route: cols.a2a_route,
-    tolerant_valid: cols.tolerant_valid,
-    alt_version: cols.alt_version,
-    alt_valid: cols.alt_valid,
-    schema_file: cols.schema_file,
-    structure_result: cols.structure_result,
-    structure_reasons: cols.structure_reasons,
-    scope: primary.scope,
-    inputs_hash: primary.inputsHash,
+    ...cols.verdict,
     leaf_before_event: beforeEvent,
     leaf_before_time: beforeTime,
     leaf_before_subject: beforeSubject,

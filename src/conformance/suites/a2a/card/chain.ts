@@ -1,5 +1,5 @@
 import { flag } from '../../../findings.js';
-import { isObject, parseJson, sanitize } from '../../../../core/json-util.js';
+import { isObject, parseJson, sanitize, show } from '../../../../core/json-util.js';
 import type { Rule } from '../../../rule.js';
 import { errorWords, type A2AObservation } from '../../../types.js';
 import { LOCATION } from '../spec.js';
@@ -90,7 +90,8 @@ export function readChain(obs: A2AObservation): ChainOutcome {
   return (
     unanswered(obs, ex) ?? {
       kind: 'no-card',
-      reason: `no URL of the card chain returned an agent card (HTTP ${ex.map((e) => e.status).join(', ')})`,
+      // show: a status of the wrong type (an ill-typed observation) is named by its type, never converted.
+      reason: `no URL of the card chain returned an agent card (HTTP ${ex.map((e) => show(e.status)).join(', ')})`,
     }
   );
 }
