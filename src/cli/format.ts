@@ -83,6 +83,12 @@ export function formatReplaySummary(s: ReplaySummary): string[] {
       : `replayed ${num(s.total - s.alreadyProcessed)} probe message(s) under checker ${s.checkerVersion} in ${formatDuration(s.durationMs)}: ` +
         `${num(s.judged)} event(s) judged${s.deadLettered > 0 ? `, ${num(s.deadLettered)} sent to dead letters` : ''}` +
         `${s.alreadyProcessed > 0 ? ` (the first ${num(s.alreadyProcessed)} had already been judged under this version)` : ''}`,
+    ...(s.fromFacts
+      ? [
+          `from the kept facts: ${num(s.fromFacts.events)} probe(s), ${num(s.fromFacts.inputs)} distinct input(s) judged, ` +
+            `${num(s.fromFacts.heads)} tree head(s) signed, ${num(s.fromFacts.changes)} change(s) published; the topic read from where they end`,
+        ]
+      : []),
     `listing history: ${caughtUp(s.listingHistory)}; document store: ${caughtUp(s.documents)}`,
     `${num(s.verdictRows)} verdict row(s) under ${s.checkerVersion} in the warehouse`,
   ];

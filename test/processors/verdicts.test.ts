@@ -10,7 +10,7 @@ import type { ProbeEvent, ProbeExchange } from '../../src/events/types.js';
 import { CURRENT_CHECKER } from '../../src/processors/verdicts/checker.js';
 import { BUMPED_CHECKER, probeEvent, probeExchange, serverJsonFor } from '../helpers/probe-events.js';
 import { VerdictWriter } from '../../src/processors/verdicts/processor.js';
-import { replayFromFacts } from '../../src/processors/verdicts/replay-facts.js';
+import { FactsIncompleteError, replayFromFacts } from '../../src/processors/verdicts/replay-facts.js';
 import { signingKeyObject } from '../../src/processors/verdicts/batch-sign.js';
 import { VERDICT_TREE_LEAVES } from '../../src/processors/verdicts/batch-sign.js';
 import { ListingContextResolver } from '../../src/processors/verdicts/listing-context.js';
@@ -346,18 +346,27 @@ describe('verdict writer on the chdb engine', () => {
     });
     const fromFacts = await rows();
     expect(fromFacts.checks).toHaveLength(41);
-    // Run again (a replay cut short and started over): nothing to judge, the same rows, every copy verified.
-    expect(await replayFromFacts(wh, BUMPED, signingKeyObject(sign))).toEqual({ inputs: 0, events: 41, heads: 1, changes: 0 });
+    // Run again (a replay cut short and started over), in shares of about 10 probes: nothing to judge, the same rows, every copy verified.
+    const again = await replayFromFacts(wh, BUMPED, signingKeyObject(sign), undefined, 10);
+    expect({ ...again, heads: again.heads > 1 }).toEqual({ inputs: 0, events: 41, heads: true, changes: 0 });
     expect(await rows()).toEqual(fromFacts);
     // (verify reads every stored copy until the engine merges them: the second run's 40 as well, or not yet)
-    const again = await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem));
-    expect(again.failed).toBe(0);
-    expect(again.verified).toBe(again.total);
-    expect(again.total).toBeGreaterThanOrEqual(82);
+    const verified = await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem));
+    expect(verified.failed).toBe(0);
+    expect(verified.verified).toBe(verified.total);
+    expect(verified.total).toBeGreaterThanOrEqual(82);
     expect(fromFacts.verdicts.filter((v) => (v as { result: string }).result === 'fail')).toHaveLength(8);
     // The same probes through a writer of the bumped version.
     for (const table of ['checks', 'verdicts', 'verdict_heads']) await wh.exec(`TRUNCATE TABLE ${table}`);
     await new VerdictWriter(wh, BUMPED, sign).write(many);
     expect(fromFacts).toEqual(await rows());
+    // Facts whose inputs are no longer stored cannot stand for the topic: the replay says so before writing a row.
+    await wh.exec('TRUNCATE TABLE probe_inputs');
+    const another = { ...BUMPED, version: `${BUMPED.version}.b` };
+    await expect(replayFromFacts(wh, another, signingKeyObject(sign))).rejects.toBeInstanceOf(FactsIncompleteError);
+    const [written] = await wh.query<{ n: number }>('SELECT toUInt32(count()) AS n FROM checks WHERE checker_version = {c:String}', {
+      c: another.version,
+    });
+    expect(written!.n).toBe(0);
   });
 });

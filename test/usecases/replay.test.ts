@@ -177,6 +177,7 @@ describe('replay of the probe history', () => {
     const text = formatReplaySummary(s).join('\n');
     expect(text).toContain(`versus ${CHECKER_VERSION}: 4 probe event(s) judged by both; 1 changed result, for 1 agent(s)`);
     expect(text).toContain(`pass → fail  ${AGENTS.mcpShort}  (Short Agent)`);
+    expect(text).toContain('from the kept facts: 4 probe(s), 4 distinct input(s) judged, 1 tree head(s) signed');
 
     // Both versions' rows side by side, each judged from the listing of its probe's time.
     const rows = await t.wh.query<{ checker_version: string; agent_key: string; result: string }>(

@@ -26,6 +26,11 @@ import { signHead } from '../../conformance/tree-attestation.js';
 
 /** Inputs judged and written per statement: a bounded piece of memory on both sides. */
 export const FACT_REPLAY_INPUTS_PER_PAGE = 10_000;
+/**
+ * Probes whose trees one statement hands over and whose rows one statement writes (a share of the
+ * agents, by hash): the leaves and proofs of a share are held here at once, about 200 bytes each.
+ */
+export const FACT_REPLAY_PROBES_PER_SHARE = 500_000;
 
 export interface FactReplaySummary {
   inputs: number;
@@ -58,6 +63,14 @@ const jsonString = (col: string) =>
 const isoTime = (col: string) =>
   `concat(formatDateTime(${col}, '%Y-%m-%dT%H:%i:%S', 'UTC'), '.', leftPad(toString(toUnixTimestamp64Milli(${col}) % 1000), 3, '0'), 'Z')`;
 
+/** Facts name inputs whose probe is no longer stored: they cannot stand for the topic, which is read instead. */
+export class FactsIncompleteError extends Error {
+  override name = 'FactsIncompleteError';
+  constructor(readonly inputs: number) {
+    super(`${inputs} input(s) the facts name have no stored probe`);
+  }
+}
+
 interface InputPage {
   keys: string[];
   events: ProbeEvent[];
@@ -86,6 +99,7 @@ async function judgeInputsOnce(wh: Warehouse, checker: Checker): Promise<number>
        WHERE input_key IN {keys:Array(String)} GROUP BY input_key`,
       { keys: page },
     );
+    if (rows.length < page.length) throw new FactsIncompleteError(page.length - rows.length);
     const events = rows.map((r) => codec.decodeAs('Probe', Buffer.from(r.event, 'base64')) as ProbeEvent);
     const listings = rows.map((r) => listingOf(r.listing));
     await resolver.loadServerJson(listings);
@@ -113,7 +127,8 @@ async function judgeInputsOnce(wh: Warehouse, checker: Checker): Promise<number>
 const JOINED = `SELECT f.event_id AS event_id, f.agent_key AS agent_key, f.agent_id AS agent_id, f.protocol AS protocol, f.run_id AS run_id,
     f.observed_at AS observed_at, f.in_sample AS in_sample, f.source AS source, f.statuses AS statuses, f.durations AS durations,
     f.input_key AS input_key, j.* EXCEPT (input_key)
-  FROM (SELECT * FROM probe_facts FINAL) AS f INNER JOIN (${JUDGED}) AS j ON j.input_key = f.input_key`;
+  FROM (SELECT * FROM probe_facts FINAL WHERE cityHash64(agent_key) % {shares:UInt32} = {share:UInt32}) AS f
+  INNER JOIN (${JUDGED}) AS j ON j.input_key = f.input_key`;
 
 /** Each verdict's leaf hash (docs/MERKLE.md), from its judgement's parts and its probe's own fields. */
 const LEAF = `SHA256(concat(unhex('00'), leaf_before_event, ${jsonString('event_id')}, leaf_before_time, '"', ${isoTime('observed_at')}, '"',
@@ -133,8 +148,13 @@ const TREES = `SELECT tree, arrayMap(x -> x.2, arraySort(groupArray((n, event_id
  * each tree (src/core/merkle.ts) and signs its head, and each verdict's head, index and proof go
  * to replay_proofs for the engine to join. Returns the heads.
  */
-async function signTrees(wh: Warehouse, checker: Checker, key: KeyObject): Promise<InsertRow<'verdict_heads'>[]> {
-  const trees = await wh.query<{ ids: string[]; leaves: string }>(TREES, { cv: checker.version, leaves: VERDICT_TREE_LEAVES });
+async function signTrees(
+  wh: Warehouse,
+  checker: Checker,
+  key: KeyObject,
+  share: { shares: number; share: number },
+): Promise<InsertRow<'verdict_heads'>[]> {
+  const trees = await wh.query<{ ids: string[]; leaves: string }>(TREES, { cv: checker.version, leaves: VERDICT_TREE_LEAVES, ...share });
   const heads: InsertRow<'verdict_heads'>[] = [];
   let proofs: InsertRow<'replay_proofs'>[] = [];
   for (const t of trees) {
@@ -162,39 +182,48 @@ export async function replayFromFacts(
   checker: Checker,
   key: KeyObject,
   publish: ChangePublisher = async () => undefined,
+  probesPerShare: number = FACT_REPLAY_PROBES_PER_SHARE,
 ): Promise<FactReplaySummary> {
   const inputs = await judgeInputsOnce(wh, checker);
+  const [count] = await wh.query<{ n: BigIntText }>('SELECT count() AS n FROM probe_facts');
+  const shares = Math.max(1, Math.ceil(Number(count?.n ?? 0) / probesPerShare));
   const cv = { cv: checker.version };
-  await wh.exec(
-    `INSERT INTO checks (event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
-       latency_ms, in_sample, our_side, source)
-     SELECT event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
-       if(uptime = 'up' AND length(durations) > 0,
-          durations[if(http_status IS NULL OR indexOf(statuses, http_status) = 0, length(durations), indexOf(statuses, http_status))], NULL),
-       in_sample, our_side, source
-     FROM (${JOINED})
-     SETTINGS optimize_on_insert = 0`,
-    cv,
-  );
   await wh.exec('ALTER TABLE replay_proofs DROP PARTITION {cv:String}', cv);
-  const heads = await signTrees(wh, checker, key);
-  await wh.exec(
-    `INSERT INTO verdicts (event_id, agent_key, protocol, observed_at, in_sample, checker_version, suite_id, suite_version, result, reasons,
-       warnings, a2a_version, a2a_route, tolerant_valid, alt_version, alt_valid, schema_file, structure_result, structure_reasons, scope,
-       inputs_hash, signature, head_id, leaf_index, proof)
-     SELECT j.event_id, j.agent_key, j.protocol, j.observed_at, j.in_sample, j.checker_version, j.suite_id, j.suite_version, j.result, j.reasons,
-       j.warnings, j.a2a_version, j.a2a_route, j.tolerant_valid, j.alt_version, j.alt_valid, j.schema_file, j.structure_result,
-       j.structure_reasons, j.scope, j.inputs_hash, '', p.head_id, p.leaf_index, p.proof
-     FROM (${JOINED}) AS j
-     INNER JOIN (SELECT event_id, head_id, leaf_index, proof FROM replay_proofs WHERE checker_version = {cv:String}) AS p ON p.event_id = j.event_id
-     SETTINGS optimize_on_insert = 0`,
-    cv,
-  );
-  await wh.exec('ALTER TABLE replay_proofs DROP PARTITION {cv:String}', cv);
+  let heads = 0;
+  for (let share = 0; share < shares; share++) {
+    const params = { ...cv, shares, share };
+    await wh.exec(
+      `INSERT INTO checks (event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
+         latency_ms, in_sample, our_side, source)
+       SELECT event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
+         if(uptime = 'up' AND length(durations) > 0,
+            durations[if(http_status IS NULL OR indexOf(statuses, http_status) = 0, length(durations), indexOf(statuses, http_status))], NULL),
+         in_sample, our_side, source
+       FROM (${JOINED})
+       SETTINGS optimize_on_insert = 0`,
+      params,
+    );
+    heads += (await signTrees(wh, checker, key, { shares, share })).length;
+    await wh.exec(
+      `INSERT INTO verdicts (event_id, agent_key, protocol, observed_at, in_sample, checker_version, suite_id, suite_version, result, reasons,
+         warnings, a2a_version, a2a_route, tolerant_valid, alt_version, alt_valid, schema_file, structure_result, structure_reasons, scope,
+         inputs_hash, signature, head_id, leaf_index, proof)
+       SELECT j.event_id, j.agent_key, j.protocol, j.observed_at, j.in_sample, j.checker_version, j.suite_id, j.suite_version, j.result,
+         j.reasons, j.warnings, j.a2a_version, j.a2a_route, j.tolerant_valid, j.alt_version, j.alt_valid, j.schema_file, j.structure_result,
+         j.structure_reasons, j.scope, j.inputs_hash, '', p.head_id, p.leaf_index, p.proof
+       FROM (${JOINED}) AS j
+       INNER JOIN (SELECT event_id, head_id, leaf_index, proof FROM replay_proofs WHERE checker_version = {cv:String}) AS p
+         ON p.event_id = j.event_id
+       SETTINGS optimize_on_insert = 0`,
+      params,
+    );
+    // The share's proofs are in its verdicts now.
+    await wh.exec('ALTER TABLE replay_proofs DROP PARTITION {cv:String}', cv);
+  }
   // The agents' up, down and verdict changes under this version, as its batches would have published them.
   const changes = await deriveVersionChanges(wh, checker.version, publish);
   const [n] = await wh.query<{ n: BigIntText }>(`SELECT count() AS n FROM probe_facts FINAL`);
-  return { inputs, events: Number(n?.n ?? 0), heads: heads.length, changes };
+  return { inputs, events: Number(n?.n ?? 0), heads, changes };
 }
 
 /** Offsets of the probes topic whose facts were written (probe_fact_spans). */

@@ -13,7 +13,13 @@ import type { Signer } from '../../processors/verdicts/judge-probe.js';
 import { createVerdictProcessor, verdictGroupId, VerdictWriter } from '../../processors/verdicts/processor.js';
 import type { TopicNames } from '../../topics.js';
 import { pinCheckerVersion } from '../../processors/verdicts/current-version.js';
-import { factCoverage, factSpans, replayFromFacts, type FactReplaySummary } from '../../processors/verdicts/replay-facts.js';
+import {
+  factCoverage,
+  factSpans,
+  FactsIncompleteError,
+  replayFromFacts,
+  type FactReplaySummary,
+} from '../../processors/verdicts/replay-facts.js';
 import { signingKeyObject } from '../../processors/verdicts/batch-sign.js';
 import { changePublisher } from '../../processors/changes/publish.js';
 import { rawHistorySince } from '../../processors/changes/processor.js';
@@ -39,6 +45,11 @@ import {
  * document store (the cards and metadata probe events name by hash) are brought up to
  * date first, so old probes are judged against the listings of their day and the very
  * documents they read.
+ *
+ * A version that has never run starts, where they cover the topic, from the facts the verdict
+ * writer keeps (docs/REPLAY.md, replay-facts.ts): each distinct input judged once, the rows written
+ * by the engine, the changes derived from them; its group is then set to where the facts end and
+ * the topic is read from there.
  *
  * Progress is measured where Kafka keeps it: the group's committed offsets against the
  * high watermarks the probes topic had when the replay started (messages produced later
@@ -312,16 +323,21 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       const producer = new EventProducer(kafka, { logger });
       try {
         fromFacts = await replayFromFacts(warehouse, checker, signingKeyObject(opts.sign), changePublisher(producer, topics));
+      } catch (err) {
+        if (!(err instanceof FactsIncompleteError)) throw err;
+        log.warn({ err }, 'the kept facts name inputs no longer stored: reading the topic whole');
       } finally {
         await producer.close().catch((err: unknown) => log.warn({ err }, 'error while closing the agent-changes producer'));
       }
-      await admin.setOffsets({
-        groupId,
-        topic: topics.probes,
-        partitions: [...facts].map(([partition, offset]) => ({ partition, offset: String(offset) })),
-      });
-      judged = fromFacts.events;
-      log.info({ ...fromFacts }, 'replayed from the kept facts');
+      if (fromFacts !== null) {
+        await admin.setOffsets({
+          groupId,
+          topic: topics.probes,
+          partitions: [...facts].map(([partition, offset]) => ({ partition, offset: String(offset) })),
+        });
+        judged = fromFacts.events;
+        log.info({ ...fromFacts }, 'replayed from the kept facts');
+      }
     } else if (processedAtStart === 0 && total > 0) log.info('the kept facts do not cover the probes topic: reading it whole');
     const processedBefore = facts === null ? processedAtStart : Number(await committedWithin(admin, groupId, topics.probes, spans));
     if (facts !== null) report(processedBefore);
