@@ -148,4 +148,32 @@ describe('veronikai run serves its data directory', () => {
     const after = await sql(QUERY);
     expect(after).toMatchObject({ code: 0, stdout: served.stdout });
   }, 300_000);
+
+  it('stopped while its broker starts: closes in order once it is up, exit 0, no broker left running', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'veronikai-run-early-stop-'));
+    const early = spawnCli([
+      'run',
+      '--data-dir',
+      fresh,
+      '--port',
+      '0',
+      '--source',
+      'mcp-registry',
+      '--source-url',
+      `mcp-registry=${registry.url}`,
+    ]);
+    try {
+      // The API listens before the local broker starts: stop it right there.
+      await early.waitForStdout(/VeronikAI API listening on/, 60_000);
+      early.child.kill('SIGTERM');
+      const exited = await early.exited;
+      expect(exited.code, `stdout: ${exited.stdout}\nstderr: ${exited.stderr}`).toBe(0);
+      expect(exited.stdout).toMatch(/received SIGTERM, shutting down/);
+      // The broker it started was stopped with it (its pid file goes when it has exited).
+      expect(existsSync(join(fresh, 'kafka', 'broker.pid'))).toBe(false);
+    } finally {
+      if (early.child.exitCode === null) early.child.kill('SIGKILL');
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -45,36 +45,45 @@ export function registerRunCommand(program: Command): void {
     .action(async (opts: Record<string, unknown>) => {
       const every = parseDuration(String(opts.every), '--every');
       const { config, log } = configured(opts, 'veronikai', DATA_DIR_ALWAYS);
+      // Listened for before anything starts: a stop while the broker starts is acted on once the
+      // platform is up (then closed in order), not by the default exit that would leave the broker running.
+      const shutdown = opts.once ? null : onShutdown();
+      shutdown?.signal.addEventListener('abort', () => say(`received ${String(shutdown.signal.reason)}, shutting down`), { once: true });
       // The API serves as soon as it listens, while Kafka starts and the consumers join.
-      const platform = await startPlatform(config, {
-        log,
-        probePolicy: probePolicyFrom(opts),
-        onServing: (url) => say(`VeronikAI API listening on ${url}  (try ${url}/agents)`),
-      });
+      let platform: Awaited<ReturnType<typeof startPlatform>>;
+      try {
+        platform = await startPlatform(config, {
+          log,
+          probePolicy: probePolicyFrom(opts),
+          onServing: (url) => say(`VeronikAI API listening on ${url}  (try ${url}/agents)`),
+        });
+      } catch (err) {
+        shutdown?.dispose();
+        throw err;
+      }
       say(`data directory: ${config.dataDir}; Kafka: ${platform.kafka.brokers}; warehouse: ${config.warehouse.kind}`);
       if (platform.clickhouseUrl) say(`ClickHouse HTTP interface (read-only) on ${platform.clickhouseUrl}`);
       if (platform.clickhouseLogin) say(`ClickHouse HTTP interface login: ${platform.clickhouseLogin}`);
       if (platform.webhooks) say(`webhooks: ${platform.webhooks.subscriptionCount} subscription(s) from ${config.webhooks.file}`);
-      const shutdown = opts.once ? null : onShutdown();
-      shutdown?.signal.addEventListener('abort', () => say(`received ${String(shutdown.signal.reason)}, shutting down`), { once: true });
       try {
-        await runDailyCycles(platform, opts.once ? null : every, shutdown?.signal ?? null, {
-          sources: (opts.source as string[] | undefined) ?? [],
-          full: Boolean(opts.full),
-          onCrawl(summaries) {
-            for (const s of summaries) say(formatSummary(s));
-            const failed = sourcesNotRead(summaries);
-            if (failed.length > 0)
-              say(`${failed.length} source(s) could not be read completely; the API keeps serving what it already has.`);
-          },
-          onReport(report) {
-            for (const line of formatDailyReport(report)) say(line);
-          },
-          onError(err) {
-            log.error({ err }, 'run failed');
-            if (opts.once) process.exitCode = 1;
-          },
-        });
+        if (shutdown?.signal.aborted !== true)
+          await runDailyCycles(platform, opts.once ? null : every, shutdown?.signal ?? null, {
+            sources: (opts.source as string[] | undefined) ?? [],
+            full: Boolean(opts.full),
+            onCrawl(summaries) {
+              for (const s of summaries) say(formatSummary(s));
+              const failed = sourcesNotRead(summaries);
+              if (failed.length > 0)
+                say(`${failed.length} source(s) could not be read completely; the API keeps serving what it already has.`);
+            },
+            onReport(report) {
+              for (const line of formatDailyReport(report)) say(line);
+            },
+            onError(err) {
+              log.error({ err }, 'run failed');
+              if (opts.once) process.exitCode = 1;
+            },
+          });
       } catch (err) {
         // Nothing restarts a processor or the probe worker that stopped on a failure: say so, shut
         // down and exit non-zero, so that a supervisor restarts the process.
