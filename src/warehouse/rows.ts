@@ -168,26 +168,27 @@ export interface ProbeInputRow {
   seen_at: DateTimeText;
 }
 
+/** The columns of a verdict row that are its judgement's: the same for every probe with the same inputs. */
+export type VerdictJudgementColumn =
+  | 'suite_id'
+  | 'suite_version'
+  | 'result'
+  | 'reasons'
+  | 'warnings'
+  | 'a2a_version'
+  | 'a2a_route'
+  | 'tolerant_valid'
+  | 'alt_version'
+  | 'alt_valid'
+  | 'schema_file'
+  | 'structure_result'
+  | 'structure_reasons'
+  | 'scope'
+  | 'inputs_hash';
+
 /** judgements (0040): a checker version's judgement of one input key: the columns its probes' checks and verdicts take from it. */
 export type JudgementRow = Pick<CheckRow, 'checker_version' | 'uptime' | 'reason' | 'http_status' | 'our_side'> &
-  Pick<
-    VerdictRow,
-    | 'suite_id'
-    | 'suite_version'
-    | 'result'
-    | 'reasons'
-    | 'warnings'
-    | 'a2a_version'
-    | 'a2a_route'
-    | 'tolerant_valid'
-    | 'alt_version'
-    | 'alt_valid'
-    | 'schema_file'
-    | 'structure_result'
-    | 'structure_reasons'
-    | 'scope'
-    | 'inputs_hash'
-  > & {
+  Pick<VerdictRow, VerdictJudgementColumn> & {
     input_key: string;
     /** The signed leaf's JSON (docs/MERKLE.md) up to the probe's event id, its time and its subject, and after the subject. */
     leaf_before_event: string;

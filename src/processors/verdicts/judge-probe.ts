@@ -3,6 +3,7 @@ import type { Verdict } from '../../conformance/index.js';
 import { leafParts, type LeafPayload } from '../../conformance/tree-attestation.js';
 import type { ProbeEvent } from '../../events/types.js';
 import { agentId } from '../../identity/agent-key.js';
+import type { VerdictJudgementColumn } from '../../warehouse/rows.js';
 import type { InsertRow } from '../../warehouse/tables.js';
 import type { ProbeFacts } from '../changes/derive.js';
 import type { Checker } from './checker.js';
@@ -79,26 +80,7 @@ export function judgeProbe(
 }
 
 /** The columns of a verdict row that are its judgement's (the rest are the probe's own and the signature's). */
-type VerdictJudgement = Required<
-  Pick<
-    InsertRow<'verdicts'>,
-    | 'suite_id'
-    | 'suite_version'
-    | 'result'
-    | 'reasons'
-    | 'warnings'
-    | 'a2a_version'
-    | 'a2a_route'
-    | 'tolerant_valid'
-    | 'alt_version'
-    | 'alt_valid'
-    | 'schema_file'
-    | 'structure_result'
-    | 'structure_reasons'
-    | 'scope'
-    | 'inputs_hash'
-  >
->;
+type VerdictJudgement = Required<Pick<InsertRow<'verdicts'>, VerdictJudgementColumn>>;
 
 /** What every row of one judgement says alike: worked out once a judgement, which the memo hands to many probes. */
 interface JudgementColumns {
