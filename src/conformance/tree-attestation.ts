@@ -82,7 +82,8 @@ export interface SignedBatch {
   proofs: string[][];
 }
 
-const LEAF_DOMAIN = 'veronikai-verdict/1\n';
+/** What a verdict leaf's bytes start with, before its JSON. */
+export const LEAF_DOMAIN = 'veronikai-verdict/1\n';
 const HEAD_DOMAIN = 'veronikai-tree-head/1\n';
 
 const str = JSON.stringify;
@@ -94,7 +95,7 @@ export type JudgementLeaf = Omit<LeafPayload, 'eventId' | 'observedAt' | 'subjec
  * A leaf's bytes around its probe's own fields (event id, time, subject), in its sorted key order:
  * the leaf is parts[0] + eventId + parts[1] + observedAt + parts[2] + subject + parts[3], each of
  * the three as a JSON string. The engine joins them with each probe's fields in a replay
- * (src/processors/verdicts/replay-facts.ts); parts[0] starts with the leaf's domain.
+ * (src/processors/verdicts/replay-facts.ts).
  */
 export function leafParts(p: JudgementLeaf): [string, string, string, string] {
   let reasons = '[';
@@ -102,7 +103,7 @@ export function leafParts(p: JudgementLeaf): [string, string, string, string] {
   reasons += ']';
   const version = Number.isFinite(p.suite.version) ? String(Object.is(p.suite.version, -0) ? 0 : p.suite.version) : 'null';
   return [
-    `${LEAF_DOMAIN}{"checker":${str(p.checker)},"eventId":`,
+    `{"checker":${str(p.checker)},"eventId":`,
     `,"inputsHash":${str(p.inputsHash)},"observedAt":`,
     `,"reasons":${reasons},"result":${str(p.result)},"scope":${str(p.scope)},"subject":`,
     `,"suite":{"id":${str(p.suite.id)},"version":${version}}}`,
@@ -116,7 +117,7 @@ export function leafParts(p: JudgementLeaf): [string, string, string, string] {
  */
 export function leafJson(p: LeafPayload): string {
   const [a, b, c, d] = leafParts(p);
-  return `${a.slice(LEAF_DOMAIN.length)}${str(p.eventId)}${b}${str(p.observedAt)}${c}${str(p.subject)}${d}`;
+  return `${a}${str(p.eventId)}${b}${str(p.observedAt)}${c}${str(p.subject)}${d}`;
 }
 
 /** The leaf hash of a verdict. */

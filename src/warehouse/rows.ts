@@ -190,7 +190,7 @@ export type VerdictJudgementColumn =
 export type JudgementRow = Pick<CheckRow, 'checker_version' | 'uptime' | 'reason' | 'http_status' | 'our_side'> &
   Pick<VerdictRow, VerdictJudgementColumn> & {
     input_key: string;
-    /** The signed leaf's JSON (docs/MERKLE.md) up to the probe's event id, its time and its subject, and after the subject. */
+    /** The signed leaf's bytes (docs/MERKLE.md: its domain, then its JSON) up to the probe's event id, its time and its subject, and after the subject. */
     leaf_before_event: string;
     leaf_before_time: string;
     leaf_before_subject: string;

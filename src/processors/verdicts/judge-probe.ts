@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Verdict } from '../../conformance/index.js';
-import { leafParts, type LeafPayload } from '../../conformance/tree-attestation.js';
+import { LEAF_DOMAIN, leafParts, type LeafPayload } from '../../conformance/tree-attestation.js';
 import type { ProbeEvent } from '../../events/types.js';
 import { agentId } from '../../identity/agent-key.js';
 import type { VerdictJudgementColumn } from '../../warehouse/rows.js';
@@ -221,7 +221,8 @@ export function judgementRow(checkerVersion: string, inputKey: string, judgement
     http_status: uptime.status,
     our_side: uptime.ourSide ? 1 : 0,
     ...cols.verdict,
-    leaf_before_event: beforeEvent,
+    // The leaf's bytes whole, its domain first, as the engine hashes them.
+    leaf_before_event: LEAF_DOMAIN + beforeEvent,
     leaf_before_time: beforeTime,
     leaf_before_subject: beforeSubject,
     leaf_after_subject: afterSubject,
