@@ -136,10 +136,11 @@ const LEAF = `SHA256(concat(unhex('00'), leaf_before_event, ${jsonString('event_
 
 /**
  * The leaves in trees: the probes in (agent, time, event) order, VERDICT_TREE_LEAVES to a tree;
- * per tree its event ids and its leaves (concatenated, hex).
+ * per tree its event ids and its leaves (concatenated, hex). Each leaf is hexed alone: joining the
+ * hashes as strings first would drop a hash's trailing zero bytes (SHA256 gives a FixedString).
  */
 const TREES = `SELECT tree, arrayMap(x -> x.2, arraySort(groupArray((n, event_id)))) AS ids,
-    hex(arrayStringConcat(arrayMap(x -> x.2, arraySort(groupArray((n, ${LEAF})))))) AS leaves
+    arrayStringConcat(arrayMap(x -> hex(x.2), arraySort(groupArray((n, ${LEAF}))))) AS leaves
   FROM (SELECT *, toUInt64(row_number() OVER (ORDER BY agent_key, observed_at, event_id) - 1) AS n, intDiv(n, {leaves:UInt32}) AS tree FROM (${JOINED}))
   GROUP BY tree ORDER BY tree`;
 
