@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle.js';
 import type { Config } from '../config.js';
 import { buildApi } from '../api/server.js';
 import type { ConsumerRunner } from '../kafka/consumer-runner.js';
@@ -275,9 +276,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
 
     // Every group joins at once: a join waits for the group's rebalance (after a crash, until the
     // dead member's session ends), and one after the other those waits would add up.
-    const joined = await Promise.allSettled(joins);
-    const notJoined = joined.find((j): j is PromiseRejectedResult => j.status === 'rejected');
-    if (notJoined) throw notJoined.reason;
+    await settleAll(joins);
 
     return {
       config,
