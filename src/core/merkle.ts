@@ -62,6 +62,51 @@ export function merkleTree(leaves: readonly Buffer[]): MerkleTree {
   return { root: build(0, leaves.length), proofs };
 }
 
+/**
+ * A tree as its levels: every node below the root, level by level from the leaves up, each level at
+ * the offset it has in a full tree of `capacity` leaves (level l at 2·capacity − 2·capacity/2^l
+ * nodes, 32 bytes a node; absent nodes zero). A node with no right sibling stands for its parent as
+ * it is, which is the tree merkleTree builds (the list split at the largest power of two below its
+ * length), so leaf i's proof is, for each level l whose sibling s = (i >> l) xor 1 exists
+ * (s·2^l < size), that sibling, deepest first.
+ */
+export interface MerkleLevels {
+  /** The tree hash of the leaves. */
+  root: Buffer;
+  nodes: Buffer;
+  capacity: number;
+  size: number;
+}
+
+/**
+ * The tree over `leaves` (1 to `capacity` of them; `capacity` a power of two) as its levels: each
+ * subtree hashed once, no proof list built per leaf (a replay's million verdicts take their proofs
+ * as bytes, levelProof).
+ */
+export function merkleLevels(leaves: readonly Buffer[], capacity: number): MerkleLevels {
+  if (leaves.length === 0 || leaves.length > capacity || (capacity & (capacity - 1)) !== 0)
+    throw new RangeError(`merkleLevels: ${leaves.length} leaves for a capacity of ${capacity}`);
+  const nodes = Buffer.alloc((2 * capacity - 2) * 32);
+  let level: Buffer[] = [...leaves];
+  for (let width = capacity, offset = 0; level.length > 1; offset += width, width /= 2) {
+    level.forEach((node, j) => node.copy(nodes, (offset + j) * 32));
+    const up: Buffer[] = [];
+    for (let j = 0; j < level.length; j += 2) up.push(j + 1 < level.length ? nodeHash(level[j]!, level[j + 1]!) : level[j]!);
+    level = up;
+  }
+  return { root: level[0]!, nodes, capacity, size: leaves.length };
+}
+
+/** Leaf `index`'s inclusion proof out of the levels, deepest sibling first (views of `tree.nodes`). */
+export function levelProof(tree: MerkleLevels, index: number): Buffer[] {
+  const proof: Buffer[] = [];
+  for (let l = 0, width = tree.capacity, offset = 0; width > 1; l++, offset += width, width /= 2) {
+    const sibling = (index >> l) ^ 1;
+    if (sibling * 2 ** l < tree.size) proof.push(tree.nodes.subarray((offset + sibling) * 32, (offset + sibling + 1) * 32));
+  }
+  return proof;
+}
+
 /** The root a leaf and its proof lead to, or null when the proof cannot belong to a tree of that size. */
 export function rootFromProof(leaf: Uint8Array, index: number, size: number, proof: readonly Uint8Array[]): Buffer | null {
   if (!Number.isInteger(index) || !Number.isInteger(size) || index < 0 || index >= size) return null;

@@ -1,4 +1,4 @@
-import type { Warehouse } from './warehouse.js';
+import type { QueryParams, Warehouse } from './warehouse.js';
 
 /**
  * The daily tables that outlive the 90-day raw tables (daily_rollups,
@@ -73,11 +73,22 @@ function dayFilter(column: string, options: RefreshOptions, params: Record<strin
  */
 const UNHIDDEN = "agent_key NOT IN (SELECT agent_key FROM agents FINAL WHERE opt_out = 'hidden')";
 
-/** Recomputes daily_rollups for the given (or all refreshable) days. Idempotent. */
-export async function refreshDailyRollups(warehouse: Warehouse, options: RefreshOptions = {}): Promise<void> {
-  if (options.days && options.days.length === 0) return;
-  const params: Record<string, string | string[]> = {};
-  const where = dayFilter('observed_at', options, params);
+/**
+ * Probe rows a daily model is computed from: a subquery with one row per probe of one checker
+ * version (or several, told apart by checker_version), and its parameters. The raw tables give
+ * them (checks and verdicts FINAL, the functions below); a replay from the kept facts gives the
+ * same rows from the facts and its judgements (replay-facts.ts). Columns: event_id,
+ * checker_version, agent_key, agent_id, protocol, run_id, observed_at, source, uptime, latency_ms,
+ * in_sample and result; a source only for the functions that read no verdict (agent_daily_history)
+ * may leave out result.
+ */
+export interface ProbeRows {
+  sql: string;
+  params: QueryParams;
+}
+
+/** Writes daily_rollups from `rows`: whole days (a day's rows must all be there), hidden agents left out. */
+export async function insertDailyRollups(warehouse: Warehouse, rows: ProbeRows): Promise<void> {
   await warehouse.exec(
     `INSERT INTO daily_rollups
        (day, protocol, source, checker_version,
@@ -85,34 +96,41 @@ export async function refreshDailyRollups(warehouse: Warehouse, options: Refresh
         sample_checks, sample_up, sample_down, sample_unknown, sample_skipped,
         sample_pass, sample_fail, sample_unknown_verdict, sample_na, computed_at)
      SELECT
-       toDate(v.observed_at, 'UTC') AS day, v.protocol, c.source, v.checker_version,
+       toDate(observed_at, 'UTC') AS day, protocol, source, checker_version,
        count(),
-       countIf(c.uptime = 'up'), countIf(c.uptime = 'down'), countIf(c.uptime = 'unknown'), countIf(c.uptime = 'skipped'),
-       countIf(v.result = 'pass'), countIf(v.result = 'fail'), countIf(v.result = 'unknown'), countIf(v.result = 'n/a'),
-       countIf(c.in_sample = 1),
-       countIf(c.in_sample = 1 AND c.uptime = 'up'), countIf(c.in_sample = 1 AND c.uptime = 'down'),
-       countIf(c.in_sample = 1 AND c.uptime = 'unknown'), countIf(c.in_sample = 1 AND c.uptime = 'skipped'),
-       countIf(c.in_sample = 1 AND v.result = 'pass'), countIf(c.in_sample = 1 AND v.result = 'fail'),
-       countIf(c.in_sample = 1 AND v.result = 'unknown'), countIf(c.in_sample = 1 AND v.result = 'n/a'),
+       countIf(uptime = 'up'), countIf(uptime = 'down'), countIf(uptime = 'unknown'), countIf(uptime = 'skipped'),
+       countIf(result = 'pass'), countIf(result = 'fail'), countIf(result = 'unknown'), countIf(result = 'n/a'),
+       countIf(in_sample = 1),
+       countIf(in_sample = 1 AND uptime = 'up'), countIf(in_sample = 1 AND uptime = 'down'),
+       countIf(in_sample = 1 AND uptime = 'unknown'), countIf(in_sample = 1 AND uptime = 'skipped'),
+       countIf(in_sample = 1 AND result = 'pass'), countIf(in_sample = 1 AND result = 'fail'),
+       countIf(in_sample = 1 AND result = 'unknown'), countIf(in_sample = 1 AND result = 'n/a'),
        now64(3, 'UTC')
-     FROM (SELECT event_id, protocol, observed_at, checker_version, result FROM verdicts FINAL WHERE ${where} AND ${UNHIDDEN}) AS v
-     INNER JOIN (SELECT event_id, checker_version, source, uptime, in_sample FROM checks FINAL WHERE ${where} AND ${UNHIDDEN}) AS c
-       ON c.event_id = v.event_id AND c.checker_version = v.checker_version
-     GROUP BY day, v.protocol, c.source, v.checker_version
+     FROM (${rows.sql})
+     WHERE ${UNHIDDEN}
+     GROUP BY day, protocol, source, checker_version
      ${DERIVED_INSERT_SETTINGS}`,
-    params,
+    rows.params,
   );
 }
 
-/** Recomputes agent_daily_history for the given (or all refreshable) days and agents. Idempotent. */
-export async function refreshAgentDailyHistory(warehouse: Warehouse, options: AgentRefreshOptions = {}): Promise<void> {
-  if (options.days?.length === 0 || options.agentKeys?.length === 0) return;
+/** Recomputes daily_rollups for the given (or all refreshable) days. Idempotent. */
+export async function refreshDailyRollups(warehouse: Warehouse, options: RefreshOptions = {}): Promise<void> {
+  if (options.days && options.days.length === 0) return;
   const params: Record<string, string | string[]> = {};
-  let where = dayFilter('observed_at', options, params);
-  if (options.agentKeys) {
-    params.agent_keys = [...new Set(options.agentKeys)];
-    where += ' AND agent_key IN {agent_keys:Array(String)}';
-  }
+  const where = dayFilter('observed_at', options, params);
+  await insertDailyRollups(warehouse, {
+    sql: `SELECT v.event_id AS event_id, v.checker_version AS checker_version, v.agent_key AS agent_key, v.protocol AS protocol,
+            v.observed_at AS observed_at, v.result AS result, c.source AS source, c.uptime AS uptime, c.in_sample AS in_sample
+          FROM (SELECT event_id, agent_key, protocol, observed_at, checker_version, result FROM verdicts FINAL WHERE ${where}) AS v
+          INNER JOIN (SELECT event_id, checker_version, source, uptime, in_sample FROM checks FINAL WHERE ${where}) AS c
+            ON c.event_id = v.event_id AND c.checker_version = v.checker_version`,
+    params,
+  });
+}
+
+/** Writes agent_daily_history from `rows`: whole agent-days (an agent-day's rows must all be there). */
+export async function insertAgentDailyHistory(warehouse: Warehouse, rows: ProbeRows): Promise<void> {
   const answered = "uptime = 'up' AND latency_ms IS NOT NULL";
   // One t-digest a group: p50 and p95 are read from the state the row keeps (the same numbers as
   // quantileTDigest of the same values; test/warehouse/rollups.test.ts).
@@ -130,13 +148,24 @@ export async function refreshAgentDailyHistory(warehouse: Warehouse, options: Ag
          countIf(${answered}) AS answered,
          quantileTDigestStateIf(assumeNotNull(latency_ms), ${answered}) AS digest,
          arrayReduce('quantilesTDigestMerge(0.5, 0.95)', [digest]) AS q
-       FROM checks FINAL
-       WHERE ${where}
+       FROM (${rows.sql})
        GROUP BY checker_version, agent_key, day
      )
      ${DERIVED_INSERT_SETTINGS}`,
-    params,
+    rows.params,
   );
+}
+
+/** Recomputes agent_daily_history for the given (or all refreshable) days and agents. Idempotent. */
+export async function refreshAgentDailyHistory(warehouse: Warehouse, options: AgentRefreshOptions = {}): Promise<void> {
+  if (options.days?.length === 0 || options.agentKeys?.length === 0) return;
+  const params: Record<string, string | string[]> = {};
+  let where = dayFilter('observed_at', options, params);
+  if (options.agentKeys) {
+    params.agent_keys = [...new Set(options.agentKeys)];
+    where += ' AND agent_key IN {agent_keys:Array(String)}';
+  }
+  await insertAgentDailyHistory(warehouse, { sql: `SELECT * FROM checks FINAL WHERE ${where}`, params });
 }
 
 // ---- the read model of the API pages ----
@@ -241,6 +270,27 @@ export async function refreshCensus(warehouse: Warehouse, checkerVersion: string
 /** The census is recounted by the verdict processor at most this often (it reads every agent). */
 export const CENSUS_REFRESH_INTERVAL_MS = 60_000;
 
+/** Writes run_samples from `rows`: each in-sample probe with its result. */
+export async function insertRunSamples(warehouse: Warehouse, rows: ProbeRows): Promise<void> {
+  await warehouse.exec(
+    `INSERT INTO run_samples (run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime, result)
+     SELECT run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime, result
+     FROM (${rows.sql})
+     WHERE in_sample = 1
+     ${DERIVED_INSERT_SETTINGS}`,
+    rows.params,
+  );
+}
+
+/** The in-sample checks that match `where` (on checks and verdicts alike), each with its verdict's result ('' when it has none yet). */
+const sampledChecks = (where: string): string =>
+  `SELECT c.run_id AS run_id, c.checker_version AS checker_version, c.event_id AS event_id, c.agent_key AS agent_key,
+     c.agent_id AS agent_id, c.observed_at AS observed_at, c.uptime AS uptime, v.result AS result, c.in_sample AS in_sample
+   FROM (SELECT run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime, in_sample FROM checks FINAL
+         WHERE ${where} AND in_sample = 1) AS c
+   LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE ${where}) AS v
+     ON v.event_id = c.event_id`;
+
 /**
  * Rewrites run_samples (clickhouse/0025) for the given events: each in-sample check with its
  * verdict's result. Reads checks and verdicts by the agents' keys (their primary key), so its
@@ -251,17 +301,10 @@ export async function refreshRunSamples(
   events: { checkerVersion: string; agentKeys: readonly string[]; eventIds: readonly string[] },
 ): Promise<void> {
   if (events.eventIds.length === 0) return;
-  await warehouse.exec(
-    `INSERT INTO run_samples (run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime, result)
-     SELECT c.run_id, c.checker_version, c.event_id, c.agent_key, c.agent_id, c.observed_at, c.uptime, v.result
-     FROM (SELECT run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime FROM checks FINAL
-           WHERE agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)} AND checker_version = {cv:String} AND in_sample = 1) AS c
-     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL
-                WHERE checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)}) AS v
-       ON v.event_id = c.event_id
-     ${DERIVED_INSERT_SETTINGS}`,
-    { cv: events.checkerVersion, keys: [...new Set(events.agentKeys)], ids: [...new Set(events.eventIds)] },
-  );
+  await insertRunSamples(warehouse, {
+    sql: sampledChecks('checker_version = {cv:String} AND agent_key IN {keys:Array(String)} AND event_id IN {ids:Array(String)}'),
+    params: { cv: events.checkerVersion, keys: [...new Set(events.agentKeys)], ids: [...new Set(events.eventIds)] },
+  });
 }
 
 /**
@@ -273,16 +316,8 @@ export async function refreshRunSamplesOfDays(
   options: { checkerVersion: string; days: ReadonlyArray<string | Date> },
 ): Promise<void> {
   if (options.days.length === 0) return;
-  const params = { cv: options.checkerVersion, days: [...new Set(options.days.map(dayString))] };
-  const inDays = "toDate(observed_at, 'UTC') IN {days:Array(Date)} AND checker_version = {cv:String}";
-  await warehouse.exec(
-    `INSERT INTO run_samples (run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime, result)
-     SELECT c.run_id, c.checker_version, c.event_id, c.agent_key, c.agent_id, c.observed_at, c.uptime, v.result
-     FROM (SELECT run_id, checker_version, event_id, agent_key, agent_id, observed_at, uptime FROM checks FINAL
-           WHERE ${inDays} AND in_sample = 1) AS c
-     LEFT JOIN (SELECT event_id, result FROM verdicts FINAL WHERE ${inDays}) AS v
-       ON v.event_id = c.event_id
-     ${DERIVED_INSERT_SETTINGS}`,
-    params,
-  );
+  await insertRunSamples(warehouse, {
+    sql: sampledChecks("toDate(observed_at, 'UTC') IN {days:Array(Date)} AND checker_version = {cv:String}"),
+    params: { cv: options.checkerVersion, days: [...new Set(options.days.map(dayString))] },
+  });
 }

@@ -78,8 +78,8 @@ export interface Tables {
   probe_inputs: Insert<Omit<ProbeInputRow, 'event'> & { event: Uint8Array }, 'seen_at'>;
   judgements: Insert<JudgementRow, 'judged_at'>;
   probe_fact_spans: { topic: string; topic_partition: number; first_offset: IntegerValue; last_offset: IntegerValue };
-  /** proof: the hashes as bytes, as verdicts keep them. */
-  replay_proofs: { checker_version: string; event_id: string; head_id: string; leaf_index: number; proof: readonly Uint8Array[] };
+  /** proofs: each leaf's proof, its hashes as bytes. */
+  replay_trees: { checker_version: string; head_id: string; event_ids: readonly string[]; proofs: ReadonlyArray<readonly Uint8Array[]> };
   agent_latest: Insert<AgentLatestRow, 'observed_at'>;
   daily_rollups: Insert<DailyRollupRow, 'computed_at'>;
   /** Without latency_digest, an aggregate state only the rollup's INSERT … SELECT writes. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { leafHash, merkleTree, verifyInclusion } from '../../src/core/merkle.js';
+import { leafHash, levelProof, merkleLevels, merkleTree, verifyInclusion } from '../../src/core/merkle.js';
 
 /**
  * The tree hash and inclusion proofs against the method's definitions written out directly
@@ -52,5 +52,27 @@ describe('the Merkle tree of a batch', () => {
     const root = merkleTree([a, b]).root;
     // The root as a one-leaf tree's leaf: the 0x00 / 0x01 prefixes keep it from verifying.
     expect(verifyInclusion(leafHash(Buffer.concat([a, b])), 0, 1, [], root)).toBe(false);
+  });
+
+  it('as levels (a node without a right sibling carried up): the defined root and proofs at every size up to the capacity', () => {
+    for (const capacity of [1, 2, 64, 256]) {
+      for (let n = 1; n <= capacity; n += capacity === 256 ? 37 : 1) {
+        const data = Array.from({ length: n }, (_, i) => Buffer.from(`leaf ${i}`));
+        const tree = merkleLevels(
+          data.map((d) => leafHash(d)),
+          capacity,
+        );
+        expect(tree.root.equals(mth(data)), `root of ${n} in ${capacity}`).toBe(true);
+        expect(tree.nodes.length).toBe((2 * capacity - 2) * 32);
+        for (let m = 0; m < n; m++)
+          expect(
+            levelProof(tree, m).map((p) => p.toString('hex')),
+            `path ${m} of ${n} in ${capacity}`,
+          ).toEqual(path(m, data).map((p) => p.toString('hex')));
+      }
+    }
+    expect(() => merkleLevels([leafHash('a')], 3)).toThrow(RangeError);
+    expect(() => merkleLevels([], 4)).toThrow(RangeError);
+    expect(() => merkleLevels([leafHash('a'), leafHash('b'), leafHash('c')], 2)).toThrow(RangeError);
   });
 });

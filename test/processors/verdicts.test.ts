@@ -2,7 +2,8 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKER_VERSION, generateSigningKeyPair, keyIdOf } from '../../src/conformance/index.js';
-import { isTreeAttestation, verifyTreeAttestation, type TreeAttestation } from '../../src/conformance/tree-attestation.js';
+import { isTreeAttestation, verdictLeaf, verifyTreeAttestation, type TreeAttestation } from '../../src/conformance/tree-attestation.js';
+import { judgeProbe } from '../../src/processors/verdicts/judge-probe.js';
 import { verifyVerdicts } from '../../src/runtime/usecases/verify.js';
 import { readAll } from '../helpers/signing.js';
 import { sha256Hex } from '../../src/core/canonical-json.js';
@@ -324,11 +325,17 @@ describe('verdict writer on the chdb engine', () => {
   });
 
   it('replays from the kept facts: the engine writes the rows the writer would have, every verdict verified under the signed heads', async () => {
-    // Several probes of each agent: inputs repeat, as daily probes of unchanged agents do.
-    const many = Array.from({ length: 40 }, (_, i) => ({ ...events[i % events.length]!, id: `f${i}`, observedAt: T + i * 1000 }));
+    // Several probes of each agent: inputs repeat, as daily probes of unchanged agents do. Two days
+    // ago, over two UTC days, so the daily models of their days are derived.
+    const since = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 86_400_000 - 20_000;
+    const many = Array.from({ length: 40 }, (_, i) => ({ ...events[i % events.length]!, id: `f${i}`, observedAt: since + i * 1000 }));
     // A subject whose JSON text has escapes (no canonical key has them): its leaf is the writer's all the same.
     const odd = 'https://odd.example/"quoted"\\back\u0001\n';
-    many.push(probe('f40', odd, 'mcp', [exchange('mcp-get', odd, 405, '')]));
+    // And its event id one whose leaf under the bumped version ends in a zero byte (1 in 256): the engine hands it over whole.
+    const oddProbe = (i: number) => probe(`f40-${i}`, odd, 'mcp', [exchange('mcp-get', odd, 405, '')]);
+    let n = 0;
+    while (verdictLeaf(judgeProbe(oddProbe(n), null, BUMPED).leaf).at(-1) !== 0) n++;
+    many.push(oddProbe(n));
     await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(many);
     const summary = await replayFromFacts(wh, BUMPED, signingKeyObject(sign));
     expect(summary).toEqual({ inputs: 6, events: 41, heads: 1, changes: 0 });
@@ -337,27 +344,52 @@ describe('verdict writer on the chdb engine', () => {
       verified: 82,
       failed: 0,
     });
-    const rows = async () => ({
-      checks: await wh.query('SELECT * FROM checks FINAL WHERE checker_version = {c:String} ORDER BY event_id', { c: BUMPED.version }),
+    const rows = async (c = BUMPED.version) => ({
+      checks: await wh.query('SELECT * FROM checks FINAL WHERE checker_version = {c:String} ORDER BY event_id', { c }),
       verdicts: await wh.query(
         'SELECT * EXCEPT (judged_at, head_id, leaf_index, proof) FROM verdicts FINAL WHERE checker_version = {c:String} ORDER BY event_id',
-        { c: BUMPED.version },
+        { c },
       ),
+      // The daily models, derived from the facts here and from the rows by the writer below (the digest's bytes depend on the order its values came in).
+      rollups: await wh.query(
+        'SELECT * EXCEPT (computed_at) FROM daily_rollups FINAL WHERE checker_version = {c:String} ORDER BY day, protocol, source',
+        { c },
+      ),
+      history: await wh.query(
+        'SELECT * EXCEPT (computed_at, latency_digest) FROM agent_daily_history FINAL WHERE checker_version = {c:String} ORDER BY agent_key, day',
+        { c },
+      ),
+      samples: await wh.query('SELECT * FROM run_samples FINAL WHERE checker_version = {c:String} ORDER BY run_id, event_id', { c }),
     });
     const fromFacts = await rows();
     expect(fromFacts.checks).toHaveLength(41);
+    expect(fromFacts.rollups.length).toBeGreaterThanOrEqual(4); // two days, both protocols
+    expect(fromFacts.history.length).toBeGreaterThan(6);
+    expect(fromFacts.samples.length).toBe(many.filter((e) => e.inSample).length);
+    expect(fromFacts.samples.length).toBeGreaterThan(0);
+    // Another version in shares of about 10 probes, 2 inputs of the next share judged while a share's rows are written: the same rows.
+    const shared = { ...BUMPED, version: `${BUMPED.version}.shares` };
+    const inShares = await replayFromFacts(wh, shared, signingKeyObject(sign), undefined, { probesPerShare: 10, inputsAhead: 2 });
+    expect({ ...inShares, heads: inShares.heads > 1 }).toEqual({ inputs: 6, events: 41, heads: true, changes: 0 });
+    const relabel = (r: Record<string, unknown>) => ({ ...r, checker_version: BUMPED.version });
+    const sharedRows = await rows(shared.version);
+    expect(Object.fromEntries(Object.entries(sharedRows).map(([t, rs]) => [t, (rs as Record<string, unknown>[]).map(relabel)]))).toEqual(
+      fromFacts,
+    );
     // Run again (a replay cut short and started over), in shares of about 10 probes: nothing to judge, the same rows, every copy verified.
-    const again = await replayFromFacts(wh, BUMPED, signingKeyObject(sign), undefined, 10);
+    const again = await replayFromFacts(wh, BUMPED, signingKeyObject(sign), undefined, { probesPerShare: 10 });
     expect({ ...again, heads: again.heads > 1 }).toEqual({ inputs: 0, events: 41, heads: true, changes: 0 });
     expect(await rows()).toEqual(fromFacts);
     // (verify reads every stored copy until the engine merges them: the second run's 40 as well, or not yet)
     const verified = await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem));
+    expect(verified.failures).toEqual([]);
     expect(verified.failed).toBe(0);
     expect(verified.verified).toBe(verified.total);
     expect(verified.total).toBeGreaterThanOrEqual(82);
     expect(fromFacts.verdicts.filter((v) => (v as { result: string }).result === 'fail')).toHaveLength(8);
     // The same probes through a writer of the bumped version.
-    for (const table of ['checks', 'verdicts', 'verdict_heads']) await wh.exec(`TRUNCATE TABLE ${table}`);
+    for (const table of ['checks', 'verdicts', 'verdict_heads', 'daily_rollups', 'agent_daily_history', 'run_samples'])
+      await wh.exec(`TRUNCATE TABLE ${table}`);
     await new VerdictWriter(wh, BUMPED, sign).write(many);
     expect(fromFacts).toEqual(await rows());
     // Facts whose inputs are no longer stored cannot stand for the topic: the replay says so before writing a row.

@@ -91,7 +91,12 @@ const BUILT: { [T in TableName]: InsertRow<T> } = {
     leaf_after_subject: '}',
     judged_at: AT,
   },
-  replay_proofs: { checker_version: 'v1', event_id: 'probe-1', head_id: 'h1', leaf_index: 0, proof: [Buffer.alloc(32)] },
+  replay_trees: {
+    checker_version: 'v1',
+    head_id: 'h1',
+    event_ids: ['probe-1', 'probe-2'],
+    proofs: [[Buffer.alloc(32)], [Buffer.alloc(32, 1)]],
+  },
   schema_migrations: { version: 9_999, name: 'test', checksum: 'c', applied_at: AT },
   search_documents: searchDocumentRow(),
   search_postings: searchPostingRow(),

@@ -236,20 +236,22 @@ export class VerdictWriter {
    * e.g. the days an interrupted run of the same replay wrote): each agent's latest row, the days' rollups,
    * the daily history and run samples of every agent on them, then every status row of this
    * version, in windows of DEFERRED_READ_MODEL_DAYS days; then the census. Idempotent, as each
-   * refresh is: a derivation cut short is simply run again.
+   * refresh is: a derivation cut short is simply run again. `latest`: the agents' latest and status
+   * rows even with no day to derive (a replay from the facts derived the daily models of its own days).
    */
-  async deriveReadModels(alsoDays: readonly string[] = []): Promise<{ days: number }> {
+  async deriveReadModels(alsoDays: readonly string[] = [], { latest = false }: { latest?: boolean } = {}): Promise<{ days: number }> {
     const days = [...new Set([...this.pendingDays, ...alsoDays])].sort();
     const checkerVersion = this.checker.version;
+    const agents = latest || days.length > 0;
     // Before the status rows and the census, which read agent_latest.
-    if (days.length > 0) await writeAgentLatest(this.warehouse, checkerVersion);
+    if (agents) await writeAgentLatest(this.warehouse, checkerVersion);
     for (let i = 0; i < days.length; i += DEFERRED_READ_MODEL_DAYS) {
       const window = days.slice(i, i + DEFERRED_READ_MODEL_DAYS);
       await refreshDailyRollups(this.warehouse, { days: window, checkerVersion });
       await refreshAgentDailyHistory(this.warehouse, { days: window, checkerVersion });
       await refreshRunSamplesOfDays(this.warehouse, { days: window, checkerVersion });
     }
-    if (days.length > 0) await refreshAgentStatus(this.warehouse, { checkerVersion });
+    if (agents) await refreshAgentStatus(this.warehouse, { checkerVersion });
     for (const d of days) this.pendingDays.delete(d);
     this.censusStale = true;
     await this.recountCensus();

@@ -11,10 +11,18 @@ import { ListingContextResolver } from './listing-context.js';
 import { documentHashes, type DocumentTexts, type ListingContext } from './observation.js';
 import { DocumentReader } from '../documents.js';
 import { listingOf } from './probe-facts.js';
-import { merkleTree } from '../../core/merkle.js';
+import { levelProof, merkleLevels } from '../../core/merkle.js';
 import type { ChangePublisher } from '../changes/publish.js';
 import { deriveVersionChanges } from '../changes/version-changes.js';
 import { signHead } from '../../conformance/tree-attestation.js';
+import { settleAll } from '../../util/settle.js';
+import {
+  insertAgentDailyHistory,
+  insertDailyRollups,
+  insertRunSamples,
+  OLDEST_REFRESHABLE_DAY_SQL,
+  type ProbeRows,
+} from '../../warehouse/rollups.js';
 
 /**
  * A replay that reads no probe event twice (docs/REPLAY.md): the verdict writer kept every probe's
@@ -29,8 +37,10 @@ export const FACT_REPLAY_INPUTS_PER_PAGE = 10_000;
 /**
  * Probes whose trees one statement hands over and whose rows one statement writes (a share of the
  * agents, by hash): the leaves and proofs of a share are held here at once, about 200 bytes each.
+ * The first share's inputs are judged with nothing beside it; each later share's while the engine
+ * writes the one before (replayFromFacts), so a quarter of a million probes, not more.
  */
-export const FACT_REPLAY_PROBES_PER_SHARE = 500_000;
+export const FACT_REPLAY_PROBES_PER_SHARE = 250_000;
 
 export interface FactReplaySummary {
   inputs: number;
@@ -78,57 +88,108 @@ interface InputPage {
   texts: DocumentTexts;
 }
 
-/**
- * Judges every input the facts name that this version has not judged yet, a page of inputs at a
- * time: the next page is read (its probe events, server.json and documents) while this one is
- * judged. Returns how many.
- */
-async function judgeInputsOnce(wh: Warehouse, checker: Checker): Promise<number> {
-  const keys = (
-    await wh.query<{ k: string }>(
-      `SELECT DISTINCT input_key AS k FROM probe_facts WHERE input_key NOT IN (SELECT input_key FROM judgements WHERE checker_version = {cv:String})`,
-      { cv: checker.version },
-    )
-  ).map((r) => r.k);
-  const codec = eventCodec();
-  const resolver = new ListingContextResolver(wh);
-  const documents = new DocumentReader(wh);
-  const load = async (page: string[]): Promise<InputPage> => {
-    const rows = await wh.query<{ input_key: string; event: string; listing: string }>(
-      `SELECT input_key, base64Encode(any(event)) AS event, any(listing) AS listing FROM probe_inputs
-       WHERE input_key IN {keys:Array(String)} GROUP BY input_key`,
-      { keys: page },
+/** A share of the agents (by hash): the facts a replay writes rows of in one piece. */
+interface Share {
+  shares: number;
+  share: number;
+}
+
+const IN_SHARE = 'cityHash64(agent_key) % {shares:UInt32} = {share:UInt32}';
+
+/** The codec and the readers of listing context and documents (with their caches) a replay judges with. */
+interface InputReaders {
+  codec: ReturnType<typeof eventCodec>;
+  resolver: ListingContextResolver;
+  documents: DocumentReader;
+}
+
+/** Up to `limit` inputs the share's facts name that this version has not judged yet. */
+async function unjudged(wh: Warehouse, checker: Checker, share: Share, limit = Number.MAX_SAFE_INTEGER): Promise<string[]> {
+  const rows = await wh.query<{ k: string }>(
+    `SELECT DISTINCT input_key AS k FROM probe_facts
+     WHERE ${IN_SHARE} AND input_key NOT IN (SELECT input_key FROM judgements WHERE checker_version = {cv:String})
+     LIMIT {limit:UInt64}`,
+    { cv: checker.version, ...share, limit },
+  );
+  return rows.map((r) => r.k);
+}
+
+/** A page of inputs read: their probe events, listing context (server.json read) and documents. */
+async function readPage(wh: Warehouse, readers: InputReaders, keys: string[]): Promise<InputPage> {
+  const rows = await wh.query<{ input_key: string; event: string; listing: string }>(
+    `SELECT input_key, base64Encode(any(event)) AS event, any(listing) AS listing FROM probe_inputs
+     WHERE input_key IN {keys:Array(String)} GROUP BY input_key`,
+    { keys },
+  );
+  if (rows.length < keys.length) throw new FactsIncompleteError(keys.length - rows.length);
+  const events = rows.map((r) => readers.codec.decodeAs('Probe', Buffer.from(r.event, 'base64')) as ProbeEvent);
+  const listings = rows.map((r) => listingOf(r.listing));
+  await readers.resolver.loadServerJson(listings);
+  const texts = await readers.documents.texts(events.flatMap(documentHashes));
+  return { keys: rows.map((r) => r.input_key), events, listings, texts };
+}
+
+/** Inputs judged between turns of the event loop: the engine's results for other work are taken in between. */
+const JUDGED_PER_TURN = 1000;
+
+/** The page's judgements as judgements rows. */
+async function judgePage(checker: Checker, page: InputPage): Promise<InsertRow<'judgements'>[]> {
+  const judgedAt = new Date();
+  const out: InsertRow<'judgements'>[] = [];
+  for (let i = 0; i < page.events.length; i++) {
+    if (i > 0 && i % JUDGED_PER_TURN === 0) await new Promise((r) => setImmediate(r));
+    out.push(
+      judgementRow(checker.version, page.keys[i]!, judgeInputs(page.events[i]!, page.listings[i] ?? null, checker, page.texts), judgedAt),
     );
-    if (rows.length < page.length) throw new FactsIncompleteError(page.length - rows.length);
-    const events = rows.map((r) => codec.decodeAs('Probe', Buffer.from(r.event, 'base64')) as ProbeEvent);
-    const listings = rows.map((r) => listingOf(r.listing));
-    await resolver.loadServerJson(listings);
-    const texts = await documents.texts(events.flatMap(documentHashes));
-    return { keys: rows.map((r) => r.input_key), events, listings, texts };
-  };
-  let next: Promise<InputPage> | null = keys.length > 0 ? load(keys.slice(0, FACT_REPLAY_INPUTS_PER_PAGE)) : null;
+  }
+  return out;
+}
+
+/** Judges pages as they come and writes their judgements, one page's while the next is judged. Returns how many. */
+async function judgePages(wh: Warehouse, checker: Checker, pages: AsyncIterable<InputPage> | Iterable<InputPage>): Promise<number> {
+  let judged = 0;
   let writing: Promise<void> = Promise.resolve();
-  for (let at = 0; next !== null; at += FACT_REPLAY_INPUTS_PER_PAGE) {
-    const page = await next;
-    const after = keys.slice(at + FACT_REPLAY_INPUTS_PER_PAGE, at + 2 * FACT_REPLAY_INPUTS_PER_PAGE);
-    next = after.length > 0 ? load(after) : null;
-    const judgedAt = new Date();
-    const out = page.events.map((ev, i) =>
-      judgementRow(checker.version, page.keys[i]!, judgeInputs(ev, page.listings[i] ?? null, checker, page.texts), judgedAt),
-    );
+  for await (const page of pages) {
+    const out = await judgePage(checker, page);
+    judged += out.length;
     await writing;
     writing = wh.insert('judgements', out);
+    // Awaited before the next insert or at the end: a failure while the next page is judged is reported there.
+    writing.catch(() => undefined);
   }
   await writing;
-  return keys.length;
+  return judged;
+}
+
+/** Every input of the share not judged yet, a page at a time, the next page read while this one is judged. */
+async function* readShare(wh: Warehouse, readers: InputReaders, keys: string[]): AsyncGenerator<InputPage> {
+  const pageAt = (at: number) => keys.slice(at, at + FACT_REPLAY_INPUTS_PER_PAGE);
+  let next: Promise<InputPage> | null = keys.length > 0 ? readPage(wh, readers, pageAt(0)) : null;
+  for (let at = FACT_REPLAY_INPUTS_PER_PAGE; next !== null; at += FACT_REPLAY_INPUTS_PER_PAGE) {
+    const page: InputPage = await next;
+    next = at < keys.length ? readPage(wh, readers, pageAt(at)) : null;
+    // A read that fails while this page is judged is reported when it is awaited.
+    next?.catch(() => undefined);
+    yield page;
+  }
 }
 
 /** The facts joined with this version's judgements: one row per probe, every column a check or a verdict needs. */
 const JOINED = `SELECT f.event_id AS event_id, f.agent_key AS agent_key, f.agent_id AS agent_id, f.protocol AS protocol, f.run_id AS run_id,
     f.observed_at AS observed_at, f.in_sample AS in_sample, f.source AS source, f.statuses AS statuses, f.durations AS durations,
     f.input_key AS input_key, j.* EXCEPT (input_key)
-  FROM (SELECT * FROM probe_facts FINAL WHERE cityHash64(agent_key) % {shares:UInt32} = {share:UInt32}) AS f
+  FROM (SELECT * FROM probe_facts FINAL WHERE ${IN_SHARE}) AS f
   INNER JOIN (${JUDGED}) AS j ON j.input_key = f.input_key`;
+
+/**
+ * The facts joined with the judgements and the latency a check keeps (the duration of the exchange
+ * whose status decided "up", else of the last; probeRows): one row per probe, the columns of its
+ * check and verdict. The share's facts only.
+ */
+const PROBE_ROWS = `SELECT *,
+    if(uptime = 'up' AND length(durations) > 0,
+       durations[if(http_status IS NULL OR indexOf(statuses, http_status) = 0, length(durations), indexOf(statuses, http_status))], NULL) AS latency_ms
+  FROM (${JOINED})`;
 
 /** Each verdict's leaf hash (docs/MERKLE.md), from its judgement's parts and its probe's own fields. */
 const LEAF = `SHA256(concat(unhex('00'), leaf_before_event, ${jsonString('event_id')}, leaf_before_time, '"', ${isoTime('observed_at')}, '"',
@@ -144,83 +205,144 @@ const TREES = `SELECT tree, arrayMap(x -> x.2, arraySort(groupArray((n, event_id
   FROM (SELECT *, toUInt64(row_number() OVER (ORDER BY agent_key, observed_at, event_id) - 1) AS n, intDiv(n, {leaves:UInt32}) AS tree FROM (${JOINED}))
   GROUP BY tree ORDER BY tree`;
 
+/** Each verdict's head, leaf index and proof, from its tree's row in replay_trees. */
+const PROOFS = `SELECT event_id, head_id, toUInt32(k - 1) AS leaf_index, proof
+  FROM replay_trees ARRAY JOIN event_ids AS event_id, proofs AS proof, arrayEnumerate(event_ids) AS k
+  WHERE checker_version = {cv:String}`;
+
 /**
  * Signs the trees of this version's verdicts: the engine hashes the leaves, this process builds
- * each tree (src/core/merkle.ts) and signs its head, and each verdict's head, index and proof go
- * to replay_proofs for the engine to join. Returns the heads.
+ * each tree (src/core/merkle.ts) and signs its head, and each tree's head, event ids and proofs go to
+ * replay_trees, a row a tree, for the engine to join. Returns the heads.
  */
-async function signTrees(
-  wh: Warehouse,
-  checker: Checker,
-  key: KeyObject,
-  share: { shares: number; share: number },
-): Promise<InsertRow<'verdict_heads'>[]> {
+async function signTrees(wh: Warehouse, checker: Checker, key: KeyObject, share: Share): Promise<InsertRow<'verdict_heads'>[]> {
   const trees = await wh.query<{ ids: string[]; leaves: string }>(TREES, { cv: checker.version, leaves: VERDICT_TREE_LEAVES, ...share });
   const heads: InsertRow<'verdict_heads'>[] = [];
-  let proofs: InsertRow<'replay_proofs'>[] = [];
+  let rows: InsertRow<'replay_trees'>[] = [];
   for (const t of trees) {
     const bytes = Buffer.from(t.leaves, 'hex');
-    const leaves = t.ids.map((_, i) => bytes.subarray(32 * i, 32 * i + 32));
-    const tree = merkleTree(leaves);
-    const head = headRow(signHead({ checker: checker.version, root: tree.root.toString('hex'), size: leaves.length }, key));
-    heads.push(head);
-    t.ids.forEach((id, i) =>
-      proofs.push({ checker_version: checker.version, event_id: id, head_id: head.head_id, leaf_index: i, proof: tree.proofs[i]! }),
+    const tree = merkleLevels(
+      t.ids.map((_, i) => bytes.subarray(32 * i, 32 * i + 32)),
+      VERDICT_TREE_LEAVES,
     );
-    if (proofs.length >= 100_000) {
-      await wh.insert('replay_proofs', proofs);
-      proofs = [];
+    const head = headRow(signHead({ checker: checker.version, root: tree.root.toString('hex'), size: t.ids.length }, key));
+    heads.push(head);
+    rows.push({
+      checker_version: checker.version,
+      head_id: head.head_id,
+      event_ids: t.ids,
+      proofs: t.ids.map((_, i) => levelProof(tree, i)),
+    });
+    if (rows.length >= 1000) {
+      await wh.insert('replay_trees', rows);
+      rows = [];
     }
   }
-  if (proofs.length > 0) await wh.insert('replay_proofs', proofs);
+  if (rows.length > 0) await wh.insert('replay_trees', rows);
   if (heads.length > 0) await wh.insert('verdict_heads', heads);
   return heads;
 }
 
-/** Replays the facts under `checker` (see the module comment). */
+/**
+ * The probe rows the daily read models of the facts' days are computed from (rollups.ts): the facts
+ * and this version's judgements (PROBE_ROWS, the rows just written) rather than checks and verdicts
+ * FINAL, which hold every version's rows. Only the days whose facts are all still kept (the raw
+ * tables' rule).
+ */
+const dailyRows = (cv: string, share: Share): ProbeRows => ({
+  sql: `SELECT * FROM (${PROBE_ROWS}) WHERE toDate(observed_at, 'UTC') >= ${OLDEST_REFRESHABLE_DAY_SQL}`,
+  params: { cv, ...share },
+});
+
+/**
+ * Writes a share's rows once its inputs are judged: its checks, its trees (signed here), its
+ * verdicts, and the share's agents' daily history and run samples. Returns the heads signed.
+ */
+async function writeShare(wh: Warehouse, checker: Checker, key: KeyObject, share: Share): Promise<number> {
+  const cv = { cv: checker.version };
+  const params = { ...cv, ...share };
+  await wh.exec(
+    `INSERT INTO checks (event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
+       latency_ms, in_sample, our_side, source)
+     SELECT event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
+       latency_ms, in_sample, our_side, source
+     FROM (${PROBE_ROWS})
+     SETTINGS optimize_on_insert = 0`,
+    params,
+  );
+  const heads = (await signTrees(wh, checker, key, share)).length;
+  await wh.exec(
+    `INSERT INTO verdicts (event_id, agent_key, protocol, observed_at, in_sample, checker_version, suite_id, suite_version, result, reasons,
+       warnings, a2a_version, a2a_route, tolerant_valid, alt_version, alt_valid, schema_file, structure_result, structure_reasons, scope,
+       inputs_hash, signature, head_id, leaf_index, proof)
+     SELECT j.event_id, j.agent_key, j.protocol, j.observed_at, j.in_sample, j.checker_version, j.suite_id, j.suite_version, j.result,
+       j.reasons, j.warnings, j.a2a_version, j.a2a_route, j.tolerant_valid, j.alt_version, j.alt_valid, j.schema_file, j.structure_result,
+       j.structure_reasons, j.scope, j.inputs_hash, '', p.head_id, p.leaf_index, p.proof
+     FROM (${JOINED}) AS j
+     INNER JOIN (${PROOFS}) AS p ON p.event_id = j.event_id
+     SETTINGS optimize_on_insert = 0`,
+    params,
+  );
+  // The share's trees are in its verdicts now.
+  await wh.exec('ALTER TABLE replay_trees DROP PARTITION {cv:String}', cv);
+  // The daily models per agent, a share of agents at a time.
+  await insertAgentDailyHistory(wh, dailyRows(checker.version, share));
+  await insertRunSamples(wh, dailyRows(checker.version, share));
+  return heads;
+}
+
+/**
+ * Inputs of the next share read before the engine is given a share's rows and judged while it
+ * writes them (its calls run one at a time, so a read queued behind them would wait for them all):
+ * a bounded piece of this process's memory, about 100 MB of probe events and documents. The rest
+ * of the next share's inputs are read and judged after.
+ */
+export const FACT_REPLAY_INPUTS_AHEAD = 20_000;
+
+/**
+ * Replays the facts under `checker` (see the module comment), a share of agents at a time: each
+ * share's inputs are judged, then its rows written while the next share's inputs are judged.
+ */
 export async function replayFromFacts(
   wh: Warehouse,
   checker: Checker,
   key: KeyObject,
   publish: ChangePublisher = async () => undefined,
-  probesPerShare: number = FACT_REPLAY_PROBES_PER_SHARE,
+  {
+    probesPerShare = FACT_REPLAY_PROBES_PER_SHARE,
+    inputsAhead = FACT_REPLAY_INPUTS_AHEAD,
+  }: { probesPerShare?: number; inputsAhead?: number } = {},
 ): Promise<FactReplaySummary> {
-  const inputs = await judgeInputsOnce(wh, checker);
+  const cv = { cv: checker.version };
+  // Before any row is written: every input to judge has its probe.
+  const [missing] = await wh.query<{ n: BigIntText }>(
+    `SELECT uniqExact(input_key) AS n FROM probe_facts
+     WHERE input_key NOT IN (SELECT input_key FROM judgements WHERE checker_version = {cv:String})
+       AND input_key NOT IN (SELECT input_key FROM probe_inputs)`,
+    cv,
+  );
+  if (Number(missing?.n ?? 0) > 0) throw new FactsIncompleteError(Number(missing?.n));
   const [count] = await wh.query<{ n: BigIntText }>('SELECT count() AS n FROM probe_facts');
   const shares = Math.max(1, Math.ceil(Number(count?.n ?? 0) / probesPerShare));
-  const cv = { cv: checker.version };
-  await wh.exec('ALTER TABLE replay_proofs DROP PARTITION {cv:String}', cv);
+  await wh.exec('ALTER TABLE replay_trees DROP PARTITION {cv:String}', cv);
+  const readers: InputReaders = { codec: eventCodec(), resolver: new ListingContextResolver(wh), documents: new DocumentReader(wh) };
+  let inputs = 0;
   let heads = 0;
   for (let share = 0; share < shares; share++) {
-    const params = { ...cv, shares, share };
-    await wh.exec(
-      `INSERT INTO checks (event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
-         latency_ms, in_sample, our_side, source)
-       SELECT event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
-         if(uptime = 'up' AND length(durations) > 0,
-            durations[if(http_status IS NULL OR indexOf(statuses, http_status) = 0, length(durations), indexOf(statuses, http_status))], NULL),
-         in_sample, our_side, source
-       FROM (${JOINED})
-       SETTINGS optimize_on_insert = 0`,
-      params,
-    );
-    heads += (await signTrees(wh, checker, key, { shares, share })).length;
-    await wh.exec(
-      `INSERT INTO verdicts (event_id, agent_key, protocol, observed_at, in_sample, checker_version, suite_id, suite_version, result, reasons,
-         warnings, a2a_version, a2a_route, tolerant_valid, alt_version, alt_valid, schema_file, structure_result, structure_reasons, scope,
-         inputs_hash, signature, head_id, leaf_index, proof)
-       SELECT j.event_id, j.agent_key, j.protocol, j.observed_at, j.in_sample, j.checker_version, j.suite_id, j.suite_version, j.result,
-         j.reasons, j.warnings, j.a2a_version, j.a2a_route, j.tolerant_valid, j.alt_version, j.alt_valid, j.schema_file, j.structure_result,
-         j.structure_reasons, j.scope, j.inputs_hash, '', p.head_id, p.leaf_index, p.proof
-       FROM (${JOINED}) AS j
-       INNER JOIN (SELECT event_id, head_id, leaf_index, proof FROM replay_proofs WHERE checker_version = {cv:String}) AS p
-         ON p.event_id = j.event_id
-       SETTINGS optimize_on_insert = 0`,
-      params,
-    );
-    // The share's proofs are in its verdicts now.
-    await wh.exec('ALTER TABLE replay_proofs DROP PARTITION {cv:String}', cv);
+    // What the share still has to judge (all of it for the first), with the engine to itself.
+    inputs += await judgePages(wh, checker, readShare(wh, readers, await unjudged(wh, checker, { shares, share })));
+    const next = { shares, share: share + 1 };
+    const ahead = share + 1 < shares ? await unjudged(wh, checker, next, inputsAhead) : [];
+    const pages: InputPage[] = [];
+    for (let at = 0; at < ahead.length; at += FACT_REPLAY_INPUTS_PER_PAGE)
+      pages.push(await readPage(wh, readers, ahead.slice(at, at + FACT_REPLAY_INPUTS_PER_PAGE)));
+    await settleAll([
+      writeShare(wh, checker, key, { shares, share }).then((n) => (heads += n)),
+      judgePages(wh, checker, pages).then((n) => (inputs += n)),
+    ]);
   }
+  // Per day over every agent: one statement over all the facts.
+  await insertDailyRollups(wh, dailyRows(checker.version, { shares: 1, share: 0 }));
   // The agents' up, down and verdict changes under this version, as its batches would have published them.
   const changes = await deriveVersionChanges(wh, checker.version, publish);
   const [n] = await wh.query<{ n: BigIntText }>(`SELECT count() AS n FROM probe_facts FINAL`);

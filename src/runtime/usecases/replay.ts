@@ -341,10 +341,10 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
     } else if (processedAtStart === 0 && total > 0) log.info('the kept facts do not cover the probes topic: reading it whole');
     const processedBefore = facts === null ? processedAtStart : Number(await committedWithin(admin, groupId, topics.probes, spans));
     if (facts !== null) report(processedBefore);
+    // The read models are derived once, when the replay has caught up, not after every batch.
+    const writer = new VerdictWriter(warehouse, checker, opts.sign, undefined, 'deferred');
     if (processedBefore < total) {
       log.info({ total, processedAtStart }, 'replaying the probes topic');
-      // The read models are derived once, when the replay has caught up, not after every batch.
-      const writer = new VerdictWriter(warehouse, checker, opts.sign, undefined, 'deferred');
       const runner = createVerdictProcessor({ kafka, warehouse, topics, logger, sign: opts.sign, checker, groupId, writer });
       running.push(runner as ConsumerRunner<unknown>);
       await runner.start();
@@ -367,10 +367,12 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
       deadLettered = runner.stats.dlq;
       log.info({ memo: { hits: writer.memo.hits, misses: writer.memo.misses } }, 'judged; deriving the read models of the days replayed');
     }
-    // Every day this version has rows on: an earlier, interrupted run of this replay wrote some without their read models.
-    const derived = await new VerdictWriter(warehouse, checker, opts.sign, undefined, 'deferred').deriveReadModels(
-      await checkedDays(warehouse, checker.version),
-    );
+    // After the facts, the days the topic's tail wrote (the facts' days are derived); else every day this version has rows
+    // on: an earlier, interrupted run of this replay wrote some without their read models.
+    const derived =
+      fromFacts !== null
+        ? await writer.deriveReadModels([], { latest: true })
+        : await writer.deriveReadModels(await checkedDays(warehouse, checker.version));
     log.info({ days: derived.days }, 'read models derived');
 
     const verdictRows = await countVerdicts(warehouse, checker.version);
