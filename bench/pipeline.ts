@@ -25,10 +25,11 @@
  *   inputs distinct, about 11 times those of 1; the last line names the distinct inputs.
  *   That replay, the first, also writes the facts a later one starts from (docs/REPLAY.md);
  * - replay from the kept facts (what the last line measures): a bumped version replayed as
- *   `replay` runs it once the facts cover the topic (replayFromFacts, then the read models), after
- *   the first replay's tables are merged as weeks of background merges leave them: each distinct
- *   input judged once, the checks, verdicts and leaves written by the engine, the trees signed
- *   here, the changes derived from the rows.
+ *   `replay` runs it once the facts cover the topic (replayFromFacts, then the read models), in a
+ *   process of its own as `replay` is (bench/_fact-replay.ts), after the first replay's tables are
+ *   merged as weeks of background merges leave them: each distinct input judged once, the checks,
+ *   verdicts and leaves written by the engine, the trees signed there, the changes derived from the
+ *   rows.
  * Beside the wall time each prints the process's CPU time (every thread: the event loop, chdb's,
  * libuv's) per event, and the replay the event loop's busy time per event: the engine runs its
  * statements on threads of its own, so the event loop's share is what bounds the batches.
@@ -49,7 +50,9 @@
  * prints the ceiling the event loop's busy time sets.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -66,10 +69,7 @@ import { createDedupeProcessor } from '../src/processors/dedupe.js';
 import { createDocumentStore } from '../src/processors/documents.js';
 import { createEventProcessor } from '../src/processors/event-processor.js';
 import { createListingHistory } from '../src/processors/listing-history.js';
-import { CURRENT_CHECKER, type Checker } from '../src/processors/verdicts/checker.js';
-import { signingKeyObject } from '../src/processors/verdicts/batch-sign.js';
-import { replayFromFacts } from '../src/processors/verdicts/replay-facts.js';
-import { checkedDays } from '../src/runtime/usecases/replay-versions.js';
+import { CURRENT_CHECKER } from '../src/processors/verdicts/checker.js';
 import { createVerdictProcessor, REPLAY_CONCURRENT_BATCHES, VerdictWriter } from '../src/processors/verdicts/processor.js';
 import { KafkaObservationSink } from '../src/producers/kafka-sink.js';
 import { produceDocuments } from '../src/producers/probe-worker.js';
@@ -77,6 +77,7 @@ import { freePort, startBroker, type BrokerHandle } from '../src/stack/kafka/ind
 import { topicNames, TOPICS } from '../src/topics.js';
 import { EmbeddedWarehouse } from '../src/warehouse/embedded.js';
 import { migrate } from '../src/warehouse/migrate.js';
+import type { FactReplayFigures } from './_fact-replay.js';
 import { buildIndex, loadCorpus, probeHistory } from './_pipeline-data.js';
 import { Timings, timedChecker, timedWarehouse } from './_timing.js';
 
@@ -140,6 +141,19 @@ async function runUntil(
   const loopMs = performance.eventLoopUtilization(loop0).active;
   await runner.stop();
   return { ms, runner, firstCommitMs, afterFirst, seen, cpuMs: (cpu.user + cpu.system) / 1000, loopMs };
+}
+
+/** Runs bench/_fact-replay.ts on the (closed) warehouse in `dir`; its lines go to this output, its figures come back. */
+async function factReplayInItsOwnProcess(dir: string, version: string): Promise<FactReplayFigures> {
+  const out = join(mkdtempSync(join(tmpdir(), 'veronikai-bench-facts-')), 'figures.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', '_fact-replay.ts'), dir, version, out], {
+    stdio: 'inherit',
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`the replay from the kept facts exited with ${code}`);
+  const figures = JSON.parse(readFileSync(out, 'utf8')) as FactReplayFigures;
+  rmSync(dirname(out), { recursive: true, force: true });
+  return figures;
 }
 
 async function main(): Promise<void> {
@@ -386,44 +400,30 @@ async function main(): Promise<void> {
     // the old version's rows: the first replay's tables are merged here (not part of the ratio).
     const tSettle = performance.now();
     for (const table of ['probe_facts', 'probe_inputs', 'checks', 'verdicts']) await warehouse.exec(`OPTIMIZE TABLE ${table} FINAL`);
+    // And the merges the first replay's other writes set off (read models, search, documents) are over, as they are by then.
+    const settleMs = 300_000;
+    while (performance.now() - tSettle < settleMs) {
+      const [m] = await warehouse.query<{ n: string }>('SELECT count() AS n FROM system.merges');
+      if (Number(m?.n ?? 0) === 0) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // And on disk: the first replay's and the broker's writes are not flushed while the timed replay runs.
+    spawnSync('sync');
     console.log(
-      `the first replay's tables merged (OPTIMIZE … FINAL, as background merges leave facts weeks old) in ${secs(performance.now() - tSettle)}`,
+      `the first replay's tables merged (OPTIMIZE … FINAL, as background merges leave facts weeks old), the engine's merges over and the writes flushed in ${secs(performance.now() - tSettle)}`,
     );
-    const bumped: Checker = { ...CURRENT_CHECKER, version: `${CURRENT_CHECKER.version}+bench` };
-    const factTimings = new Timings();
-    const factWarehouse = timedWarehouse(warehouse, factTimings, on);
-    let published = 0;
-    const tFacts = performance.now();
-    const cpuFacts = process.cpuUsage();
-    const elu0 = performance.eventLoopUtilization();
-    const fromFacts = await replayFromFacts(
-      factWarehouse,
-      timedChecker(bumped, factTimings, on),
-      signingKeyObject(privateKey),
-      async (c) => {
-        published += c.length;
-      },
-    );
-    const factRowsMs = performance.now() - tFacts;
-    await new VerdictWriter(factWarehouse, bumped, privateKey, undefined, 'deferred').deriveReadModels(
-      await checkedDays(warehouse, bumped.version),
-    );
-    const factsMs = performance.now() - tFacts;
-    const factsLoopMs = performance.eventLoopUtilization(elu0).active;
-    const factsCpu = process.cpuUsage(cpuFacts);
-    const factsRate = fromFacts.events / (factsMs / 1000);
-    console.log(
-      `replay from the kept facts: ${fmt(fromFacts.events)} probes, ${fmt(fromFacts.inputs)} distinct inputs judged, ${fmt(fromFacts.heads)} heads signed, ` +
-        `${fmt(published)} changes derived; rows in ${secs(factRowsMs)}, read models ${secs(factsMs - factRowsMs)}, total ${secs(factsMs)}: ` +
-        `${fmt(factsRate)}/s (event loop busy ${secs(factsLoopMs)}, process CPU ${secs((factsCpu.user + factsCpu.system) / 1000)})`,
-    );
-    console.log(`where it went (wall time of awaited calls; a page of inputs is read while the one before is judged, so some overlap):`);
-    for (const row of factTimings.rows())
-      console.log(
-        `  ${row.what.padEnd(48)} ${secs(row.ms).padStart(9)}  ${((100 * row.ms) / factsMs).toFixed(1).padStart(5)} %  (${fmt(row.calls)} calls)`,
-      );
-
+    // The replay runs as `replay` does, in a process of its own over the warehouse (bench/_fact-replay.ts),
+    // with nothing else running: it needs no broker (the bench takes its changes), so the broker is stopped first.
+    await warehouse.close();
     await deleteTopicsWithPrefix(kafka, prefix).catch(() => undefined);
+    await broker?.stop(15_000);
+    broker = null;
+    const parentCpu = process.cpuUsage();
+    const fromFacts = await factReplayInItsOwnProcess(join(whDir, 'warehouse'), `${CURRENT_CHECKER.version}+bench`);
+    const parentUsed = process.cpuUsage(parentCpu);
+    console.log(`(this process used ${secs((parentUsed.user + parentUsed.system) / 1000)} of CPU while it ran)`);
+    const factsRate = fromFacts.events / (fromFacts.ms / 1000);
+
     const r = factsRate / consumeRate;
     console.log('');
     console.log(`target 0.5: ${r >= 0.5 ? 'met' : 'NOT met'} (the first replay, from the topic: ${(replayRate / consumeRate).toFixed(3)})`);
