@@ -33,6 +33,8 @@ const CLUSTER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const NAME = '((?:`[^`]+`|[A-Za-z_][A-Za-z0-9_]*)(?:\\.(?:`[^`]+`|[A-Za-z_][A-Za-z0-9_]*))?)';
 const CREATE_TABLE = new RegExp(`^CREATE TABLE (IF NOT EXISTS )?${NAME}(\\s*\\()`, 'i');
 const CREATE_OTHER = new RegExp(`^CREATE (OR REPLACE )?(MATERIALIZED VIEW|VIEW|DATABASE)( IF NOT EXISTS)? ${NAME}(?=\\s|$)`, 'i');
+/** `DROP TABLE [IF EXISTS] name` and nothing after it. */
+const DROP_TABLE = new RegExp(`^DROP TABLE (IF EXISTS )?${NAME}\\s*$`, 'i');
 const ALTER_TABLE = new RegExp(`^ALTER TABLE ${NAME}(\\s)`, 'i');
 const LOCAL_ONLY = /^\s*(MODIFY SETTING|MATERIALIZE COLUMN)\b/i;
 const ENGINE = /\bENGINE\s*=\s*(Replacing|Summing|Aggregating|Collapsing|VersionedCollapsing)?MergeTree\b(\s*\(([^()]*)\))?/i;
@@ -80,6 +82,16 @@ export class ClusterDdlRenderer {
       if (!this.sharded.has(bare(name))) return [`${lead}${onTable(name)}`];
       // The replicated table first: the Distributed one only describes it (and has no storage of its own).
       return LOCAL_ONLY.test(rest) ? [`${lead}${onTable(localName(name))}`] : [`${lead}${onTable(localName(name))}`, onTable(name)];
+    }
+
+    const drop = DROP_TABLE.exec(code);
+    if (drop) {
+      const [, ifExists = '', name] = drop as unknown as [string, string | undefined, string];
+      const dropOne = (t: string) => `DROP TABLE ${ifExists}${t}${on}`;
+      if (!this.sharded.has(bare(name))) return [`${lead}${dropOne(name)}`];
+      this.sharded.delete(bare(name));
+      // The Distributed table first: it reads the replicated one.
+      return [`${lead}${dropOne(name)}`, dropOne(localName(name))];
     }
 
     if (/^INSERT INTO\b/i.test(code)) return [statement];

@@ -76,6 +76,11 @@ describe('migrations rendered for a ClickHouse cluster', () => {
       /ALTER TABLE listing_history(_local)? ON CLUSTER \w+ MATERIALIZE COLUMN/.test(s.replace(/^--.*\n/gm, '')),
     );
     expect(mutations.map((s) => /ALTER TABLE (\w+)/.exec(s.replace(/^--.*\n/gm, ''))![1])).toEqual(['listing_history_local']);
+    // A dropped sharded table goes on every node, the Distributed one first (it reads the replicated one).
+    const drops = all.filter((s) =>
+      /^DROP TABLE IF EXISTS replay_proofs(_local)? ON CLUSTER veronikai_cluster$/.test(s.replace(/^--.*\n/gm, '')),
+    );
+    expect(drops.map((s) => /DROP TABLE IF EXISTS (\w+)/.exec(s)![1])).toEqual(['replay_proofs', 'replay_proofs_local']);
     // Materialized views and views keep reading the names they read, on every node.
     const mv = all.find((s) => /CREATE MATERIALIZED VIEW IF NOT EXISTS agent_search_rows_mv/.test(s))!;
     expect(await engineFormatted(t.wh, mv)).toMatch(
