@@ -161,13 +161,19 @@ async function judgePages(wh: Warehouse, checker: Checker, pages: AsyncIterable<
   return judged;
 }
 
+/** Keys in pages of FACT_REPLAY_INPUTS_PER_PAGE. */
+const pagesOf = (keys: readonly string[]): string[][] =>
+  Array.from({ length: Math.ceil(keys.length / FACT_REPLAY_INPUTS_PER_PAGE) }, (_, i) =>
+    keys.slice(i * FACT_REPLAY_INPUTS_PER_PAGE, (i + 1) * FACT_REPLAY_INPUTS_PER_PAGE),
+  );
+
 /** Every input of the share not judged yet, a page at a time, the next page read while this one is judged. */
 async function* readShare(wh: Warehouse, readers: InputReaders, keys: string[]): AsyncGenerator<InputPage> {
-  const pageAt = (at: number) => keys.slice(at, at + FACT_REPLAY_INPUTS_PER_PAGE);
-  let next: Promise<InputPage> | null = keys.length > 0 ? readPage(wh, readers, pageAt(0)) : null;
-  for (let at = FACT_REPLAY_INPUTS_PER_PAGE; next !== null; at += FACT_REPLAY_INPUTS_PER_PAGE) {
+  const pages = pagesOf(keys);
+  let next: Promise<InputPage> | null = pages.length > 0 ? readPage(wh, readers, pages[0]!) : null;
+  for (let i = 1; next !== null; i++) {
     const page: InputPage = await next;
-    next = at < keys.length ? readPage(wh, readers, pageAt(at)) : null;
+    next = i < pages.length ? readPage(wh, readers, pages[i]!) : null;
     // A read that fails while this page is judged is reported when it is awaited.
     next?.catch(() => undefined);
     yield page;
@@ -334,8 +340,7 @@ export async function replayFromFacts(
     const next = { shares, share: share + 1 };
     const ahead = share + 1 < shares ? await unjudged(wh, checker, next, inputsAhead) : [];
     const pages: InputPage[] = [];
-    for (let at = 0; at < ahead.length; at += FACT_REPLAY_INPUTS_PER_PAGE)
-      pages.push(await readPage(wh, readers, ahead.slice(at, at + FACT_REPLAY_INPUTS_PER_PAGE)));
+    for (const keys of pagesOf(ahead)) pages.push(await readPage(wh, readers, keys));
     await settleAll([
       writeShare(wh, checker, key, { shares, share }).then((n) => (heads += n)),
       judgePages(wh, checker, pages).then((n) => (inputs += n)),
