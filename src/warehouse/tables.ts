@@ -78,8 +78,10 @@ export interface Tables {
   probe_inputs: Insert<Omit<ProbeInputRow, 'event'> & { event: Uint8Array }, 'seen_at'>;
   judgements: Insert<JudgementRow, 'judged_at'>;
   probe_fact_spans: { topic: string; topic_partition: number; first_offset: IntegerValue; last_offset: IntegerValue };
-  /** proofs: each leaf's proof, its hashes as bytes. */
-  replay_trees: { checker_version: string; head_id: string; event_ids: readonly string[]; proofs: ReadonlyArray<readonly Uint8Array[]> };
+  /** Written by the engine (a replay's INSERT … SELECT); declared for the table map's checks. */
+  replay_leaves: { checker_version: string; n: number; event_id: string; leaf: Uint8Array };
+  /** proof: the leaf's proof, its hashes' bytes joined. */
+  replay_leaf_proofs: { checker_version: string; n: number; proof: Uint8Array };
   agent_latest: Insert<AgentLatestRow, 'observed_at'>;
   daily_rollups: Insert<DailyRollupRow, 'computed_at'>;
   /** Without latency_digest, an aggregate state only the rollup's INSERT … SELECT writes. */

@@ -401,4 +401,37 @@ describe('verdict writer on the chdb engine', () => {
     });
     expect(written!.n).toBe(0);
   });
+
+  it("replays from the kept facts while the writer adds facts: a probe added after its share's leaves were taken is left to the tail, and every verdict verifies", async () => {
+    const since = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 86_400_000;
+    const many = Array.from({ length: 20 }, (_, i) => ({ ...events[i % events.length]!, id: `w${i}`, observedAt: since + i * 1000 }));
+    await new VerdictWriter(wh, CURRENT_CHECKER, sign).write(many);
+    // Older than every probe of its agent, so it would come first in the agent's order and move every later leaf of the share.
+    const late = { ...events[0]!, id: 'w-late', observedAt: since - 60_000 };
+    let added = false;
+    // The live writer's batch lands between the replay taking the share's leaves and writing its verdicts.
+    const interleaved = new Proxy(wh, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
+        return async (sql: string, params?: Record<string, unknown>) => {
+          if (!added && sql.includes('FROM replay_leaves')) {
+            added = true;
+            await new VerdictWriter(target, CURRENT_CHECKER, sign).write([late]);
+          }
+          return target.query(sql, params);
+        };
+      },
+    });
+    const summary = await replayFromFacts(interleaved, BUMPED, signingKeyObject(sign));
+    expect(added).toBe(true);
+    expect(summary.events).toBe(21);
+    const bumped = await wh.query<{ event_id: string }>(
+      'SELECT event_id FROM verdicts FINAL WHERE checker_version = {c:String} ORDER BY event_id',
+      { c: BUMPED.version },
+    );
+    expect(bumped.map((r) => r.event_id)).toEqual(many.map((e) => e.id).sort());
+    const verified = await verifyVerdicts((sql, onRows) => readAll(wh, sql, onRows), createPublicKey(keys.publicKeyPem));
+    expect(verified.failures).toEqual([]);
+    expect(verified).toMatchObject({ total: 41, verified: 41, failed: 0 });
+  });
 });

@@ -35,38 +35,57 @@ interface FlipRow {
   pv: string;
 }
 
-const FLIPS = `
+/**
+ * Where a version's probes are read from: a statement of one part of the agents (`inPart`, a
+ * condition on agent_key), newer than {since}, each probe with its event_id, agent_key, protocol,
+ * observed_at, uptime, reason, result and reasons; and a statement counting the agents (n).
+ */
+export interface VersionProbes {
+  rows: (inPart: string) => string;
+  agents: string;
+}
+
+/** The version's stored checks joined with its verdicts. */
+export const STORED_PROBES: VersionProbes = {
+  rows: (inPart) => `SELECT c.event_id AS event_id, c.agent_key AS agent_key, c.protocol AS protocol, c.observed_at AS observed_at,
+      c.uptime AS uptime, c.reason AS reason, v.result AS result, v.reasons AS reasons
+    FROM (SELECT event_id, agent_key, protocol, observed_at, uptime, reason FROM checks FINAL
+          WHERE checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')} AND ${inPart}) AS c
+    INNER JOIN (SELECT event_id, result, reasons FROM verdicts FINAL
+          WHERE checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')} AND ${inPart}) AS v ON v.event_id = c.event_id`,
+  agents: 'SELECT uniqExact(agent_key) AS n FROM checks WHERE checker_version = {cv:String}',
+};
+
+const IN_PART = 'cityHash64(agent_key) % {parts:UInt32} = {part:UInt32}';
+
+const flips = (probes: VersionProbes) => `
   SELECT event_id, agent_key, protocol, observed_at, uptime, reason, result, reasons,
          pu_t.1 AS pu_at, pu_t.2 AS pu_id, pu_t.3 AS pu, pv_t.1 AS pv_at, pv_t.2 AS pv_id, pv_t.3 AS pv
   FROM (
-    SELECT c.event_id AS event_id, c.agent_key AS agent_key, c.protocol AS protocol, c.observed_at AS observed_at, c.uptime AS uptime,
-           c.reason AS reason, v.result AS result, v.reasons AS reasons,
-           anyLastIf((c.observed_at, c.event_id, c.uptime), c.uptime IN ('up', 'down')) OVER w AS pu_t,
-           anyLastIf((c.observed_at, c.event_id, v.result), v.result IN ('pass', 'fail', 'n/a')) OVER w AS pv_t
-    FROM (SELECT event_id, agent_key, protocol, observed_at, uptime, reason FROM checks FINAL
-          WHERE checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}
-            AND cityHash64(agent_key) % {parts:UInt32} = {part:UInt32}) AS c
-    INNER JOIN (SELECT event_id, result, reasons FROM verdicts FINAL
-          WHERE checker_version = {cv:String} AND observed_at >= {since:DateTime64(3, 'UTC')}
-            AND cityHash64(agent_key) % {parts:UInt32} = {part:UInt32}) AS v ON v.event_id = c.event_id
-    WINDOW w AS (PARTITION BY c.agent_key ORDER BY c.observed_at, c.event_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    SELECT *,
+           anyLastIf((observed_at, event_id, uptime), uptime IN ('up', 'down')) OVER w AS pu_t,
+           anyLastIf((observed_at, event_id, result), result IN ('pass', 'fail', 'n/a')) OVER w AS pv_t
+    FROM (${probes.rows(IN_PART)})
+    WINDOW w AS (PARTITION BY agent_key ORDER BY observed_at, event_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
   )
   WHERE (uptime IN ('up', 'down') AND pu_t.2 != '' AND pu_t.3 != uptime) OR (result IN ('pass', 'fail', 'n/a') AND pv_t.2 != '' AND pv_t.3 != result)`;
 
-/** The changes of `checkerVersion`'s rows, by agent in shares of VERSION_CHANGE_AGENTS_PER_STATEMENT, each share handed to `take`. */
+/**
+ * The changes of `checkerVersion`'s probes (read from `probes`, by default its stored checks and
+ * verdicts), by agent in shares of VERSION_CHANGE_AGENTS_PER_STATEMENT, each share handed to `take`.
+ */
 export async function deriveVersionChanges(
   wh: Warehouse,
   checkerVersion: string,
   take: (changes: AgentChangeEvent[]) => Promise<void>,
-  now: number = Date.now(),
+  { now = Date.now(), probes = STORED_PROBES }: { now?: number; probes?: VersionProbes } = {},
 ): Promise<number> {
-  const [count] = await wh.query<{ n: string }>('SELECT uniqExact(agent_key) AS n FROM checks WHERE checker_version = {cv:String}', {
-    cv: checkerVersion,
-  });
+  const [count] = await wh.query<{ n: string }>(probes.agents, { cv: checkerVersion });
+  const sql = flips(probes);
   const parts = Math.max(1, Math.ceil(Number(count?.n ?? 0) / VERSION_CHANGE_AGENTS_PER_STATEMENT));
   let total = 0;
   for (let part = 0; part < parts; part++) {
-    const rows = await wh.query<FlipRow>(FLIPS, { cv: checkerVersion, since: new Date(rawHistorySince(now)), parts, part });
+    const rows = await wh.query<FlipRow>(sql, { cv: checkerVersion, since: new Date(rawHistorySince(now)), parts, part });
     if (rows.length === 0) continue;
     const events: ProbeFacts[] = [];
     const uptimeHistory = new Map<string, StatePoint[]>();

@@ -13,7 +13,7 @@ import { DocumentReader } from '../documents.js';
 import { listingOf } from './probe-facts.js';
 import { levelProof, merkleLevels } from '../../core/merkle.js';
 import type { ChangePublisher } from '../changes/publish.js';
-import { deriveVersionChanges } from '../changes/version-changes.js';
+import { deriveVersionChanges, type VersionProbes } from '../changes/version-changes.js';
 import { signHead } from '../../conformance/tree-attestation.js';
 import { settleAll } from '../../util/settle.js';
 import {
@@ -180,12 +180,20 @@ async function* readShare(wh: Warehouse, readers: InputReaders, keys: string[]):
   }
 }
 
-/** The facts joined with this version's judgements: one row per probe, every column a check or a verdict needs. */
-const JOINED = `SELECT f.event_id AS event_id, f.agent_key AS agent_key, f.agent_id AS agent_id, f.protocol AS protocol, f.run_id AS run_id,
-    f.observed_at AS observed_at, f.in_sample AS in_sample, f.source AS source, f.statuses AS statuses, f.durations AS durations,
-    f.input_key AS input_key, j.* EXCEPT (input_key)
-  FROM (SELECT * FROM probe_facts FINAL WHERE ${IN_SHARE}) AS f
+/** Facts joined with this version's judgements: one row per probe, every column a check or a verdict needs. */
+const joined = (facts: string) => `SELECT f.event_id AS event_id, f.agent_key AS agent_key, f.agent_id AS agent_id,
+    f.protocol AS protocol, f.run_id AS run_id, f.observed_at AS observed_at, f.in_sample AS in_sample, f.source AS source,
+    f.statuses AS statuses, f.durations AS durations, f.input_key AS input_key, j.* EXCEPT (input_key)
+  FROM (${facts}) AS f
   INNER JOIN (${JUDGED}) AS j ON j.input_key = f.input_key`;
+/** The share's facts joined. */
+const JOINED = joined(`SELECT * FROM probe_facts FINAL WHERE ${IN_SHARE}`);
+
+/** The version's probes as its changes are derived from them (version-changes.ts): the facts and the judgements. */
+const FACT_PROBES: VersionProbes = {
+  rows: (inPart) => joined(`SELECT * FROM probe_facts FINAL WHERE observed_at >= {since:DateTime64(3, 'UTC')} AND ${inPart}`),
+  agents: 'SELECT uniqExact(agent_key) AS n FROM probe_facts',
+};
 
 /**
  * The facts joined with the judgements and the latency a check keeps (the duration of the exchange
@@ -202,49 +210,53 @@ const LEAF = `SHA256(concat(unhex('00'), leaf_before_event, ${jsonString('event_
   leaf_before_subject, ${jsonString('agent_key')}, leaf_after_subject))`;
 
 /**
- * The leaves in trees: the probes in (agent, time, event) order, VERDICT_TREE_LEAVES to a tree;
- * per tree its event ids and its leaves (concatenated, hex). Each leaf is hexed alone: joining the
- * hashes as strings first would drop a hash's trailing zero bytes (SHA256 gives a FixedString).
+ * The share's leaves, taken once (replay_leaves): each probe's place n in the share's (agent, time,
+ * event) order, its event id and its leaf. The trees are cut from n, VERDICT_TREE_LEAVES to a tree,
+ * and its verdict is found by the event id, so facts written after this have no part in the share.
  */
-const TREES = `SELECT tree, arrayMap(x -> x.2, arraySort(groupArray((n, event_id)))) AS ids,
-    arrayStringConcat(arrayMap(x -> hex(x.2), arraySort(groupArray((n, ${LEAF}))))) AS leaves
-  FROM (SELECT *, toUInt64(row_number() OVER (ORDER BY agent_key, observed_at, event_id) - 1) AS n, intDiv(n, {leaves:UInt32}) AS tree FROM (${JOINED}))
-  GROUP BY tree ORDER BY tree`;
-
-/** Each verdict's head, leaf index and proof, from its tree's row in replay_trees. */
-const PROOFS = `SELECT event_id, head_id, toUInt32(k - 1) AS leaf_index, proof
-  FROM replay_trees ARRAY JOIN event_ids AS event_id, proofs AS proof, arrayEnumerate(event_ids) AS k
-  WHERE checker_version = {cv:String}`;
+const TAKE_LEAVES = `INSERT INTO replay_leaves (checker_version, n, event_id, leaf)
+  SELECT checker_version, toUInt64(row_number() OVER (ORDER BY agent_key, observed_at, event_id) - 1), event_id, ${LEAF}
+  FROM (${JOINED})`;
 
 /**
- * Signs the trees of this version's verdicts: the engine hashes the leaves, this process builds
- * each tree (src/core/merkle.ts) and signs its head, and each tree's head, event ids and proofs go to
- * replay_trees, a row a tree, for the engine to join. Returns the heads.
+ * The share's trees in order, each its leaves (concatenated, hex). Each leaf is hexed alone: joining
+ * the hashes as strings first would drop a hash's trailing zero bytes (a FixedString's).
+ */
+const TREES = `SELECT intDiv(n, {leaves:UInt32}) AS tree, arrayStringConcat(arrayMap(x -> hex(x.2), arraySort(groupArray((n, leaf))))) AS leaves
+  FROM replay_leaves WHERE checker_version = {cv:String}
+  GROUP BY tree ORDER BY tree`;
+
+/** Leaf proofs written per statement. */
+const PROOFS_PER_INSERT = 50_000;
+
+/**
+ * Signs the share's trees: the engine hashes the leaves, this process builds each tree
+ * (src/core/merkle.ts) and signs its head, and each leaf's proof goes to replay_leaf_proofs by its
+ * n, for the engine to join. Returns the heads, in the trees' order.
  */
 async function signTrees(wh: Warehouse, checker: Checker, key: KeyObject, share: Share): Promise<InsertRow<'verdict_heads'>[]> {
-  const trees = await wh.query<{ ids: string[]; leaves: string }>(TREES, { cv: checker.version, leaves: VERDICT_TREE_LEAVES, ...share });
+  await wh.exec(TAKE_LEAVES, { cv: checker.version, ...share });
+  const trees = await wh.query<{ tree: BigIntText; leaves: string }>(TREES, { cv: checker.version, leaves: VERDICT_TREE_LEAVES });
   const heads: InsertRow<'verdict_heads'>[] = [];
-  let rows: InsertRow<'replay_trees'>[] = [];
+  let rows: InsertRow<'replay_leaf_proofs'>[] = [];
   for (const t of trees) {
+    // The heads are found by their tree's number (writeShare): a gap would put a verdict under another's head.
+    if (Number(t.tree) !== heads.length) throw new Error(`replay: tree ${t.tree} came where tree ${heads.length} was due`);
     const bytes = Buffer.from(t.leaves, 'hex');
+    const size = bytes.length / 32;
     const tree = merkleLevels(
-      t.ids.map((_, i) => bytes.subarray(32 * i, 32 * i + 32)),
+      Array.from({ length: size }, (_, i) => bytes.subarray(32 * i, 32 * i + 32)),
       VERDICT_TREE_LEAVES,
     );
-    const head = headRow(signHead({ checker: checker.version, root: tree.root.toString('hex'), size: t.ids.length }, key));
-    heads.push(head);
-    rows.push({
-      checker_version: checker.version,
-      head_id: head.head_id,
-      event_ids: t.ids,
-      proofs: t.ids.map((_, i) => levelProof(tree, i)),
-    });
-    if (rows.length >= 1000) {
-      await wh.insert('replay_trees', rows);
+    heads.push(headRow(signHead({ checker: checker.version, root: tree.root.toString('hex'), size }, key)));
+    const first = Number(t.tree) * VERDICT_TREE_LEAVES;
+    for (let i = 0; i < size; i++) rows.push({ checker_version: checker.version, n: first + i, proof: Buffer.concat(levelProof(tree, i)) });
+    if (rows.length >= PROOFS_PER_INSERT) {
+      await wh.insert('replay_leaf_proofs', rows);
       rows = [];
     }
   }
-  if (rows.length > 0) await wh.insert('replay_trees', rows);
+  if (rows.length > 0) await wh.insert('replay_leaf_proofs', rows);
   if (heads.length > 0) await wh.insert('verdict_heads', heads);
   return heads;
 }
@@ -259,6 +271,12 @@ const dailyRows = (cv: string, share: Share): ProbeRows => ({
   sql: `SELECT * FROM (${PROBE_ROWS}) WHERE toDate(observed_at, 'UTC') >= ${OLDEST_REFRESHABLE_DAY_SQL}`,
   params: { cv, ...share },
 });
+
+/** Empties the version's scratch (replay_leaves, replay_leaf_proofs). */
+async function dropScratch(wh: Warehouse, checker: Checker): Promise<void> {
+  for (const table of ['replay_leaves', 'replay_leaf_proofs'])
+    await wh.exec(`ALTER TABLE ${table} DROP PARTITION {cv:String}`, { cv: checker.version });
+}
 
 /**
  * Writes a share's rows once its inputs are judged: its checks, its trees (signed here), its
@@ -276,25 +294,27 @@ async function writeShare(wh: Warehouse, checker: Checker, key: KeyObject, share
      SETTINGS optimize_on_insert = 0`,
     params,
   );
-  const heads = (await signTrees(wh, checker, key, share)).length;
+  const heads = (await signTrees(wh, checker, key, share)).map((h) => h.head_id);
   await wh.exec(
     `INSERT INTO verdicts (event_id, agent_key, protocol, observed_at, in_sample, checker_version, suite_id, suite_version, result, reasons,
        warnings, a2a_version, a2a_route, tolerant_valid, alt_version, alt_valid, schema_file, structure_result, structure_reasons, scope,
        inputs_hash, signature, head_id, leaf_index, proof)
      SELECT j.event_id, j.agent_key, j.protocol, j.observed_at, j.in_sample, j.checker_version, j.suite_id, j.suite_version, j.result,
        j.reasons, j.warnings, j.a2a_version, j.a2a_route, j.tolerant_valid, j.alt_version, j.alt_valid, j.schema_file, j.structure_result,
-       j.structure_reasons, j.scope, j.inputs_hash, '', p.head_id, p.leaf_index, p.proof
+       j.structure_reasons, j.scope, j.inputs_hash, '', {heads:Array(String)}[intDiv(o.n, {leaves:UInt32}) + 1],
+       toUInt32(o.n % {leaves:UInt32}), arrayMap(i -> substring(p.proof, 32 * i + 1, 32), range(intDiv(length(p.proof), 32)))
      FROM (${JOINED}) AS j
-     INNER JOIN (${PROOFS}) AS p ON p.event_id = j.event_id
+     INNER JOIN (SELECT n, event_id FROM replay_leaves WHERE checker_version = {cv:String}) AS o ON o.event_id = j.event_id
+     INNER JOIN (SELECT n, proof FROM replay_leaf_proofs WHERE checker_version = {cv:String}) AS p ON p.n = o.n
      SETTINGS optimize_on_insert = 0`,
-    params,
+    { ...params, heads, leaves: VERDICT_TREE_LEAVES },
   );
   // The share's trees are in its verdicts now.
-  await wh.exec('ALTER TABLE replay_trees DROP PARTITION {cv:String}', cv);
+  await dropScratch(wh, checker);
   // The daily models per agent, a share of agents at a time.
   await insertAgentDailyHistory(wh, dailyRows(checker.version, share));
   await insertRunSamples(wh, dailyRows(checker.version, share));
-  return heads;
+  return heads.length;
 }
 
 /**
@@ -330,7 +350,7 @@ export async function replayFromFacts(
   if (Number(missing?.n ?? 0) > 0) throw new FactsIncompleteError(Number(missing?.n));
   const [count] = await wh.query<{ n: BigIntText }>('SELECT count() AS n FROM probe_facts');
   const shares = Math.max(1, Math.ceil(Number(count?.n ?? 0) / probesPerShare));
-  await wh.exec('ALTER TABLE replay_trees DROP PARTITION {cv:String}', cv);
+  await dropScratch(wh, checker);
   const readers: InputReaders = { codec: eventCodec(), resolver: new ListingContextResolver(wh), documents: new DocumentReader(wh) };
   let inputs = 0;
   let heads = 0;
@@ -349,7 +369,7 @@ export async function replayFromFacts(
   // Per day over every agent: one statement over all the facts.
   await insertDailyRollups(wh, dailyRows(checker.version, { shares: 1, share: 0 }));
   // The agents' up, down and verdict changes under this version, as its batches would have published them.
-  const changes = await deriveVersionChanges(wh, checker.version, publish);
+  const changes = await deriveVersionChanges(wh, checker.version, publish, { probes: FACT_PROBES });
   const [n] = await wh.query<{ n: BigIntText }>(`SELECT count() AS n FROM probe_facts FINAL`);
   return { inputs, events: Number(n?.n ?? 0), heads, changes };
 }

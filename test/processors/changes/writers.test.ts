@@ -6,7 +6,9 @@ import type { AgentChangeEvent, ListingEvent } from '../../../src/events/types.j
 import { MissingJudgementsError, ProbeChangeWriter, RAW_HISTORY_DAYS } from '../../../src/processors/changes/processor.js';
 import { ListingsToAgents } from '../../../src/processors/listings-to-agents.js';
 import { CURRENT_CHECKER } from '../../../src/processors/verdicts/checker.js';
+import { signingKeyObject } from '../../../src/processors/verdicts/batch-sign.js';
 import { VerdictWriter } from '../../../src/processors/verdicts/processor.js';
+import { replayFromFacts } from '../../../src/processors/verdicts/replay-facts.js';
 import type { EmbeddedWarehouse } from '../../../src/warehouse/embedded.js';
 import type { InsertRow, TableName } from '../../../src/warehouse/tables.js';
 import type { Warehouse } from '../../../src/warehouse/warehouse.js';
@@ -129,6 +131,18 @@ describe('change writers on the chdb engine', () => {
     const atOnce: AgentChangeEvent[] = [];
     expect(await deriveVersionChanges(wh, CURRENT_CHECKER.version, async (c) => void atOnce.push(...c))).toBe(batched.length);
     expect(atOnce.sort((a, b) => a.id.localeCompare(b.id))).toEqual(batched);
+    // A replay from the kept facts derives them from the facts and its judgements instead of the
+    // rows: the same changes as the version's stored checks and verdicts give, once it has written them.
+    const bumped = { ...CURRENT_CHECKER, version: `${CURRENT_CHECKER.version}.facts` };
+    const fromFacts: AgentChangeEvent[] = [];
+    const summary = await replayFromFacts(wh, bumped, signingKeyObject(sign), async (c) => void fromFacts.push(...c));
+    expect(summary.changes).toBe(batched.length);
+    const stored: AgentChangeEvent[] = [];
+    await deriveVersionChanges(wh, bumped.version, async (c) => void stored.push(...c));
+    const byId = (a: AgentChangeEvent, b: AgentChangeEvent) => a.id.localeCompare(b.id);
+    expect(fromFacts.sort(byId)).toEqual(stored.sort(byId));
+    const gist = (c: AgentChangeEvent) => JSON.stringify([c.causeEventId, c.kind, c.reasons]);
+    expect(fromFacts.map(gist).sort()).toEqual(batched.map(gist).sort());
   });
 
   it('publishes listed before writing the agents row, so a crash in between publishes the same change again', async () => {
