@@ -16,6 +16,7 @@ import { signingKeyObject } from '../../src/processors/verdicts/batch-sign.js';
 import { VERDICT_TREE_LEAVES } from '../../src/processors/verdicts/batch-sign.js';
 import { ListingContextResolver } from '../../src/processors/verdicts/listing-context.js';
 import type { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
+import type { QueryParams } from '../../src/warehouse/warehouse.js';
 import { countingQueries, withWarehouse, type TestWarehouse } from '../helpers/warehouse.js';
 
 /**
@@ -413,7 +414,7 @@ describe('verdict writer on the chdb engine', () => {
     const interleaved = new Proxy(wh, {
       get(target, prop, receiver) {
         if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
-        return async (sql: string, params?: Record<string, unknown>) => {
+        return async (sql: string, params?: QueryParams) => {
           if (!added && sql.includes('FROM replay_leaves')) {
             added = true;
             await new VerdictWriter(target, CURRENT_CHECKER, sign).write([late]);

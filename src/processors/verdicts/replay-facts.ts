@@ -283,8 +283,7 @@ async function dropScratch(wh: Warehouse, checker: Checker): Promise<void> {
  * verdicts, and the share's agents' daily history and run samples. Returns the heads signed.
  */
 async function writeShare(wh: Warehouse, checker: Checker, key: KeyObject, share: Share): Promise<number> {
-  const cv = { cv: checker.version };
-  const params = { ...cv, ...share };
+  const params = { cv: checker.version, ...share };
   await wh.exec(
     `INSERT INTO checks (event_id, checker_version, agent_key, agent_id, protocol, run_id, observed_at, uptime, reason, http_status,
        latency_ms, in_sample, our_side, source)
@@ -339,13 +338,12 @@ export async function replayFromFacts(
     inputsAhead = FACT_REPLAY_INPUTS_AHEAD,
   }: { probesPerShare?: number; inputsAhead?: number } = {},
 ): Promise<FactReplaySummary> {
-  const cv = { cv: checker.version };
   // Before any row is written: every input to judge has its probe.
   const [missing] = await wh.query<{ n: BigIntText }>(
     `SELECT uniqExact(input_key) AS n FROM probe_facts
      WHERE input_key NOT IN (SELECT input_key FROM judgements WHERE checker_version = {cv:String})
        AND input_key NOT IN (SELECT input_key FROM probe_inputs)`,
-    cv,
+    { cv: checker.version },
   );
   if (Number(missing?.n ?? 0) > 0) throw new FactsIncompleteError(Number(missing?.n));
   const [count] = await wh.query<{ n: BigIntText }>('SELECT count() AS n FROM probe_facts');
