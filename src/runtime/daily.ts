@@ -84,6 +84,9 @@ export interface AbandonedRun {
   startedAt: string;
 }
 
+/** Longest wait for the run log to record the finish of a run that ended early. */
+export const ENDED_EARLY_LOG_WAIT_MS = 5_000;
+
 /** What an abandoned run's finish says. */
 export const ABANDONED_NOTE = 'ended early: the process stopped before the run finished (found at the next start)';
 
@@ -189,7 +192,12 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
     complete: failure === null,
     note: failure ? `ended early: ${failure.message}`.slice(0, 1000) : null,
   });
-  if (failure) throw failure;
+  if (failure) {
+    // Even a run that ended early leaves its finish in the run log before the consumers stop,
+    // for a short while only: a stop stays prompt, and the next start reads what is left.
+    await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], ENDED_EARLY_LOG_WAIT_MS).catch(() => undefined);
+    throw failure;
+  }
   await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], timeout);
   return {
     runId: scheduled.runId,

@@ -188,6 +188,13 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
 
     const processors: ConsumerRunner<unknown>[] = [];
     const joins: Promise<void>[] = [];
+    // The consumers stop side by side in one step: each waits for its fetch in flight (up to a
+    // second) and commits only its own offsets, so one after the other those waits would add up.
+    const stops: Array<() => Promise<void>> = [];
+    closers.push(async () => {
+      for (const r of await Promise.allSettled(stops.map((stop) => stop())))
+        if (r.status === 'rejected') log.warn({ err: r.reason as unknown }, 'error while stopping a consumer');
+    });
     const session = { sessionTimeoutMs: config.kafka.sessionTimeoutMs, heartbeatIntervalMs: config.kafka.heartbeatIntervalMs };
     const names =
       opts.processors === false ? [] : opts.processors === true || opts.processors === undefined ? PROCESSOR_NAMES : opts.processors;
@@ -209,7 +216,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
       };
       for (const runner of createProcessors(deps, names)) {
         processors.push(runner);
-        closers.push(() => runner.stop());
+        stops.push(() => runner.stop());
         watch(runner.groupId, runner.done);
       }
       joins.push(...processors.map((r) => r.start()));
@@ -239,7 +246,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
         ...(config.probeConcurrency !== undefined ? { concurrency: config.probeConcurrency } : {}),
       });
       probeWorker = worker;
-      closers.push(() => worker.stop());
+      stops.push(() => worker.stop());
       watch(groupId, worker.done);
       joins.push(worker.start());
     }
@@ -268,7 +275,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
           ...opts.probePolicy,
         });
         webhooks = d;
-        closers.push(() => d.stop());
+        stops.push(() => d.stop());
         watch(d.runner.groupId, d.done);
         joins.push(d.start());
       }

@@ -65,10 +65,13 @@ export interface ModernPeerOptions {
   mutate?: boolean;
 }
 
-/** The Python SDK's modern server (2026-07-28: server/discover, cache hints) on a free loopback port. */
+/**
+ * The Python SDK's modern server (2026-07-28: server/discover, cache hints) on a loopback port it
+ * binds itself and names on stdout: a port chosen here and bound there could be taken in between
+ * by another test's server, which would then answer in its place.
+ */
 export async function startPythonModernPeer(o: ModernPeerOptions = {}): Promise<Peer> {
-  const port = await freePort();
-  const args = [MODERN_PEER_SCRIPT, '--port', String(port)];
+  const args = [MODERN_PEER_SCRIPT];
   if (o.extension) args.push('--extension');
   if (o.logging) args.push('--logging');
   if (o.reorder) args.push('--reorder');
@@ -77,19 +80,27 @@ export async function startPythonModernPeer(o: ModernPeerOptions = {}): Promise<
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
-  // Ready once the port answers (uvicorn binds after printing).
+  let origin: string;
+  // Ready once it named its port and that port answers (uvicorn listens after the name is printed).
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the Python peer exited: ${out}`);
-    try {
-      const r = await fetch(`${origin}/healthz-not-there`);
-      await r.body?.cancel();
-      break;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`the Python peer did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 100));
+    const named = /^listening (\d+)$/m.exec(out);
+    if (named) {
+      origin = `http://127.0.0.1:${named[1]}`;
+      try {
+        const r = await fetch(`${origin}/healthz-not-there`);
+        await r.body?.cancel();
+        break;
+      } catch {
+        // not listening yet
+      }
     }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the Python peer did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
   }
   return {
     origin,

@@ -1,6 +1,6 @@
 """A modern-era MCP server (protocol 2026-07-28) from the official Python SDK, for inspect tests.
 
-Usage: python modern_mcp_server.py --port N [--extension] [--logging] [--reorder] [--mutate]
+Usage: python modern_mcp_server.py [--extension] [--logging] [--reorder] [--mutate]
 
 - Serves Streamable HTTP at /mcp on 127.0.0.1 (the SDK answers `server/discover` and the
   legacy `initialize` handshake alike).
@@ -10,11 +10,13 @@ Usage: python modern_mcp_server.py --port N [--extension] [--logging] [--reorder
 - --reorder answers every other tools/list in reverse order (an unstable tool list).
 - --mutate answers every other tools/list with a changed description of `echo` (a tool whose
   definition changes between identical calls).
-Prints "listening <port>" once the socket is bound.
+Binds a free loopback port itself and prints "listening <port>" once it holds the socket, so no
+other process can take the port between its choice and the bind.
 """
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 
 import mcp_types
@@ -81,17 +83,18 @@ def build(args: argparse.Namespace) -> MCPServer:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--port", type=int, required=True)
     p.add_argument("--extension", action="store_true")
     p.add_argument("--logging", action="store_true")
     p.add_argument("--reorder", action="store_true")
     p.add_argument("--mutate", action="store_true")
     args = p.parse_args()
     app = build(args).streamable_http_app(stateless_http=True, json_response=True)
-    config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(app, log_level="warning")
     server = uvicorn.Server(config)
-    print(f"listening {args.port}", flush=True)
-    server.run()
+    print(f"listening {sock.getsockname()[1]}", flush=True)
+    server.run(sockets=[sock])
 
 
 if __name__ == "__main__":
