@@ -59,7 +59,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...UNIT],
           // A Kafka broker for these tests (VERONIKAI_KAFKA_BROKERS, or a local one started in the background).
-          globalSetup: ['test/setup/kafka.ts'],
+          // A migrated warehouse that test/helpers/warehouse.ts copies for each fresh one.
+          globalSetup: ['test/setup/kafka.ts', 'test/setup/warehouse-template.ts'],
         },
       },
     ],

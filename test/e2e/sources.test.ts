@@ -141,11 +141,11 @@ describe('listing sources → Kafka → ClickHouse', () => {
       createDedupeProcessor({ ...deps, groupId: uniqueGroupId('dedupe'), optOut: config.optOutFile }) as ConsumerRunner<unknown>,
       createSourceFetchLog({ ...deps, groupId: uniqueGroupId('fetch-log') }) as ConsumerRunner<unknown>,
     ];
-    for (const p of processors) await p.start();
+    await Promise.all(processors.map((p) => p.start()));
   });
 
   afterAll(async () => {
-    for (const p of processors) await p.stop().catch(() => undefined);
+    await Promise.all(processors.map((p) => p.stop().catch(() => undefined)));
     await producer?.close();
     for (const f of [mcp, a2a, org, hf, neuronto, smithery]) await f?.close();
     await t?.close();

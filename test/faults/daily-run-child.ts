@@ -43,7 +43,8 @@ const deps: ProcessorDeps & { sessionTimeoutMs: number } = {
   sessionTimeoutMs: SESSION_MS, // passed through to each processor's EventProcessorDeps
 };
 const runners: ConsumerRunner<unknown>[] = createProcessors(deps);
-for (const r of runners) await r.start();
+// Every group joins at once, as startPlatform joins them (one after the other the joins add up).
+await Promise.all(runners.map((r) => r.start()));
 
 const canary = new Canary({
   targets: [],
@@ -120,6 +121,6 @@ const [tables] = await platform.warehouse.query(
 writeFileSync(env.OUT!, JSON.stringify({ report, error, stats, agents, tables }));
 
 await worker.stop();
-for (const r of runners.reverse()) await r.stop();
+await Promise.all(runners.map((r) => r.stop()));
 await platform.close();
 process.exit(0);

@@ -3,7 +3,7 @@
  * killed (SIGKILL, as a crash or an out-of-memory kill ends it) and stopped (SIGTERM, as an
  * operator or a supervisor does). Either way the next `run` answers /healthz in under 30 s (the
  * API starts before any consumer group joins, and a dead member holds its partitions only for
- * the short session timeout), and every agent of the interrupted run is checked within five
+ * the short session timeout, 9 s here), and every agent of the interrupted run is checked within five
  * minutes: its requests in flight were never committed, so they go back to the topic and the
  * restarted probe worker probes them (the checks carry the interrupted run's id).
  *
@@ -92,7 +92,9 @@ describe('run stopped with probes in flight, started again', () => {
         '--sample-size',
         String(N),
       ],
-      { VERONIKAI_KAFKA_BROKERS: '', LOG_LEVEL: 'warn' },
+      // A session of 9 s, not the default 30 s: the killed run's members hold their partitions that
+      // long, and the test is about what happens after, not about the wait.
+      { VERONIKAI_KAFKA_BROKERS: '', LOG_LEVEL: 'warn', VERONIKAI_KAFKA_SESSION_TIMEOUT: '9s' },
     );
     spawned.push(s);
     return s;

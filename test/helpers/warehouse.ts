@@ -1,12 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { EmbeddedWarehouse } from '../../src/warehouse/embedded.js';
 import { migrate } from '../../src/warehouse/migrate.js';
 
 /**
  * A fresh embedded warehouse in its own temporary directory, migrated unless asked not
- * to be, and a close() that frees the engine and removes the directory.
+ * to be, and a close() that frees the engine and removes the directory. Migrated means a copy
+ * of the run's migrated template (test/setup/warehouse-template.ts) where there is one, on
+ * which `migrate` then must find nothing to apply.
  *
  * chdb binds ONE data directory per process (vitest runs each file in its own worker):
  * close the previous warehouse before opening the next, e.g. open in beforeEach and
@@ -21,13 +24,19 @@ export interface TestWarehouse {
 
 export async function withWarehouse(label = 'wh', options: { migrate?: boolean } = {}): Promise<TestWarehouse> {
   const dir = mkdtempSync(join(tmpdir(), `veronikai-${label}-`));
+  const template = options.migrate !== false ? inject('warehouseTemplate') : undefined;
+  if (template) cpSync(template, join(dir, 'warehouse'), { recursive: true });
   const wh = new EmbeddedWarehouse(join(dir, 'warehouse'));
   const close = async (): Promise<void> => {
     await wh.close();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    if (options.migrate !== false) await migrate(wh);
+    if (options.migrate !== false) {
+      const { applied } = await migrate(wh);
+      if (template && applied.length > 0)
+        throw new Error(`the warehouse template lacked migrations: ${applied.map((m) => m.name).join(', ')}`);
+    }
   } catch (err) {
     await close();
     throw err;

@@ -14,6 +14,8 @@ declare module 'vitest' {
       /** Why there is no broker (VERONIKAI_TEST_KAFKA=0). */
       disabled?: string;
     };
+    /** Set by test/setup/warehouse-template.ts: a migrated embedded warehouse to copy (integration tests only). */
+    warehouseTemplate?: string;
     /** Set by test/setup/kafka.ts (test/setup/containers.ts): where the run's services come from, and why. */
     services: {
       path: 'containers' | 'native';

@@ -397,7 +397,8 @@ export async function replayProbes(opts: ReplayOptions): Promise<ReplaySummary> 
     log.info({ ...summary, comparison: comparison && { ...comparison, agents: comparison.agents.length } }, 'replay caught up');
     return summary;
   } finally {
-    for (const r of running.reverse()) await r.stop().catch((err: unknown) => log.warn({ err }, 'error while stopping a processor'));
+    // Side by side: each waits for its fetch in flight, and one after the other those waits add up.
+    await Promise.all(running.map((r) => r.stop().catch((err: unknown) => log.warn({ err }, 'error while stopping a processor'))));
     await admin.disconnect().catch(() => undefined);
   }
 }

@@ -107,10 +107,10 @@ describe('agent changes on the broker', () => {
       createVerdictProcessor({ ...deps, sign, groupId: verdictsGroup }) as ConsumerRunner<unknown>,
       createChangeLog({ ...deps, groupId: groups.log }) as ConsumerRunner<unknown>,
     ];
-    for (const r of running) await r.start();
+    await Promise.all(running.map((r) => r.start()));
   };
   const stop = async () => {
-    for (const r of running) await r.stop();
+    await Promise.all(running.map((r) => r.stop()));
     running = [];
   };
   /** Waits until every stage has consumed everything published so far, in pipeline order. */
