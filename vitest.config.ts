@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The `unit` project: pure logic, quick to run alone (`npx vitest run --project unit`). No
+ * The `unit` projects: pure logic, quick to run alone (`npx vitest run --project 'unit*'`). No
  * embedded engine, no Kafka, no CLI or reference tool (Python SDK, skills-ref, conformance CLI)
  * spawned; test/setup/unit-guard.ts makes the engine, a Kafka connection, and spawning the CLI,
  * Java or a ClickHouse server fail there.
@@ -35,6 +35,9 @@ const UNIT = [
   'test/search/*.test.ts',
 ];
 
+/** Unit files that mock a module (vi.mock): they get a module graph of their own. */
+const MOCKING = ['test/cli/check-command.test.ts'];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -49,6 +52,19 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT,
+          exclude: [...configDefaults.exclude, ...MOCKING],
+          // Pure modules hold no state a test could leave behind, so the files of a worker share
+          // one module graph: each file would otherwise import it again (most of this project's time).
+          isolate: false,
+          setupFiles: ['test/setup/unit-guard.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // A module mock takes effect only in a graph that has not loaded the module yet.
+          name: 'unit-isolated',
+          include: MOCKING,
           setupFiles: ['test/setup/unit-guard.ts'],
         },
       },
