@@ -193,8 +193,8 @@ export async function dailyRun(opts: DailyRunOptions): Promise<DailyRunReport> {
     note: failure ? `ended early: ${failure.message}`.slice(0, 1000) : null,
   });
   if (failure) {
-    // Even a run that ended early leaves its finish in the run log before the consumers stop,
-    // for a short while only: a stop stays prompt, and the next start reads what is left.
+    // A run that ended early also waits, briefly, for the run log to hold its finish before the
+    // consumers stop: a stop stays prompt, and should the wait end first, the next start logs it.
     await waitUntilConsumed(opts.kafka, opts.groups.runLog, [opts.topics.runs], ENDED_EARLY_LOG_WAIT_MS).catch(() => undefined);
     throw failure;
   }
