@@ -192,8 +192,7 @@ export async function startPlatform(config: Config, opts: PlatformOptions): Prom
     // second) and commits only its own offsets, so one after the other those waits would add up.
     const stops: Array<() => Promise<void>> = [];
     closers.push(async () => {
-      for (const r of await Promise.allSettled(stops.map((stop) => stop())))
-        if (r.status === 'rejected') log.warn({ err: r.reason as unknown }, 'error while stopping a consumer');
+      await Promise.all(stops.map((stop) => stop().catch((err: unknown) => log.warn({ err }, 'error while stopping a consumer'))));
     });
     const session = { sessionTimeoutMs: config.kafka.sessionTimeoutMs, heartbeatIntervalMs: config.kafka.heartbeatIntervalMs };
     const names =
